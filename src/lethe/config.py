@@ -1,0 +1,67 @@
+"""Settings, read from `LETHE_*` environment variables over an optional `lethe.toml`.
+
+Precedence (highest first): explicit arguments to `Lethe.open`, environment, the config file
+(`LETHE_CONFIG`, else `$XDG_CONFIG_HOME/lethe/lethe.toml`), the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lethe.errors import InvalidInput
+
+
+def default_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "lethe" / "lethe.db"
+
+
+def default_config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "lethe" / "lethe.toml"
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    db: str = Field(default_factory=lambda: str(default_db_path()))
+    workspace_dir: Path | None = None
+    max_content_bytes: int = Field(32 * 1024, gt=0)
+    duplicate_threshold: float = Field(0.95, gt=0, le=1)
+    autolink_threshold: float = Field(0.7, gt=0, le=1)
+    autolink_max: int = Field(5, ge=0)
+    busy_timeout_ms: int = Field(5000, ge=0)
+    rrf_k: int = Field(60, gt=0)
+
+    @classmethod
+    def load(
+        cls, env: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None
+    ) -> Settings:
+        env = os.environ if env is None else env
+        values: dict[str, Any] = {}
+        path = Path(env["LETHE_CONFIG"]) if env.get("LETHE_CONFIG") else default_config_path()
+        if path.is_file():
+            try:
+                values.update(tomllib.loads(path.read_text(encoding="utf-8")))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise InvalidInput(f"cannot read config file {path}: {exc}") from None
+        for name in cls.model_fields:
+            raw = env.get(f"LETHE_{name.upper()}")
+            if raw:
+                values[name] = raw
+        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            )
+            raise InvalidInput(
+                f"invalid settings: {problems}", hint="check LETHE_* variables and lethe.toml"
+            ) from None

@@ -1,0 +1,6 @@
+"""Text embedding: the `Embedder` protocol and the default MiniLM encoder."""
+
+from lethe.embed.base import Embedder, Vectors
+from lethe.embed.minilm import MiniLMEmbedder, find_model_dir, load_default_embedder
+
+__all__ = ["Embedder", "MiniLMEmbedder", "Vectors", "find_model_dir", "load_default_embedder"]

@@ -1,0 +1,80 @@
+"""One exception type per failure a caller can act on.
+
+Every error carries a message that says what was wrong and, where there is one, a `hint`
+that says what to do next. Faces (CLI, MCP) print both; they never need to parse messages.
+"""
+
+from __future__ import annotations
+
+
+class LetheError(Exception):
+    """Base of every error lethe raises on purpose."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class InvalidInput(LetheError):
+    """An argument failed validation; nothing was changed."""
+
+
+class InvalidFilter(InvalidInput):
+    """A filter expression could not be parsed or names an unknown field."""
+
+
+class NotFound(LetheError):
+    """The thing named does not exist (or is not visible in this namespace)."""
+
+
+class MemoryNotFound(NotFound):
+    """No live memory has this id."""
+
+
+class EpisodeNotFound(NotFound):
+    """No episode has this id."""
+
+
+class LinkNotFound(NotFound):
+    """The two memories are not linked with this kind."""
+
+
+class DuplicateMemory(LetheError):
+    """A near-identical memory already exists in the namespace."""
+
+    def __init__(self, message: str, *, existing_id: str, similarity: float) -> None:
+        super().__init__(
+            message,
+            hint="pass allow_duplicate=True (CLI: --allow-duplicate) to store it anyway, "
+            f"or update {existing_id} instead",
+        )
+        self.existing_id = existing_id
+        self.similarity = similarity
+
+
+class StoreError(LetheError):
+    """The database cannot be used as a lethe store."""
+
+
+class DatabaseNotWritable(StoreError):
+    """The database file or its folder cannot be written."""
+
+
+class NotALetheDatabase(StoreError):
+    """The file exists but is not a lethe database."""
+
+
+class SchemaTooNew(StoreError):
+    """The database was written by a newer lethe than this one."""
+
+
+class EmbedderUnavailable(LetheError):
+    """The embedding model cannot be found or loaded."""
+
+
+class EmbedderMismatch(StoreError):
+    """The store holds vectors from another embedding model than the one given."""

@@ -1,0 +1,176 @@
+"""The records lethe hands out: memories, links, episodes, audit events and search hits.
+
+They are immutable pydantic models so a caller can serialise any of them with
+`model_dump(mode="json")` and can never mutate the store by editing a returned object.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Layer = Literal["episodic", "semantic", "learning", "caveat", "goal"]
+LAYERS: tuple[str, ...] = get_args(Layer)
+Status = Literal["active", "forgotten"]
+
+MEMORY_ID_RE = re.compile(r"^(mem|sys)_[0-9a-f]{12}$")
+EPISODE_ID_RE = re.compile(r"^ep_[0-9a-f]{12}$")
+NAMESPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
+DEFAULT_NAMESPACE = "default"
+DEFAULT_AGENT = "user"
+CURATED_CATEGORIES = frozenset({"introspection", "relationship", "self_discovery", "lesson"})
+
+
+def new_memory_id(*, system: bool = False) -> str:
+    return ("sys_" if system else "mem_") + secrets.token_hex(6)
+
+
+def new_episode_id() -> str:
+    return "ep_" + secrets.token_hex(6)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Memory(_Record):
+    id: str
+    namespace: str = DEFAULT_NAMESPACE
+    agent: str = DEFAULT_AGENT
+    content: str
+    layer: Layer = "episodic"
+    category: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float = 0.5
+    private: bool = False
+    created_at: datetime
+    updated_at: datetime
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    status: Status = "active"
+    content_sha256: str
+
+    @property
+    def is_system(self) -> bool:
+        return self.id.startswith("sys_")
+
+    @property
+    def is_curated(self) -> bool:
+        """Whether the memory belongs in the curated MEMORY.md of the workspace."""
+        return self.importance >= 0.75 or self.category in CURATED_CATEGORIES
+
+    def preview(self, limit: int = 80) -> str:
+        text = " ".join(self.content.split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Link(_Record):
+    """An undirected, typed association; `a` < `b` so each pair is stored once."""
+
+    a: str
+    b: str
+    kind: str = "related"
+    confidence: float
+    created_at: datetime
+    updated_at: datetime
+
+    def other(self, memory_id: str) -> str:
+        return self.b if memory_id == self.a else self.a
+
+
+class Episode(_Record):
+    id: str
+    namespace: str = DEFAULT_NAMESPACE
+    summary: str
+    start_at: datetime
+    end_at: datetime
+    importance: float = 0.5
+    created_at: datetime
+
+
+class EpisodeView(_Record):
+    """An episode as a reader sees it: only live members, plus how many are gone."""
+
+    episode: Episode
+    members: tuple[Memory, ...]
+    missing: int
+
+    @property
+    def note(self) -> str | None:
+        if not self.missing:
+            return None
+        noun = "memory no longer exists" if self.missing == 1 else "memories no longer exist"
+        return f"{self.missing} {noun}"
+
+
+class Event(_Record):
+    """One audited state change. Append-only; written in the change's own transaction."""
+
+    seq: int
+    at: datetime
+    op: str
+    memory_id: str | None
+    namespace: str | None
+    actor: str
+    reason: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+    content_sha256: str | None = None
+
+
+class RecallHit(_Record):
+    memory: Memory
+    similarity: float
+    """Cosine similarity between the query and the memory, clamped to 0–1."""
+    score: float
+    """Fused rank score (reciprocal rank fusion), scaled so 1.0 = first on both lists."""
+    vector_rank: int | None = None
+    lexical_rank: int | None = None
+
+
+class Page(_Record):
+    items: tuple[Memory, ...]
+    total: int
+    offset: int
+    limit: int
+
+
+class Draft(BaseModel):
+    """A memory not yet stored: what `remember_many` and import consume.
+
+    `validated` is set by the engine once every field has passed its checks, so a bulk call
+    validates each draft exactly once.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: str
+    id: str | None = None
+    namespace: str = DEFAULT_NAMESPACE
+    agent: str = DEFAULT_AGENT
+    layer: str = "episodic"
+    category: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float = 0.5
+    private: bool = False
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    validated: bool = False
+
+
+class ImportReport(_Record):
+    imported: int
+    skipped_duplicates: int = 0
+    skipped_existing: int = 0
+    linked: int = 0
+    links: int = 0
+    episodes: int = 0

@@ -1,0 +1,615 @@
+"""The embedded store: one SQLite file in WAL mode, with an in-process vector index.
+
+Rows, tags, links, episodes, the full-text index (by trigger) and the audit event of one change
+are written in one `BEGIN IMMEDIATE` transaction, so a failure leaves the file as it was.
+Vectors live as float32 BLOBs in the memory rows; the numpy index is a cache rebuilt from them
+and replayed from `vector_log`, which is how a second process's writes become visible here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lethe.errors import (
+    DatabaseNotWritable,
+    EmbedderMismatch,
+    NotALetheDatabase,
+    SchemaTooNew,
+    StoreError,
+)
+from lethe.filters import Filters
+from lethe.model import Episode, Event, Link, Memory
+from lethe.store.lexical import fts_query
+from lethe.store.sqlite_filters import compile_filters
+from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
+from lethe.store.vectors import Vector, VectorIndex
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
+    m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
+    m.access_count, m.status,
+    (SELECT json_group_array(tag) FROM
+        (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
+_CHUNK = 500
+
+
+def _ts(value: datetime) -> float:
+    return value.timestamp()
+
+
+def _dt(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def _memory(row: sqlite3.Row) -> Memory:
+    return Memory(
+        id=row["id"],
+        namespace=row["namespace"],
+        agent=row["agent"],
+        content=row["content"],
+        content_sha256=row["content_sha256"],
+        layer=row["layer"],
+        category=row["category"],
+        tags=tuple(json.loads(row["tags"])),
+        metadata=json.loads(row["metadata"]),
+        importance=row["importance"],
+        private=bool(row["private"]),
+        created_at=datetime.fromtimestamp(row["created_at"], UTC),
+        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
+        last_accessed_at=_dt(row["last_accessed_at"]),
+        access_count=row["access_count"],
+        status=row["status"],
+    )
+
+
+def _link(row: sqlite3.Row) -> Link:
+    return Link(
+        a=row["a"],
+        b=row["b"],
+        kind=row["kind"],
+        confidence=row["confidence"],
+        created_at=datetime.fromtimestamp(row["created_at"], UTC),
+        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
+    )
+
+
+def _event(row: sqlite3.Row) -> Event:
+    return Event(
+        seq=row["seq"],
+        at=datetime.fromtimestamp(row["at"], UTC),
+        op=row["op"],
+        memory_id=row["memory_id"],
+        namespace=row["namespace"],
+        actor=row["actor"],
+        reason=row["reason"],
+        details=json.loads(row["details"]),
+        content_sha256=row["content_sha256"],
+    )
+
+
+def _check_path(path: Path) -> None:
+    """Refuse, before SQLite creates anything, a file that cannot be or is not a lethe store."""
+    if path.is_dir():
+        raise DatabaseNotWritable(f"{path} is a directory", hint="give the path of a file")
+    if path.exists():
+        with path.open("rb") as handle:
+            header = handle.read(16)
+        if header and header != _SQLITE_MAGIC:
+            raise NotALetheDatabase(
+                f"{path} is not a lethe database (not an SQLite file)",
+                hint="point --db / LETHE_DB at a lethe database or at a new file name",
+            )
+        if not os.access(path, os.W_OK):
+            raise DatabaseNotWritable(f"{path} is not writable", hint="check its permissions")
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseNotWritable(
+            f"cannot create the folder for {path}: {exc.strerror}",
+            hint="choose a writable location with --db or LETHE_DB",
+        ) from None
+    if not os.access(path.parent, os.W_OK):
+        raise DatabaseNotWritable(
+            f"cannot create {path}: folder not writable", hint="choose a writable location"
+        )
+
+
+class SQLiteStore:
+    """Persistence for the engine. Every method is safe to call from several threads."""
+
+    def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):
+        self.path = Path(path).expanduser()
+        self.dim = dim
+        _check_path(self.path)
+        try:
+            self._conn = sqlite3.connect(
+                self.path,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=busy_timeout_ms / 1000,
+            )
+        except sqlite3.Error as exc:
+            raise DatabaseNotWritable(f"cannot open {self.path}: {exc}") from None
+        self._conn.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        self._index = VectorIndex(dim)
+        self._log_seq = -1
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._migrate(embedder)
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            if "not a database" in str(exc) or "malformed" in str(exc):
+                raise NotALetheDatabase(f"{self.path} is not a lethe database: {exc}") from None
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                raise DatabaseNotWritable(f"cannot write {self.path}: {exc}") from None
+            raise StoreError(f"cannot open {self.path}: {exc}") from None
+        except StoreError:
+            self._conn.close()
+            raise
+
+    # -- schema -------------------------------------------------------------------------
+
+    def _migrate(self, embedder: str) -> None:
+        conn = self._conn
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > LATEST_VERSION:
+            raise SchemaTooNew(
+                f"{self.path} has schema version {version}; "
+                f"this lethe reads up to {LATEST_VERSION}",
+                hint="upgrade lethe (pip install -U lethe) to open it",
+            )
+        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            raise NotALetheDatabase(
+                f"{self.path} is an SQLite database of another application",
+                hint="point --db / LETHE_DB at a lethe database or at a new file name",
+            )
+        if version > 0:
+            meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+            if meta.get("application") != APPLICATION_ID:
+                raise NotALetheDatabase(f"{self.path} is not a lethe database")
+        for target in range(version + 1, LATEST_VERSION + 1):
+            try:
+                conn.executescript(
+                    f"BEGIN IMMEDIATE;\n{MIGRATIONS[target]}\nPRAGMA user_version = {target};"
+                )
+                if target == 1:
+                    conn.executemany(
+                        "INSERT INTO lethe_meta (key, value) VALUES (?, ?)",
+                        [
+                            ("application", APPLICATION_ID),
+                            ("embedder", embedder),
+                            ("dim", str(self.dim)),
+                        ],
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+        if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != self.dim:
+            raise EmbedderMismatch(
+                f"{self.path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
+                f"not of {embedder} ({self.dim}-d)",
+                hint="open it with the embedder it was created with",
+            )
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[SQLiteTx]:
+        """One atomic write. On any exception nothing is kept and the vector cache is rebuilt."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield SQLiteTx(self)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                self._log_seq = -1
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    # -- vector index -------------------------------------------------------------------
+
+    def _sync_index(self) -> None:
+        """Bring the in-process index up to date with every committed change."""
+        conn = self._conn
+        if self._log_seq < 0:
+            own = not conn.in_transaction
+            if own:
+                conn.execute("BEGIN")
+            try:
+                self._log_seq = conn.execute(
+                    "SELECT coalesce(max(seq), 0) FROM vector_log"
+                ).fetchone()[0]
+                rows = conn.execute(
+                    "SELECT id, namespace, embedding FROM memories WHERE status = 'active' "
+                    "ORDER BY num"
+                ).fetchall()
+            finally:
+                if own:
+                    conn.execute("COMMIT")
+            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(-1, self.dim)
+            self._index.bulk_load([r[0] for r in rows], [r[1] for r in rows], matrix)
+            return
+        changes = conn.execute(
+            "SELECT seq, memory_id FROM vector_log WHERE seq > ? ORDER BY seq", (self._log_seq,)
+        ).fetchall()
+        if not changes:
+            return
+        ids = list(dict.fromkeys(row[1] for row in changes))
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            live = {
+                row[0]: row
+                for row in conn.execute(
+                    f"SELECT id, namespace, embedding FROM memories "
+                    f"WHERE status = 'active' AND id IN ({marks})",
+                    chunk,
+                )
+            }
+            for memory_id in chunk:
+                row = live.get(memory_id)
+                if row is None:
+                    self._index.remove(memory_id)
+                else:
+                    self._index.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
+        self._log_seq = changes[-1][0]
+
+    def vector_search(self, query: Vector, filters: Filters, n: int) -> list[tuple[str, float]]:
+        """Top-n (id, cosine) among memories matching `filters`."""
+        with self._lock:
+            self._sync_index()
+            within = None
+            if filters.narrows_beyond_namespace():
+                where, params = compile_filters(filters)
+                ids = [
+                    r[0]
+                    for r in self._conn.execute(
+                        f"SELECT m.id FROM memories m WHERE {where}", params
+                    )
+                ]
+                within = self._index.slots_of(ids)
+            return self._index.search(query, namespace=filters.namespace, k=n, within=within)
+
+    def vector_search_many(
+        self, queries: Vector, namespace: str, n: int
+    ) -> list[list[tuple[str, float]]]:
+        with self._lock:
+            self._sync_index()
+            return self._index.search_many(queries, namespace=namespace, k=n)
+
+    def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
+        with self._lock:
+            self._sync_index()
+            return self._index.similarities(query, ids)
+
+    def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
+        match = fts_query(text)
+        if not match:
+            return []
+        where, params = compile_filters(filters)
+        sql = (
+            "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
+        )
+        with self._lock:
+            return [r[0] for r in self._conn.execute(sql, [match, *params, n])]
+
+    # -- reads --------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> Memory | None:
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
+            ).fetchone()
+        return None if row is None else _memory(row)
+
+    def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]:
+        """Memories by id; with `active_only` this is the live re-check of search results."""
+        found: dict[str, Memory] = {}
+        status = "AND m.status = 'active'" if active_only else ""
+        with self._lock:
+            for start in range(0, len(ids), _CHUNK):
+                chunk = list(ids[start : start + _CHUNK])
+                marks = ", ".join("?" for _ in chunk)
+                for row in self._conn.execute(
+                    f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks}) {status}",
+                    chunk,
+                ):
+                    found[row["id"]] = _memory(row)
+        return found
+
+    def vector_of(self, memory_id: str) -> Vector | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT embedding FROM memories WHERE id = ?", (memory_id,)
+            ).fetchone()
+        return None if row is None else np.frombuffer(row[0], dtype="<f4").copy()
+
+    def list_memories(self, filters: Filters, *, limit: int, offset: int) -> tuple[list[Memory], int]:
+        where, params = compile_filters(filters)
+        with self._lock:
+            total = self._conn.execute(
+                f"SELECT count(*) FROM memories m WHERE {where}", params
+            ).fetchone()[0]
+            rows = self._conn.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE {where} "
+                "ORDER BY m.created_at DESC, m.num DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            ).fetchall()
+        return [_memory(r) for r in rows], total
+
+    def links_of(self, memory_id: str) -> list[Link]:
+        """Links whose other end is a live memory, strongest first."""
+        sql = """
+            SELECT l.* FROM links l JOIN memories o ON o.id = l.b
+            WHERE l.a = ? AND o.status = 'active'
+            UNION ALL
+            SELECT l.* FROM links l JOIN memories o ON o.id = l.a
+            WHERE l.b = ? AND o.status = 'active'
+            ORDER BY confidence DESC"""
+        with self._lock:
+            return [_link(r) for r in self._conn.execute(sql, (memory_id, memory_id))]
+
+    def get_link(self, a: str, b: str, kind: str) -> Link | None:
+        a, b = sorted((a, b))
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
+            ).fetchone()
+        return None if row is None else _link(row)
+
+    def episode(self, episode_id: str) -> tuple[Episode, list[Memory], int] | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT * FROM episodes WHERE id = ?", (episode_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            members = [
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT memory_id FROM episode_members WHERE episode_id = ? ORDER BY position",
+                    (episode_id,),
+                )
+            ]
+        live = self.get_many([m for m in members if m is not None])
+        episode = Episode(
+            id=row["id"],
+            namespace=row["namespace"],
+            summary=row["summary"],
+            start_at=datetime.fromtimestamp(row["start_at"], UTC),
+            end_at=datetime.fromtimestamp(row["end_at"], UTC),
+            importance=row["importance"],
+            created_at=datetime.fromtimestamp(row["created_at"], UTC),
+        )
+        ordered = [live[m] for m in members if m is not None and m in live]
+        return episode, ordered, len(members) - len(ordered)
+
+    def events(
+        self,
+        *,
+        memory_id: str | None = None,
+        op: str | None = None,
+        namespace: str | None = None,
+        after_seq: int = 0,
+        limit: int = 100,
+    ) -> list[Event]:
+        clauses, params = ["seq > ?"], list[Any]([after_seq])
+        for column, value in (("memory_id", memory_id), ("op", op), ("namespace", namespace)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?"
+        with self._lock:
+            return [_event(r) for r in self._conn.execute(sql, [*params, limit])]
+
+    def touch(self, ids: Sequence[str], at: datetime) -> None:
+        """Record that memories were recalled. Access statistics are not audited changes."""
+        if not ids:
+            return
+        marks = ", ".join("?" for _ in ids)
+        with self._lock:
+            self._conn.execute(
+                f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+                f"WHERE id IN ({marks})",
+                [_ts(at), *ids],
+            )
+
+    def memory_ids(self) -> list[str]:
+        """Ids of live memories in insertion order."""
+        with self._lock:
+            return [
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT id FROM memories WHERE status = 'active' ORDER BY num"
+                )
+            ]
+
+    def iter_rows(self, table: str) -> Iterator[dict[str, Any]]:
+        """A relation table's rows for export, in insertion order."""
+        order = {"links": "rowid", "episodes": "rowid"}[table]
+        with self._lock:
+            cursor = self._conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
+            rows = cursor.fetchall()
+        for row in rows:
+            yield dict(row)
+
+    def episode_member_ids(self, episode_id: str) -> list[str | None]:
+        with self._lock:
+            return [
+                r[0]
+                for r in self._conn.execute(
+                    "SELECT memory_id FROM episode_members WHERE episode_id = ? ORDER BY position",
+                    (episode_id,),
+                )
+            ]
+
+
+class SQLiteTx:
+    """The write half of the store, only reachable inside `SQLiteStore.transaction()`."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+        self._conn = store._conn
+
+    @property
+    def store(self) -> SQLiteStore:
+        return self._store
+
+    def insert_memory(self, memory: Memory, vector: Vector) -> None:
+        self._conn.execute(
+            """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
+                category, metadata, importance, private, created_at, updated_at,
+                last_accessed_at, access_count, status, embedding)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                memory.id,
+                memory.namespace,
+                memory.agent,
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                int(memory.private),
+                _ts(memory.created_at),
+                _ts(memory.updated_at),
+                None if memory.last_accessed_at is None else _ts(memory.last_accessed_at),
+                memory.access_count,
+                memory.status,
+                np.asarray(vector, dtype="<f4").tobytes(),
+            ),
+        )
+        self._set_tags(memory.id, memory.tags)
+
+    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
+        self._conn.execute(
+            """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
+                metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?
+               WHERE id = ?""",
+            (
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                int(memory.private),
+                _ts(memory.updated_at),
+                memory.agent,
+                memory.id,
+            ),
+        )
+        if vector is not None:
+            self._conn.execute(
+                "UPDATE memories SET embedding = ? WHERE id = ?",
+                (np.asarray(vector, dtype="<f4").tobytes(), memory.id),
+            )
+        self._set_tags(memory.id, memory.tags)
+
+    def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
+        self._conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+            [(memory_id, tag) for tag in tags],
+        )
+
+    def upsert_link(self, link: Link) -> None:
+        self._conn.execute(
+            """INSERT INTO links (a, b, kind, confidence, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT (a, b, kind) DO UPDATE SET
+                   confidence = excluded.confidence, updated_at = excluded.updated_at""",
+            (
+                link.a,
+                link.b,
+                link.kind,
+                link.confidence,
+                _ts(link.created_at),
+                _ts(link.updated_at),
+            ),
+        )
+
+    def delete_link(self, a: str, b: str, kind: str) -> bool:
+        a, b = sorted((a, b))
+        cursor = self._conn.execute(
+            "DELETE FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
+        )
+        return cursor.rowcount > 0
+
+    def insert_episode(self, episode: Episode, member_ids: Sequence[str | None]) -> None:
+        self._conn.execute(
+            """INSERT INTO episodes
+                   (id, namespace, summary, start_at, end_at, importance, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            (
+                episode.id,
+                episode.namespace,
+                episode.summary,
+                _ts(episode.start_at),
+                _ts(episode.end_at),
+                episode.importance,
+                _ts(episode.created_at),
+            ),
+        )
+        self._conn.executemany(
+            "INSERT INTO episode_members (episode_id, position, memory_id) VALUES (?, ?, ?)",
+            [(episode.id, i, memory_id) for i, memory_id in enumerate(member_ids)],
+        )
+
+    def append_event(
+        self,
+        *,
+        op: str,
+        actor: str,
+        at: datetime,
+        memory_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+        content_sha256: str | None = None,
+    ) -> int:
+        cursor = self._conn.execute(
+            """INSERT INTO events (at, op, memory_id, namespace, actor, reason, details,
+                content_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                _ts(at),
+                op,
+                memory_id,
+                namespace,
+                actor,
+                reason,
+                json.dumps(details or {}, ensure_ascii=False, default=str),
+                content_sha256,
+            ),
+        )
+        return int(cursor.lastrowid or 0)

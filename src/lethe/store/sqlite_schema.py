@@ -1,0 +1,131 @@
+"""Numbered schema migrations for the SQLite store.
+
+A migration is appended, never edited: version N turns a version N-1 database into version N
+inside one transaction, and `PRAGMA user_version` records where a file stands. A file whose
+version is higher than the last entry here was written by a newer lethe and is refused.
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = "lethe"
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE lethe_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE memories (
+    num              INTEGER PRIMARY KEY,
+    id               TEXT NOT NULL UNIQUE,
+    namespace        TEXT NOT NULL,
+    agent            TEXT NOT NULL,
+    content          TEXT NOT NULL,
+    content_sha256   TEXT NOT NULL,
+    layer            TEXT NOT NULL
+        CHECK (layer IN ('episodic', 'semantic', 'learning', 'caveat', 'goal')),
+    category         TEXT NOT NULL DEFAULT '',
+    metadata         TEXT NOT NULL DEFAULT '{}' CHECK (json_type(metadata) = 'object'),
+    importance       REAL NOT NULL CHECK (importance BETWEEN 0.0 AND 1.0),
+    private          INTEGER NOT NULL DEFAULT 0 CHECK (private IN (0, 1)),
+    created_at       REAL NOT NULL,
+    updated_at       REAL NOT NULL,
+    last_accessed_at REAL,
+    access_count     INTEGER NOT NULL DEFAULT 0,
+    status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'forgotten')),
+    embedding        BLOB NOT NULL
+);
+CREATE INDEX memories_ns_status_created ON memories (namespace, status, created_at);
+CREATE INDEX memories_agent ON memories (agent);
+
+CREATE TABLE memory_tags (
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    tag       TEXT NOT NULL,
+    PRIMARY KEY (memory_id, tag)
+);
+CREATE INDEX memory_tags_tag ON memory_tags (tag, memory_id);
+
+-- Links are undirected: each pair is stored once with a < b, indexed from both ends.
+CREATE TABLE links (
+    a          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    b          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL DEFAULT 'related',
+    confidence REAL NOT NULL CHECK (confidence BETWEEN 0.0 AND 1.0),
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (a, b, kind),
+    CHECK (a < b)
+);
+CREATE INDEX links_b ON links (b, a);
+
+CREATE TABLE episodes (
+    id         TEXT PRIMARY KEY,
+    namespace  TEXT NOT NULL,
+    summary    TEXT NOT NULL,
+    start_at   REAL NOT NULL,
+    end_at     REAL NOT NULL,
+    importance REAL NOT NULL CHECK (importance BETWEEN 0.0 AND 1.0),
+    created_at REAL NOT NULL,
+    CHECK (start_at <= end_at)
+);
+-- A purged member leaves its row with a NULL id, so a reader can still say it is gone.
+CREATE TABLE episode_members (
+    episode_id TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+    position   INTEGER NOT NULL,
+    memory_id  TEXT REFERENCES memories (id) ON DELETE SET NULL,
+    PRIMARY KEY (episode_id, position)
+);
+CREATE INDEX episode_members_memory ON episode_members (memory_id);
+
+CREATE TABLE events (
+    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+    at             REAL NOT NULL,
+    op             TEXT NOT NULL,
+    memory_id      TEXT,
+    namespace      TEXT,
+    actor          TEXT NOT NULL,
+    reason         TEXT,
+    details        TEXT NOT NULL DEFAULT '{}',
+    content_sha256 TEXT
+);
+CREATE INDEX events_memory ON events (memory_id, seq);
+CREATE INDEX events_op_at ON events (op, at);
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
+CREATE TRIGGER events_no_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
+
+-- Full-text side, kept in step with memories by triggers in the same transaction.
+CREATE VIRTUAL TABLE memories_fts USING fts5 (
+    content, content = 'memories', content_rowid = 'num', tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, content) VALUES (new.num, new.content);
+END;
+CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.num, old.content);
+END;
+CREATE TRIGGER memories_fts_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, content) VALUES ('delete', old.num, old.content);
+    INSERT INTO memories_fts (rowid, content) VALUES (new.num, new.content);
+END;
+
+-- Change log the in-process vector index replays, so processes sharing the file stay in step.
+CREATE TABLE vector_log (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id TEXT NOT NULL
+);
+CREATE TRIGGER vector_log_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (new.id);
+END;
+CREATE TRIGGER vector_log_update AFTER UPDATE OF embedding, status, namespace ON memories BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (new.id);
+END;
+CREATE TRIGGER vector_log_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (old.id);
+END;
+""",
+}
+
+LATEST_VERSION = max(MIGRATIONS)

@@ -1,0 +1,158 @@
+"""An exact in-memory vector index: one float32 matrix searched by brute force.
+
+At 100k x 384 a matrix-vector product takes a few milliseconds and is exact, so there is no
+approximate index to keep in step or to return a removed memory. The store owns the source of
+truth (BLOBs in rows) and replays its change log into this index; the index only answers
+"which live slots are closest", and the store re-checks every answer against live rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+Vector = npt.NDArray[np.float32]
+Slots = npt.NDArray[np.intp]
+
+
+class VectorIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.clear()
+
+    def clear(self, capacity: int = 1024) -> None:
+        self._matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        self._namespace = np.full(capacity, -1, dtype=np.int32)
+        self._ids: list[str | None] = []
+        self._slot: dict[str, int] = {}
+        self._free: list[int] = []
+        self._ns_codes: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def __contains__(self, memory_id: object) -> bool:
+        return memory_id in self._slot
+
+    def _code(self, namespace: str) -> int:
+        return self._ns_codes.setdefault(namespace, len(self._ns_codes))
+
+    def _grow(self, needed: int) -> None:
+        capacity = self._matrix.shape[0]
+        if needed <= capacity:
+            return
+        new_capacity = max(needed, capacity * 2)
+        matrix = np.zeros((new_capacity, self.dim), dtype=np.float32)
+        matrix[:capacity] = self._matrix
+        namespace = np.full(new_capacity, -1, dtype=np.int32)
+        namespace[:capacity] = self._namespace
+        self._matrix, self._namespace = matrix, namespace
+
+    def upsert(self, memory_id: str, namespace: str, vector: Vector) -> None:
+        slot = self._slot.get(memory_id)
+        if slot is None:
+            if self._free:
+                slot = self._free.pop()
+                self._ids[slot] = memory_id
+            else:
+                slot = len(self._ids)
+                self._grow(slot + 1)
+                self._ids.append(memory_id)
+            self._slot[memory_id] = slot
+        self._matrix[slot] = vector
+        self._namespace[slot] = self._code(namespace)
+
+    def bulk_load(self, ids: Sequence[str], namespaces: Sequence[str], matrix: Vector) -> None:
+        """Replace the whole content at once (start-up and after a rollback)."""
+        count = len(ids)
+        self.clear(max(1024, count))
+        self._matrix[:count] = matrix
+        codes = [self._code(ns) for ns in namespaces]
+        self._namespace[:count] = np.asarray(codes, dtype=np.int32)
+        self._ids = list(ids)
+        self._slot = {memory_id: i for i, memory_id in enumerate(ids)}
+
+    def remove(self, memory_id: str) -> None:
+        slot = self._slot.pop(memory_id, None)
+        if slot is None:
+            return
+        self._ids[slot] = None
+        self._namespace[slot] = -1
+        self._matrix[slot] = 0.0
+        self._free.append(slot)
+
+    def vector(self, memory_id: str) -> Vector | None:
+        slot = self._slot.get(memory_id)
+        return None if slot is None else self._matrix[slot].copy()
+
+    def slots_of(self, ids: Iterable[str]) -> Slots:
+        found = [self._slot[i] for i in ids if i in self._slot]
+        return np.asarray(found, dtype=np.intp)
+
+    def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
+        slots = self.slots_of(ids)
+        if not len(slots):
+            return {}
+        scores = self._matrix[slots] @ query
+        return {self._ids[s] or "": float(v) for s, v in zip(slots.tolist(), scores, strict=True)}
+
+    def search_many(
+        self, queries: Vector, *, namespace: str, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """Top-k for several queries with one matrix product (bulk import)."""
+        code = self._ns_codes.get(namespace)
+        if code is None or k <= 0 or not len(self._slot):
+            return [[] for _ in range(len(queries))]
+        used = len(self._ids)
+        scores = queries @ self._matrix[:used].T
+        scores[:, self._namespace[:used] != code] = -np.inf
+        k = min(k, used)
+        top = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < used else None
+        results: list[list[tuple[str, float]]] = []
+        for row in range(len(queries)):
+            candidates = top[row] if top is not None else np.arange(used)
+            ordered = candidates[np.argsort(-scores[row, candidates], kind="stable")]
+            hits = []
+            for slot in ordered.tolist():
+                score = float(scores[row, slot])
+                memory_id = self._ids[slot]
+                if score == -np.inf:
+                    break
+                if memory_id is not None:
+                    hits.append((memory_id, score))
+            results.append(hits)
+        return results
+
+    def search(
+        self, query: Vector, *, namespace: str, k: int, within: Slots | None = None
+    ) -> list[tuple[str, float]]:
+        """Top-k (id, cosine) in `namespace`, optionally only among `within` slots."""
+        code = self._ns_codes.get(namespace)
+        if code is None or k <= 0:
+            return []
+        if within is None:
+            used = len(self._ids)
+            scores = self._matrix[:used] @ query
+            scores[self._namespace[:used] != code] = -np.inf
+            candidates: Slots | None = None
+        else:
+            if not len(within):
+                return []
+            scores = self._matrix[within] @ query
+            scores[self._namespace[within] != code] = -np.inf
+            candidates = within
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        top = top[np.argsort(-scores[top], kind="stable")]
+        result: list[tuple[str, float]] = []
+        for position in top.tolist():
+            score = float(scores[position])
+            if score == -np.inf:
+                break
+            slot = position if candidates is None else int(candidates[position])
+            memory_id = self._ids[slot]
+            if memory_id is not None:
+                result.append((memory_id, score))
+        return result
