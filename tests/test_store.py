@@ -1,0 +1,154 @@
+"""The SQLite file itself: schema, pragmas, refusal of foreign files, and sharing it."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.errors import DatabaseNotWritable, NotALetheDatabase, SchemaTooNew
+from lethe.store.sqlite_schema import LATEST_VERSION
+
+from .conftest import snapshot
+
+
+def test_new_file_has_schema_wal_and_foreign_keys(mem: Lethe, db_path: Path) -> None:
+    conn = sqlite3.connect(db_path)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+    assert meta["application"] == "lethe" and meta["dim"] == "384"
+    conn.close()
+    assert mem.store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert mem.store.schema_version == LATEST_VERSION
+
+
+def test_reopen_keeps_everything(db_path: Path, embedder: Embedder) -> None:
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        memory = mem.remember("The cat is called Miso and sleeps on the keyboard")
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        assert mem.get(memory.id) == memory
+        assert mem.recall("cat keyboard", k=1)[0].memory.id == memory.id
+
+
+def test_text_file_is_refused_and_left_alone(tmp_path: Path, embedder: Embedder) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("just some notes\n")
+    with pytest.raises(NotALetheDatabase, match="not a lethe database"):
+        Lethe.open(path, embedder=embedder)
+    assert path.read_text() == "just some notes\n"
+
+
+def test_other_sqlite_database_is_refused(tmp_path: Path, embedder: Embedder) -> None:
+    path = tmp_path / "other.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE things (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(NotALetheDatabase, match="another application"):
+        Lethe.open(path, embedder=embedder)
+    conn = sqlite3.connect(path)
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["things"]
+    conn.close()
+
+
+def test_newer_schema_is_refused(db_path: Path, embedder: Embedder) -> None:
+    Lethe.open(db_path, embedder=embedder).close()
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    conn.close()
+    before = snapshot(db_path)
+    with pytest.raises(SchemaTooNew, match="upgrade lethe"):
+        Lethe.open(db_path, embedder=embedder)
+    assert snapshot(db_path) == before
+
+
+def test_unwritable_locations_are_refused(tmp_path: Path, embedder: Embedder) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    with pytest.raises(DatabaseNotWritable):
+        Lethe.open(blocker / "memory.db", embedder=embedder)
+    with pytest.raises(DatabaseNotWritable, match="directory"):
+        Lethe.open(tmp_path, embedder=embedder)
+    with pytest.raises(DatabaseNotWritable):
+        Lethe.open("/proc/lethe/memory.db", embedder=embedder)
+
+
+def test_events_are_append_only(mem: Lethe, db_path: Path) -> None:
+    mem.remember("The cat is called Miso and sleeps on the keyboard")
+    conn = sqlite3.connect(db_path)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE events SET actor = 'someone else'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("DELETE FROM events")
+    conn.close()
+
+
+def test_failed_transaction_leaves_no_trace(mem: Lethe, db_path: Path) -> None:
+    mem.remember("The cat is called Miso and sleeps on the keyboard")
+    before = snapshot(db_path)
+    vector = mem.embedder.embed(["Something that will be rolled back"])[0]
+    with pytest.raises(RuntimeError), mem.store.transaction() as tx:
+        from lethe.model import Memory, utcnow
+
+        now = utcnow()
+        tx.insert_memory(
+            Memory(
+                id="mem_aaaaaaaaaaaa",
+                content="Something that will be rolled back",
+                content_sha256="0" * 64,
+                created_at=now,
+                updated_at=now,
+            ),
+            vector,
+        )
+        raise RuntimeError("boom")
+    assert snapshot(db_path) == before
+    assert mem.recall("rolled back", k=5)[0].memory.id != "mem_aaaaaaaaaaaa"
+    fts = sqlite3.connect(db_path).execute(
+        "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'rolled'"
+    )
+    assert fts.fetchone()[0] == 0
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from lethe import Lethe
+    with Lethe.open(sys.argv[1]) as mem:
+        if sys.argv[2] == "remember":
+            print(mem.remember(sys.argv[3]).id)
+        else:
+            mem.update(sys.argv[3], content=sys.argv[4])
+    """
+)
+
+
+def test_two_processes_see_each_others_writes(mem: Lethe, db_path: Path) -> None:
+    mine = mem.remember("The cat is called Miso and sleeps on the keyboard")
+    assert mem.recall("glacier hiking trip", k=1)[0].memory.id == mine.id
+
+    def other(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", WRITER, str(db_path), *args],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        return done.stdout.strip()
+
+    theirs = other("remember", "We went glacier hiking in Iceland last summer")
+    hits = mem.recall("glacier hiking trip", k=2)
+    assert hits[0].memory.id == theirs
+    assert hits[0].similarity > 0.5
+
+    other("update", mine.id, "The dog is called Pixel and guards the glacier photos")
+    top = mem.recall("dog named Pixel", k=1)[0]
+    assert top.memory.id == mine.id and top.memory.content.startswith("The dog")
