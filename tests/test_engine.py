@@ -100,8 +100,10 @@ def test_auto_links_follow_similarity(mem: Lethe, embedder: Embedder) -> None:
 
 
 def test_auto_links_are_capped_at_five(mem: Lethe) -> None:
-    texts = [f"The weekly team meeting happens on {day} at ten" for day in (
-        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")]
+    texts = [
+        f"The weekly team meeting happens on {day} at ten"
+        for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    ]
     for text in texts:
         mem.remember(text, allow_duplicate=True)
     last = mem.remember("The weekly team meeting happens at ten", allow_duplicate=True)
@@ -140,17 +142,38 @@ def test_recall_updates_access_stats(mem: Lethe) -> None:
 
 def _seeded(mem: Lethe) -> dict[str, str]:
     spec = {
-        "old": ("Pricing strategy for 2023 was cost-plus", "alice", "semantic", "work",
-                ["pricing"],
-                {"date": "2023-05-01", "topic": "pricing", "score": 3, "labels": ["old", "draft"]}),
-        "new": ("Pricing strategy for 2024 is value-based", "alice", "semantic", "work",
-                ["pricing", "current"],
-                {"date": "2024-02-01", "topic": "pricing", "score": 8, "labels": ["current"]}),
-        "talk": ("Pricing talk with the sales team went well", "bob", "episodic", "meeting",
-                 ["sales"],
-                 {"date": "2024-03-10", "topic": "sales", "sourcePath": "scripts/old/ep01.md"}),
-        "deploy": ("Never deploy pricing changes on Fridays", "bob", "caveat", "lesson",
-                   ["pricing", "ops"], {"topic": "ops"}),
+        "old": (
+            "Pricing strategy for 2023 was cost-plus",
+            "alice",
+            "semantic",
+            "work",
+            ["pricing"],
+            {"date": "2023-05-01", "topic": "pricing", "score": 3, "labels": ["old", "draft"]},
+        ),
+        "new": (
+            "Pricing strategy for 2024 is value-based",
+            "alice",
+            "semantic",
+            "work",
+            ["pricing", "current"],
+            {"date": "2024-02-01", "topic": "pricing", "score": 8, "labels": ["current"]},
+        ),
+        "talk": (
+            "Pricing talk with the sales team went well",
+            "bob",
+            "episodic",
+            "meeting",
+            ["sales"],
+            {"date": "2024-03-10", "topic": "sales", "sourcePath": "scripts/old/ep01.md"},
+        ),
+        "deploy": (
+            "Never deploy pricing changes on Fridays",
+            "bob",
+            "caveat",
+            "lesson",
+            ["pricing", "ops"],
+            {"topic": "ops"},
+        ),
     }
     return {
         key: mem.remember(
@@ -244,8 +267,10 @@ def test_update_reembeds_and_keeps_old_hash(mem: Lethe) -> None:
 
 
 def test_list_pages_newest_first(mem: Lethe) -> None:
-    made = [mem.remember(f"Numbered note {n}: {word}", allow_duplicate=True).id
-            for n, word in enumerate(["apple", "river", "violin", "glacier", "pepper"])]
+    made = [
+        mem.remember(f"Numbered note {n}: {word}", allow_duplicate=True).id
+        for n, word in enumerate(["apple", "river", "violin", "glacier", "pepper"])
+    ]
     first = mem.list_memories(limit=2)
     second = mem.list_memories(limit=2, offset=2)
     assert first.total == 5
@@ -283,8 +308,9 @@ def test_links_never_cross_namespaces(mem: Lethe, db_path: Path) -> None:
 
 def test_episode_lists_live_members_and_counts_missing(mem: Lethe, db_path: Path) -> None:
     members = [mem.remember(text) for text in FACTS[:3]]
-    episode = mem.create_episode("Getting to know the user", [m.id for m in members],
-                                 importance=0.6)
+    episode = mem.create_episode(
+        "Getting to know the user", [m.id for m in members], importance=0.6
+    )
     view = mem.get_episode(episode.id)
     assert [m.id for m in view.members] == [m.id for m in members]
     assert view.missing == 0 and view.note is None

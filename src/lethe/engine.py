@@ -439,7 +439,9 @@ class Lethe:
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise InvalidInput(f"offset must be a whole number >= 0, got {offset!r}")
-        items, total = self.store.list_memories(self._filters(filters, where), limit=limit, offset=offset)
+        items, total = self.store.list_memories(
+            self._filters(filters, where), limit=limit, offset=offset
+        )
         return Page(items=tuple(items), total=total, offset=offset, limit=limit)
 
     def _filters(self, filters: Filters | dict[str, Any] | None, where: Iterable[str]) -> Filters:
@@ -468,9 +470,9 @@ class Lethe:
         actor: str = DEFAULT_AGENT,
     ) -> Link:
         """Link two live memories of one namespace (re-linking sets the new confidence)."""
-        first, _ = self._pair(a, b)
         kind = validate.label(kind, "link kind")
         confidence = validate.unit_interval(confidence, "confidence")
+        first, _ = self._pair(a, b)
         now = self._clock()
         existing = self.store.get_link(a, b, kind)
         link = self._new_link(a, b, kind, confidence, now)

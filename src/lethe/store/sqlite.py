@@ -353,7 +353,9 @@ class SQLiteStore:
             ).fetchone()
         return None if row is None else np.frombuffer(row[0], dtype="<f4").copy()
 
-    def list_memories(self, filters: Filters, *, limit: int, offset: int) -> tuple[list[Memory], int]:
+    def list_memories(
+        self, filters: Filters, *, limit: int, offset: int
+    ) -> tuple[list[Memory], int]:
         where, params = compile_filters(filters)
         with self._lock:
             total = self._conn.execute(

@@ -1,0 +1,109 @@
+"""The markdown projection and the JSONL export/import round trip."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from lethe import Lethe
+from lethe.embed import Embedder
+
+
+def test_workspace_projects_daily_logs_and_curated_memory(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    now = [datetime(2026, 11, 20, 9, 30, tzinfo=UTC)]
+    workspace = tmp_path / "ws"
+    with Lethe.open(
+        tmp_path / "m.db", embedder=embedder, workspace_dir=workspace, clock=lambda: now[0]
+    ) as mem:
+        plain = mem.remember("Had a long chat about hiking routes")
+        curated = mem.remember("User values honesty above all", importance=0.8)
+        lesson = mem.remember("Always ask before deleting files", category="lesson")
+        secret = mem.remember("User's bank PIN hint is their cat's birthday", private=True)
+        now[0] += timedelta(days=1)
+        later = mem.remember("Planned a trip to the Alps", layer="goal")
+        other_ns = mem.remember("Team standup moved to 10:00", namespace="team")
+
+        day1 = (workspace / "memory" / "2026-11-20.md").read_text()
+        day2 = (workspace / "memory" / "2026-11-21.md").read_text()
+        curated_text = (workspace / "MEMORY.md").read_text()
+        assert day1.startswith("# 2026-11-20\n")
+        for memory in (plain, curated, lesson):
+            assert f"[id:{memory.id}]" in day1
+        assert f"[id:{later.id}]" in day2 and f"[id:{later.id}]" not in day1
+        assert "- 09:30 [episodic] Had a long chat about hiking routes" in day1
+        assert f"[id:{curated.id}]" in curated_text and f"[id:{lesson.id}]" in curated_text
+        assert f"[id:{plain.id}]" not in curated_text
+        everything = "".join(p.read_text() for p in workspace.rglob("*.md"))
+        assert secret.id not in everything and "PIN" not in everything
+        team_day = (workspace / "team" / "memory" / "2026-11-21.md").read_text()
+        assert f"[id:{other_ns.id}]" in team_day and other_ns.id not in day2
+
+        mem.update(curated.id, importance=0.3, content="User values kindness above all")
+        assert curated.id not in (workspace / "MEMORY.md").read_text()
+        assert "kindness" in (workspace / "memory" / "2026-11-20.md").read_text()
+        mem.update(lesson.id, private=True)
+        assert not (workspace / "MEMORY.md").exists()
+        assert lesson.id not in (workspace / "memory" / "2026-11-20.md").read_text()
+        assert not list(workspace.rglob(".*.md.*")), "no temp files are left behind"
+
+
+def test_workspace_rebuild_rederives_files(tmp_path: Path, embedder: Embedder) -> None:
+    workspace = tmp_path / "ws"
+    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+        memory = mem.remember("User values honesty above all", importance=0.9)
+        curated = workspace / "MEMORY.md"
+        curated.write_text("tampered\n")
+        assert mem.workspace is not None
+        mem.workspace.rebuild(["default"])
+        assert f"[id:{memory.id}]" in curated.read_text()
+        assert "tampered" not in curated.read_text()
+
+
+def test_export_import_round_trip_keeps_ids_links_and_episodes(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    with Lethe.open(tmp_path / "a.db", embedder=embedder) as source:
+        a = source.remember(
+            "User lives in San Francisco", tags=["place"], metadata={"k": 1}, importance=0.7
+        )
+        b = source.remember("User visited San Francisco last year", layer="semantic")
+        c = source.remember("The cat is called Miso and sleeps on the keyboard", namespace="pets")
+        source.link(a.id, b.id, kind="about", confidence=0.55)
+        episode = source.create_episode("San Francisco facts", [a.id, b.id])
+        records = list(source.export_records())
+    lines = [json.loads(json.dumps(r)) for r in records]
+    assert [r["type"] for r in lines].count("memory") == 3
+
+    seen: list[int] = []
+    with Lethe.open(tmp_path / "b.db", embedder=embedder) as target:
+        report = target.import_records(lines, progress=seen.append)
+        assert (report.imported, report.episodes) == (3, 1)
+        assert sum(seen) == 3
+        for original in (a, b, c):
+            copy = target.get(original.id)
+            assert copy.model_dump(exclude={"access_count", "last_accessed_at"}) == (
+                original.model_dump(exclude={"access_count", "last_accessed_at"})
+            )
+        kinds = {(lk.kind, round(lk.confidence, 2)) for lk in target.links(a.id)}
+        assert ("about", 0.55) in kinds
+        view = target.get_episode(episode.id)
+        assert [m.id for m in view.members] == [a.id, b.id]
+        again = target.import_records(lines)
+        assert again.imported == 0 and again.skipped_existing == 3
+
+
+def test_import_skips_near_duplicates_within_one_file(tmp_path: Path, embedder: Embedder) -> None:
+    with Lethe.open(tmp_path / "m.db", embedder=embedder) as mem:
+        report = mem.import_records(
+            [
+                {"content": "User lives in San Francisco"},
+                {"content": "User lives in San Francisco"},
+                {"content": "User has lived in San Francisco for years"},
+            ]
+        )
+        assert (report.imported, report.skipped_duplicates) == (2, 1)
+        assert report.linked >= 1
+        assert mem.list_memories().total == 2
