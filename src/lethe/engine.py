@@ -44,7 +44,8 @@ from lethe.model import (
     utcnow,
 )
 from lethe.ranking import fuse
-from lethe.store.sqlite import SQLiteStore, SQLiteTx
+from lethe.store.base import Store, StoreTx
+from lethe.store.sqlite import SQLiteStore
 from lethe.transfer import export_records, parse_episode, parse_link, parse_record
 from lethe.workspace import Workspace
 
@@ -63,7 +64,7 @@ class Lethe:
 
     def __init__(
         self,
-        store: SQLiteStore,
+        store: Store,
         embedder: Embedder,
         settings: Settings,
         *,
@@ -225,7 +226,7 @@ class Lethe:
         return ImportReport(**report)
 
     def _stored_neighbours(
-        self, tx: SQLiteTx, batch: Sequence[Draft], vectors: Vectors
+        self, tx: StoreTx, batch: Sequence[Draft], vectors: Vectors
     ) -> list[list[tuple[str, float]]]:
         """Each batch item's closest stored memories, one matrix product per namespace."""
         want = self.settings.autolink_max + 1
@@ -241,7 +242,7 @@ class Lethe:
 
     def _insert(
         self,
-        tx: SQLiteTx,
+        tx: StoreTx,
         draft: Draft,
         memory_id: str,
         vector: np.ndarray[Any, Any],

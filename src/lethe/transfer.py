@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from lethe.errors import InvalidInput
 from lethe.model import Draft
-from lethe.store.sqlite import SQLiteStore
+from lethe.store.base import Store
 
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
 
@@ -47,7 +47,7 @@ def parse_record(record: Any, line: int) -> Draft:
         raise InvalidInput(f"line {line}: {problems}") from None
 
 
-def export_records(store: SQLiteStore) -> Iterator[dict[str, Any]]:
+def export_records(store: Store) -> Iterator[dict[str, Any]]:
     ids = store.memory_ids()
     live = set(ids)
     for start in range(0, len(ids), 500):

@@ -1,0 +1,101 @@
+"""The contract between the engine and a storage backend.
+
+The engine composes operations; a store makes each write block atomic and answers reads. A
+backend keeps one guarantee above all: everything written inside one `transaction()` — rows,
+vectors, full-text entries, links and the audit event — commits or vanishes together, and no
+search ever returns a memory that is not live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+from lethe.filters import Filters
+from lethe.model import Episode, Event, Link, Memory
+from lethe.store.vectors import Vector
+
+
+class StoreTx(Protocol):
+    """The write half of a store, valid only inside `Store.transaction()`."""
+
+    @property
+    def store(self) -> Store: ...
+
+    def insert_memory(self, memory: Memory, vector: Vector) -> None: ...
+
+    def update_memory(self, memory: Memory, vector: Vector | None) -> None: ...
+
+    def upsert_link(self, link: Link) -> None: ...
+
+    def delete_link(self, a: str, b: str, kind: str) -> bool: ...
+
+    def insert_episode(self, episode: Episode, member_ids: Sequence[str | None]) -> None: ...
+
+    def append_event(
+        self,
+        *,
+        op: str,
+        actor: str,
+        at: datetime,
+        memory_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+        content_sha256: str | None = None,
+    ) -> int: ...
+
+
+class Store(Protocol):
+    @property
+    def schema_version(self) -> int: ...
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[StoreTx]: ...
+
+    def vector_search(self, query: Vector, filters: Filters, n: int) -> list[tuple[str, float]]: ...
+
+    def vector_search_many(
+        self, queries: Vector, namespace: str, n: int
+    ) -> list[list[tuple[str, float]]]: ...
+
+    def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]: ...
+
+    def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]: ...
+
+    def get(self, memory_id: str) -> Memory | None: ...
+
+    def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]: ...
+
+    def vector_of(self, memory_id: str) -> Vector | None: ...
+
+    def list_memories(
+        self, filters: Filters, *, limit: int, offset: int
+    ) -> tuple[list[Memory], int]: ...
+
+    def links_of(self, memory_id: str) -> list[Link]: ...
+
+    def get_link(self, a: str, b: str, kind: str) -> Link | None: ...
+
+    def episode(self, episode_id: str) -> tuple[Episode, list[Memory], int] | None: ...
+
+    def episode_member_ids(self, episode_id: str) -> list[str | None]: ...
+
+    def events(
+        self,
+        *,
+        memory_id: str | None = None,
+        op: str | None = None,
+        namespace: str | None = None,
+        after_seq: int = 0,
+        limit: int = 100,
+    ) -> list[Event]: ...
+
+    def touch(self, ids: Sequence[str], at: datetime) -> None: ...
+
+    def memory_ids(self) -> list[str]: ...
+
+    def iter_rows(self, table: str) -> Iterator[dict[str, Any]]: ...
