@@ -8,13 +8,12 @@ and replayed from `vector_log`, which is how a second process's writes become vi
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,70 +30,20 @@ from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory
 from lethe.store.lexical import fts_query
 from lethe.store.sqlite_filters import compile_filters
+from lethe.store.sqlite_rows import (
+    MEMORY_COLUMNS,
+    episode_from_row,
+    event_from_row,
+    link_from_row,
+    memory_from_row,
+    ts,
+)
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
+from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.vectors import Vector, VectorIndex
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
-    m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
-    m.access_count, m.status,
-    (SELECT json_group_array(tag) FROM
-        (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 _CHUNK = 500
-
-
-def _ts(value: datetime) -> float:
-    return value.timestamp()
-
-
-def _dt(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, UTC)
-
-
-def _memory(row: sqlite3.Row) -> Memory:
-    return Memory(
-        id=row["id"],
-        namespace=row["namespace"],
-        agent=row["agent"],
-        content=row["content"],
-        content_sha256=row["content_sha256"],
-        layer=row["layer"],
-        category=row["category"],
-        tags=tuple(json.loads(row["tags"])),
-        metadata=json.loads(row["metadata"]),
-        importance=row["importance"],
-        private=bool(row["private"]),
-        created_at=datetime.fromtimestamp(row["created_at"], UTC),
-        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
-        last_accessed_at=_dt(row["last_accessed_at"]),
-        access_count=row["access_count"],
-        status=row["status"],
-    )
-
-
-def _link(row: sqlite3.Row) -> Link:
-    return Link(
-        a=row["a"],
-        b=row["b"],
-        kind=row["kind"],
-        confidence=row["confidence"],
-        created_at=datetime.fromtimestamp(row["created_at"], UTC),
-        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
-    )
-
-
-def _event(row: sqlite3.Row) -> Event:
-    return Event(
-        seq=row["seq"],
-        at=datetime.fromtimestamp(row["at"], UTC),
-        op=row["op"],
-        memory_id=row["memory_id"],
-        namespace=row["namespace"],
-        actor=row["actor"],
-        reason=row["reason"],
-        details=json.loads(row["details"]),
-        content_sha256=row["content_sha256"],
-    )
 
 
 def _check_path(path: Path) -> None:
@@ -208,6 +157,11 @@ class SQLiteStore:
                 f"not of {embedder} ({self.dim}-d)",
                 hint="open it with the embedder it was created with",
             )
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The shared connection; only `SQLiteTx` writes through it, under the store's lock."""
+        return self._conn
 
     @property
     def schema_version(self) -> int:
@@ -327,9 +281,9 @@ class SQLiteStore:
     def get(self, memory_id: str) -> Memory | None:
         with self._lock:
             row = self._conn.execute(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
             ).fetchone()
-        return None if row is None else _memory(row)
+        return None if row is None else memory_from_row(row)
 
     def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]:
         """Memories by id; with `active_only` this is the live re-check of search results."""
@@ -340,10 +294,10 @@ class SQLiteStore:
                 chunk = list(ids[start : start + _CHUNK])
                 marks = ", ".join("?" for _ in chunk)
                 for row in self._conn.execute(
-                    f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks}) {status}",
+                    f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks}) {status}",
                     chunk,
                 ):
-                    found[row["id"]] = _memory(row)
+                    found[row["id"]] = memory_from_row(row)
         return found
 
     def vector_of(self, memory_id: str) -> Vector | None:
@@ -362,11 +316,11 @@ class SQLiteStore:
                 f"SELECT count(*) FROM memories m WHERE {where}", params
             ).fetchone()[0]
             rows = self._conn.execute(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories m WHERE {where} "
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
                 "ORDER BY m.created_at DESC, m.num DESC LIMIT ? OFFSET ?",
                 [*params, limit, offset],
             ).fetchall()
-        return [_memory(r) for r in rows], total
+        return [memory_from_row(r) for r in rows], total
 
     def links_of(self, memory_id: str) -> list[Link]:
         """Links whose other end is a live memory, strongest first."""
@@ -378,7 +332,7 @@ class SQLiteStore:
             WHERE l.b = ? AND o.status = 'active'
             ORDER BY confidence DESC"""
         with self._lock:
-            return [_link(r) for r in self._conn.execute(sql, (memory_id, memory_id))]
+            return [link_from_row(r) for r in self._conn.execute(sql, (memory_id, memory_id))]
 
     def get_link(self, a: str, b: str, kind: str) -> Link | None:
         a, b = sorted((a, b))
@@ -386,7 +340,7 @@ class SQLiteStore:
             row = self._conn.execute(
                 "SELECT * FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
             ).fetchone()
-        return None if row is None else _link(row)
+        return None if row is None else link_from_row(row)
 
     def episode(self, episode_id: str) -> tuple[Episode, list[Memory], int] | None:
         with self._lock:
@@ -395,23 +349,9 @@ class SQLiteStore:
             ).fetchone()
             if row is None:
                 return None
-            members = [
-                r[0]
-                for r in self._conn.execute(
-                    "SELECT memory_id FROM episode_members WHERE episode_id = ? ORDER BY position",
-                    (episode_id,),
-                )
-            ]
+            members = self.episode_member_ids(episode_id)
         live = self.get_many([m for m in members if m is not None])
-        episode = Episode(
-            id=row["id"],
-            namespace=row["namespace"],
-            summary=row["summary"],
-            start_at=datetime.fromtimestamp(row["start_at"], UTC),
-            end_at=datetime.fromtimestamp(row["end_at"], UTC),
-            importance=row["importance"],
-            created_at=datetime.fromtimestamp(row["created_at"], UTC),
-        )
+        episode = episode_from_row(row)
         ordered = [live[m] for m in members if m is not None and m in live]
         return episode, ordered, len(members) - len(ordered)
 
@@ -431,7 +371,7 @@ class SQLiteStore:
                 params.append(value)
         sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?"
         with self._lock:
-            return [_event(r) for r in self._conn.execute(sql, [*params, limit])]
+            return [event_from_row(r) for r in self._conn.execute(sql, [*params, limit])]
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record that memories were recalled. Access statistics are not audited changes."""
@@ -442,7 +382,7 @@ class SQLiteStore:
             self._conn.execute(
                 f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
                 f"WHERE id IN ({marks})",
-                [_ts(at), *ids],
+                [ts(at), *ids],
             )
 
     def memory_ids(self) -> list[str]:
@@ -473,145 +413,3 @@ class SQLiteStore:
                     (episode_id,),
                 )
             ]
-
-
-class SQLiteTx:
-    """The write half of the store, only reachable inside `SQLiteStore.transaction()`."""
-
-    def __init__(self, store: SQLiteStore) -> None:
-        self._store = store
-        self._conn = store._conn
-
-    @property
-    def store(self) -> SQLiteStore:
-        return self._store
-
-    def insert_memory(self, memory: Memory, vector: Vector) -> None:
-        self._conn.execute(
-            """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
-                category, metadata, importance, private, created_at, updated_at,
-                last_accessed_at, access_count, status, embedding)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                memory.id,
-                memory.namespace,
-                memory.agent,
-                memory.content,
-                memory.content_sha256,
-                memory.layer,
-                memory.category,
-                json.dumps(memory.metadata, ensure_ascii=False),
-                memory.importance,
-                int(memory.private),
-                _ts(memory.created_at),
-                _ts(memory.updated_at),
-                None if memory.last_accessed_at is None else _ts(memory.last_accessed_at),
-                memory.access_count,
-                memory.status,
-                np.asarray(vector, dtype="<f4").tobytes(),
-            ),
-        )
-        self._set_tags(memory.id, memory.tags)
-
-    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
-        self._conn.execute(
-            """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
-                metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?
-               WHERE id = ?""",
-            (
-                memory.content,
-                memory.content_sha256,
-                memory.layer,
-                memory.category,
-                json.dumps(memory.metadata, ensure_ascii=False),
-                memory.importance,
-                int(memory.private),
-                _ts(memory.updated_at),
-                memory.agent,
-                memory.id,
-            ),
-        )
-        if vector is not None:
-            self._conn.execute(
-                "UPDATE memories SET embedding = ? WHERE id = ?",
-                (np.asarray(vector, dtype="<f4").tobytes(), memory.id),
-            )
-        self._set_tags(memory.id, memory.tags)
-
-    def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
-        self._conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
-            [(memory_id, tag) for tag in tags],
-        )
-
-    def upsert_link(self, link: Link) -> None:
-        self._conn.execute(
-            """INSERT INTO links (a, b, kind, confidence, created_at, updated_at)
-               VALUES (?, ?, ?, ?, ?, ?)
-               ON CONFLICT (a, b, kind) DO UPDATE SET
-                   confidence = excluded.confidence, updated_at = excluded.updated_at""",
-            (
-                link.a,
-                link.b,
-                link.kind,
-                link.confidence,
-                _ts(link.created_at),
-                _ts(link.updated_at),
-            ),
-        )
-
-    def delete_link(self, a: str, b: str, kind: str) -> bool:
-        a, b = sorted((a, b))
-        cursor = self._conn.execute(
-            "DELETE FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
-        )
-        return cursor.rowcount > 0
-
-    def insert_episode(self, episode: Episode, member_ids: Sequence[str | None]) -> None:
-        self._conn.execute(
-            """INSERT INTO episodes
-                   (id, namespace, summary, start_at, end_at, importance, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?)""",
-            (
-                episode.id,
-                episode.namespace,
-                episode.summary,
-                _ts(episode.start_at),
-                _ts(episode.end_at),
-                episode.importance,
-                _ts(episode.created_at),
-            ),
-        )
-        self._conn.executemany(
-            "INSERT INTO episode_members (episode_id, position, memory_id) VALUES (?, ?, ?)",
-            [(episode.id, i, memory_id) for i, memory_id in enumerate(member_ids)],
-        )
-
-    def append_event(
-        self,
-        *,
-        op: str,
-        actor: str,
-        at: datetime,
-        memory_id: str | None = None,
-        namespace: str | None = None,
-        reason: str | None = None,
-        details: dict[str, Any] | None = None,
-        content_sha256: str | None = None,
-    ) -> int:
-        cursor = self._conn.execute(
-            """INSERT INTO events (at, op, memory_id, namespace, actor, reason, details,
-                content_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                _ts(at),
-                op,
-                memory_id,
-                namespace,
-                actor,
-                reason,
-                json.dumps(details or {}, ensure_ascii=False, default=str),
-                content_sha256,
-            ),
-        )
-        return int(cursor.lastrowid or 0)

@@ -1,0 +1,226 @@
+"""The typer application every command hangs off, and the plumbing they share.
+
+Errors lethe raises on purpose become one `error: <message> (<hint>)` line on stderr and exit
+status 1, so scripts can rely on the status and people never read a traceback for a mistake
+they can fix. Usage mistakes (unknown option, missing argument) stay typer's, with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from typer.core import TyperGroup
+
+from lethe.errors import InvalidInput, LetheError
+from lethe.model import DEFAULT_NAMESPACE, LAYERS
+
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
+    from lethe.filters import Filters
+
+
+class _Group(TyperGroup):
+    """Turns a `LetheError` raised anywhere below into the one-line report and status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LetheError as exc:
+            report_error(exc)
+            raise typer.Exit(1) from None
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="lethe",
+    help="Long-term memory for LLM agents that forgets exactly what it is told to.\n\n"
+    "Every command works on one SQLite file: --db PATH, else $LETHE_DB, else "
+    "~/.local/share/lethe/lethe.db. Add --json to any command for machine-readable output.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+
+
+def report_error(exc: LetheError) -> None:
+    # Messages may quote user input or a validation dump; flatten so it stays one line.
+    click.echo("error: " + " ".join(str(exc).split()), err=True)
+
+
+def fail(message: str, hint: str | None = None) -> Exception:
+    """An error the CLI itself detects (a bad --meta pair, an unreadable file), reported alike."""
+    return InvalidInput(message, hint=hint)
+
+
+def stdout() -> Console:
+    # Built per command so a console never outlives the stream it was created for (tests swap
+    # sys.stdout, and colour support is decided when the console is made).
+    return Console(highlight=False)
+
+
+def stderr() -> Console:
+    return Console(stderr=True, highlight=False)
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+@contextmanager
+def open_lethe(db: Path | None) -> Iterator[Lethe]:
+    from lethe.engine import Lethe
+
+    with Lethe.open(db) as mem:
+        yield mem
+
+
+# -- options shared by several commands ---------------------------------------------------
+
+DbOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--db",
+        envvar="LETHE_DB",
+        metavar="PATH",
+        show_default=False,
+        help="Database file (created if missing). Default: $LETHE_DB, else "
+        "~/.local/share/lethe/lethe.db.",
+    ),
+]
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print only JSON on stdout, for scripts and agents.")
+]
+NamespaceOpt = Annotated[
+    str, typer.Option("--namespace", "-n", help="Namespace (one isolated memory space).")
+]
+AgentFilterOpt = Annotated[
+    str | None, typer.Option("--agent", help="Only memories written by this agent.")
+]
+LayerFilterOpt = Annotated[
+    str | None, typer.Option("--layer", help=f"Only this layer: {', '.join(LAYERS)}.")
+]
+CategoryFilterOpt = Annotated[
+    str | None, typer.Option("--category", help="Only memories of this category.")
+]
+TagFilterOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tag", "-t", help="Only memories with this tag (repeatable: any of them)."),
+]
+AllTagsOpt = Annotated[
+    bool, typer.Option("--all-tags", help="With several --tag: require all of them, not any.")
+]
+SinceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--since", metavar="TIME", help="Created at or after (ISO-8601, e.g. 2024-01-31)."
+    ),
+]
+UntilOpt = Annotated[
+    str | None,
+    typer.Option("--until", metavar="TIME", help="Created at or before (ISO-8601)."),
+]
+FilterExprOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--filter",
+        "-f",
+        metavar="EXPR",
+        help='Filter expression, e.g. "@metadata.topic = pricing" or "importance >= 0.7" '
+        "(repeatable; all must hold). See docs/cli.md.",
+    ),
+]
+MetaOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--meta",
+        "-m",
+        metavar="KEY=VALUE",
+        help="Metadata entry (repeatable). VALUE is read as JSON when it parses "
+        "(42, true, [1,2]), else kept as text.",
+    ),
+]
+MetadataJsonOpt = Annotated[
+    str | None,
+    typer.Option("--metadata-json", metavar="JSON", help="Metadata as one JSON object."),
+]
+
+
+def build_filters(
+    *,
+    namespace: str = DEFAULT_NAMESPACE,
+    agent: str | None = None,
+    layer: str | None = None,
+    category: str | None = None,
+    tags: Sequence[str] | None = None,
+    all_tags: bool = False,
+    since: str | None = None,
+    until: str | None = None,
+) -> Filters:
+    """Hand the options to the engine's own filter parsing, so every face rejects alike."""
+    from lethe import validate
+    from lethe.filters import filters_from_mapping, to_epoch
+
+    mapping: dict[str, Any] = {
+        "namespace": namespace,
+        "agent": agent,
+        # Checked here so an unknown layer reads as such, not as a pydantic dump.
+        "layer": validate.layer(layer) if layer is not None else None,
+        "category": category,
+        "tags": list(tags or ()),
+        "since": since and datetime.fromtimestamp(to_epoch(since), UTC),
+        "until": until and datetime.fromtimestamp(to_epoch(until), UTC),
+    }
+    filters = filters_from_mapping(mapping)
+    return filters.model_copy(update={"tags_mode": "all"}) if all_tags else filters
+
+
+def _json_or_text(value: str) -> Any:
+    def no_constants(name: str) -> Any:
+        raise ValueError(name)
+
+    try:
+        return json.loads(value, parse_constant=no_constants)
+    except ValueError:
+        return value
+
+
+def parse_metadata(
+    pairs: Sequence[str] | None, raw_json: str | None, *, base: dict[str, Any] | None = None
+) -> Any:
+    """Merge --metadata-json (or `base`) with --meta pairs; None when neither was given.
+
+    Returns whatever the user wrote, object or not: the engine decides what metadata may be.
+    """
+    if not pairs and raw_json is None:
+        return None
+    metadata: Any = dict(base or {})
+    if raw_json is not None:
+        try:
+            metadata = json.loads(raw_json)
+        except ValueError as exc:
+            raise fail(
+                f"--metadata-json is not valid JSON: {exc}",
+                hint='pass one object, e.g. --metadata-json \'{"source": "chat"}\'',
+            ) from None
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"--meta expects KEY=VALUE, got {pair!r}", hint="e.g. --meta topic=pricing")
+        if not isinstance(metadata, dict):
+            break
+        metadata[key.strip()] = _json_or_text(value)
+    return metadata
+
+
+def main() -> None:
+    """Entry point of the `lethe` script and of `python -m lethe`."""
+    app(prog_name="lethe")

@@ -1,0 +1,164 @@
+"""Commands over the whole store: the audit log, export, import, and the demo tour."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import click
+import typer
+
+from lethe.cli import render
+from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, fail, open_lethe, stderr, stdout
+
+
+@app.command(
+    help="Print the audit log: every state change in order. Page with --after = the last seq "
+    "seen.",
+)
+def audit(
+    memory: Annotated[
+        str | None, typer.Option("--memory", metavar="ID", help="Only this memory's events.")
+    ] = None,
+    op: Annotated[
+        str | None, typer.Option(help="Only this operation, e.g. remember, update, link.")
+    ] = None,
+    namespace: Annotated[
+        str | None, typer.Option("--namespace", "-n", help="Only this namespace.")
+    ] = None,
+    after: Annotated[int, typer.Option(metavar="SEQ", help="Only events after this seq.")] = 0,
+    limit: Annotated[int, typer.Option(help="At most this many (1-10000).")] = 100,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    with open_lethe(db) as mem:
+        events = mem.audit(memory_id=memory, op=op, namespace=namespace, after_seq=after, limit=limit)
+    if json_:
+        emit_json([e.model_dump(mode="json") for e in events])
+        return
+    out = stdout()
+    if not events:
+        out.print("no events", style="yellow")
+        return
+    out.print(render.events_table(events))
+
+
+def _write_jsonl(records: Iterable[dict[str, Any]], handle: IO[str]) -> dict[str, int]:
+    counts = {"memory": 0, "link": 0, "episode": 0}
+    for record in records:
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        counts[record["type"]] = counts.get(record["type"], 0) + 1
+    return counts
+
+
+@app.command(
+    "export",
+    help="Write every live memory, link and episode as JSON Lines (one record per line), "
+    "to stdout or to --output. Ids and timestamps are kept, so import restores them.",
+)
+def export(
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write here instead of stdout."),
+    ] = None,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    with open_lethe(db) as mem:
+        if output is None or str(output) == "-":
+            _write_jsonl(mem.export_records(), click.get_text_stream("stdout"))
+            return
+        # Written beside the target and renamed, so a failed export never leaves half a file.
+        partial = output.with_name(output.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as handle:
+                counts = _write_jsonl(mem.export_records(), handle)
+            os.replace(partial, output)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            raise fail(f"cannot write {output}: {exc.strerror}") from None
+    summary = {
+        "path": str(output),
+        "memories": counts["memory"],
+        "links": counts["link"],
+        "episodes": counts["episode"],
+    }
+    if json_:
+        emit_json(summary)
+        return
+    stdout().print(
+        f"exported {summary['memories']} memories, {summary['links']} link(s), "
+        f"{summary['episodes']} episode(s) to {output}",
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+def _read_records(source: str) -> list[dict[str, Any]]:
+    from lethe.transfer import read_jsonl
+
+    try:
+        if source == "-":
+            return list(read_jsonl(iter(click.get_text_stream("stdin"))))
+        with open(source, encoding="utf-8") as handle:
+            return list(read_jsonl(iter(handle)))
+    except OSError as exc:
+        raise fail(f"cannot read {source}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise fail(f"{source} is not UTF-8 text", hint="import reads JSON Lines") from None
+
+
+@app.command(
+    "import",
+    help="Import JSON Lines as written by export (or lines of just {\"content\": …}). Every line "
+    "is checked first, so a bad line imports nothing. Near-duplicates and ids already present "
+    "are skipped and counted.",
+)
+def import_(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A .jsonl file, or - for stdin.")],
+    keep_duplicates: Annotated[
+        bool, typer.Option(help="Import near-duplicates instead of skipping them.")
+    ] = False,
+    auto_link: Annotated[
+        bool, typer.Option(help="Link imported memories to close neighbours.")
+    ] = True,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    records = _read_records(file)
+    total = sum(1 for r in records if r.get("type", "memory") == "memory")
+    options = {"skip_duplicates": not keep_duplicates, "auto_link": auto_link}
+    err = stderr()
+    with open_lethe(db) as mem:
+        if err.is_terminal and total:
+            columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn())
+            with Progress(*columns, console=err, transient=True) as bar:
+                task = bar.add_task("import", total=total)
+                report = mem.import_records(
+                    records, progress=lambda n: bar.advance(task, n), **options
+                )
+        else:
+            report = mem.import_records(records, **options)
+    if json_:
+        emit_json(report.model_dump(mode="json"))
+        return
+    stdout().print(render.import_line(report), soft_wrap=True, markup=False)
+
+
+@app.command(
+    help="A two-second guided tour on a throwaway database: remember (and a refused "
+    "near-duplicate), recall with and without a filter, link, an episode, the audit log.",
+)
+def demo(
+    keep: Annotated[
+        bool, typer.Option(help="Keep the demo database and print where it is.")
+    ] = False,
+) -> None:
+    from lethe.demo import run_tour
+
+    run_tour(stdout(), keep=keep)

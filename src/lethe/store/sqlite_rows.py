@@ -1,0 +1,81 @@
+"""Conversions between SQLite rows and lethe records (times are stored as epoch seconds)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+
+from lethe.model import Episode, Event, Link, Memory
+
+MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
+    m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
+    m.access_count, m.status,
+    (SELECT json_group_array(tag) FROM
+        (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
+
+
+def ts(value: datetime) -> float:
+    return value.timestamp()
+
+
+def dt(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def memory_from_row(row: sqlite3.Row) -> Memory:
+    return Memory(
+        id=row["id"],
+        namespace=row["namespace"],
+        agent=row["agent"],
+        content=row["content"],
+        content_sha256=row["content_sha256"],
+        layer=row["layer"],
+        category=row["category"],
+        tags=tuple(json.loads(row["tags"])),
+        metadata=json.loads(row["metadata"]),
+        importance=row["importance"],
+        private=bool(row["private"]),
+        created_at=datetime.fromtimestamp(row["created_at"], UTC),
+        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
+        last_accessed_at=dt(row["last_accessed_at"]),
+        access_count=row["access_count"],
+        status=row["status"],
+    )
+
+
+def link_from_row(row: sqlite3.Row) -> Link:
+    return Link(
+        a=row["a"],
+        b=row["b"],
+        kind=row["kind"],
+        confidence=row["confidence"],
+        created_at=datetime.fromtimestamp(row["created_at"], UTC),
+        updated_at=datetime.fromtimestamp(row["updated_at"], UTC),
+    )
+
+
+def event_from_row(row: sqlite3.Row) -> Event:
+    return Event(
+        seq=row["seq"],
+        at=datetime.fromtimestamp(row["at"], UTC),
+        op=row["op"],
+        memory_id=row["memory_id"],
+        namespace=row["namespace"],
+        actor=row["actor"],
+        reason=row["reason"],
+        details=json.loads(row["details"]),
+        content_sha256=row["content_sha256"],
+    )
+
+
+def episode_from_row(row: sqlite3.Row) -> Episode:
+    return Episode(
+        id=row["id"],
+        namespace=row["namespace"],
+        summary=row["summary"],
+        start_at=datetime.fromtimestamp(row["start_at"], UTC),
+        end_at=datetime.fromtimestamp(row["end_at"], UTC),
+        importance=row["importance"],
+        created_at=datetime.fromtimestamp(row["created_at"], UTC),
+    )

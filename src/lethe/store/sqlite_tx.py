@@ -1,0 +1,159 @@
+"""The write half of the SQLite store: statements run inside `SQLiteStore.transaction()`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lethe.model import Episode, Link, Memory
+from lethe.store.sqlite_rows import ts
+from lethe.store.vectors import Vector
+
+if TYPE_CHECKING:
+    from lethe.store.sqlite import SQLiteStore
+
+
+class SQLiteTx:
+    """The write half of the store, only reachable inside `SQLiteStore.transaction()`."""
+
+    def __init__(self, store: SQLiteStore) -> None:
+        self._store = store
+        self._conn = store.connection
+
+    @property
+    def store(self) -> SQLiteStore:
+        return self._store
+
+    def insert_memory(self, memory: Memory, vector: Vector) -> None:
+        self._conn.execute(
+            """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
+                category, metadata, importance, private, created_at, updated_at,
+                last_accessed_at, access_count, status, embedding)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                memory.id,
+                memory.namespace,
+                memory.agent,
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                int(memory.private),
+                ts(memory.created_at),
+                ts(memory.updated_at),
+                None if memory.last_accessed_at is None else ts(memory.last_accessed_at),
+                memory.access_count,
+                memory.status,
+                np.asarray(vector, dtype="<f4").tobytes(),
+            ),
+        )
+        self._set_tags(memory.id, memory.tags)
+
+    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
+        self._conn.execute(
+            """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
+                metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?
+               WHERE id = ?""",
+            (
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                int(memory.private),
+                ts(memory.updated_at),
+                memory.agent,
+                memory.id,
+            ),
+        )
+        if vector is not None:
+            self._conn.execute(
+                "UPDATE memories SET embedding = ? WHERE id = ?",
+                (np.asarray(vector, dtype="<f4").tobytes(), memory.id),
+            )
+        self._set_tags(memory.id, memory.tags)
+
+    def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
+        self._conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO memory_tags (memory_id, tag) VALUES (?, ?)",
+            [(memory_id, tag) for tag in tags],
+        )
+
+    def upsert_link(self, link: Link) -> None:
+        self._conn.execute(
+            """INSERT INTO links (a, b, kind, confidence, created_at, updated_at)
+               VALUES (?, ?, ?, ?, ?, ?)
+               ON CONFLICT (a, b, kind) DO UPDATE SET
+                   confidence = excluded.confidence, updated_at = excluded.updated_at""",
+            (
+                link.a,
+                link.b,
+                link.kind,
+                link.confidence,
+                ts(link.created_at),
+                ts(link.updated_at),
+            ),
+        )
+
+    def delete_link(self, a: str, b: str, kind: str) -> bool:
+        a, b = sorted((a, b))
+        cursor = self._conn.execute(
+            "DELETE FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
+        )
+        return cursor.rowcount > 0
+
+    def insert_episode(self, episode: Episode, member_ids: Sequence[str | None]) -> None:
+        self._conn.execute(
+            """INSERT INTO episodes
+                   (id, namespace, summary, start_at, end_at, importance, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
+            (
+                episode.id,
+                episode.namespace,
+                episode.summary,
+                ts(episode.start_at),
+                ts(episode.end_at),
+                episode.importance,
+                ts(episode.created_at),
+            ),
+        )
+        self._conn.executemany(
+            "INSERT INTO episode_members (episode_id, position, memory_id) VALUES (?, ?, ?)",
+            [(episode.id, i, memory_id) for i, memory_id in enumerate(member_ids)],
+        )
+
+    def append_event(
+        self,
+        *,
+        op: str,
+        actor: str,
+        at: datetime,
+        memory_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+        content_sha256: str | None = None,
+    ) -> int:
+        cursor = self._conn.execute(
+            """INSERT INTO events (at, op, memory_id, namespace, actor, reason, details,
+                content_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (
+                ts(at),
+                op,
+                memory_id,
+                namespace,
+                actor,
+                reason,
+                json.dumps(details or {}, ensure_ascii=False, default=str),
+                content_sha256,
+            ),
+        )
+        return int(cursor.lastrowid or 0)
