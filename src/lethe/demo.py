@@ -91,7 +91,7 @@ def _tour(console: Console, mem: Lethe) -> None:
 
     _step(console, 1, "remember", "Each memory is embedded (MiniLM, on this machine) and stored.")
     stored = [mem.remember(**fields) for fields in MEMORIES]  # type: ignore[arg-type]
-    console.print(render.memories_table(list(reversed(stored))))
+    console.print(render.memories_table(stored))
 
     _step(console, 2, "a near-duplicate is refused", f"remember {NEAR_DUPLICATE!r}")
     try:
@@ -125,4 +125,11 @@ def _tour(console: Console, mem: Lethe) -> None:
     console.print(render.episode_detail(mem.get_episode(episode.id)))
 
     _step(console, 7, "audit log", "Every change is recorded in the same transaction.")
-    console.print(render.events_table(mem.audit()))
+    console.print(render.events_view(mem.audit()))
+
+    root = mem.settings.workspace_dir
+    if root is not None:
+        _step(console, 8, "workspace", "Markdown files derived from the database, for humans.")
+        for path in sorted(root.rglob("*.md")):
+            console.print(Text(str(path.relative_to(root)), style="bold"))
+            console.print(Text(path.read_text(encoding="utf-8").rstrip(), style="dim"))

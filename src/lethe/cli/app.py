@@ -14,7 +14,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from typer.core import TyperGroup
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 class _Group(TyperGroup):
     """Turns a `LetheError` raised anywhere below into the one-line report and status 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except LetheError as exc:
@@ -53,10 +52,10 @@ app = typer.Typer(
 
 def report_error(exc: LetheError) -> None:
     # Messages may quote user input or a validation dump; flatten so it stays one line.
-    click.echo("error: " + " ".join(str(exc).split()), err=True)
+    typer.echo("error: " + " ".join(str(exc).split()), err=True)
 
 
-def fail(message: str, hint: str | None = None) -> Exception:
+def fail(message: str, hint: str | None = None) -> InvalidInput:
     """An error the CLI itself detects (a bad --meta pair, an unreadable file), reported alike."""
     return InvalidInput(message, hint=hint)
 
@@ -72,7 +71,7 @@ def stderr() -> Console:
 
 
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 @contextmanager
@@ -113,7 +112,9 @@ CategoryFilterOpt = Annotated[
 ]
 TagFilterOpt = Annotated[
     list[str] | None,
-    typer.Option("--tag", "-t", help="Only memories with this tag (repeatable: any of them)."),
+    typer.Option(
+        "--tag", "-t", metavar="TAG", help="Only memories with this tag (repeatable: any of them)."
+    ),
 ]
 AllTagsOpt = Annotated[
     bool, typer.Option("--all-tags", help="With several --tag: require all of them, not any.")
@@ -126,7 +127,7 @@ SinceOpt = Annotated[
 ]
 UntilOpt = Annotated[
     str | None,
-    typer.Option("--until", metavar="TIME", help="Created at or before (ISO-8601)."),
+    typer.Option("--until", metavar="TIME", help="Created before this time (exclusive; ISO-8601)."),
 ]
 FilterExprOpt = Annotated[
     list[str] | None,

@@ -41,20 +41,23 @@ IdArg = Annotated[str, typer.Argument(metavar="ID", help="Memory id, e.g. mem_01
     "--allow-duplicate; close neighbours are linked automatically.",
 )
 def remember(
-    text: Annotated[str, typer.Argument(help="What to remember.")],
+    text: Annotated[str, typer.Argument(metavar="TEXT", help="What to remember.")],
     layer: Annotated[str, typer.Option(help=LAYER_HELP)] = "episodic",
     category: Annotated[str, typer.Option(help="Free-form category.")] = "",
     tag: Annotated[
-        list[str] | None, typer.Option("--tag", "-t", help="Tag (repeatable).")
+        list[str] | None, typer.Option("--tag", "-t", metavar="TAG", help="Tag (repeatable).")
     ] = None,
     importance: Annotated[float, typer.Option(help="From 0 to 1; >= 0.9 pins it.")] = 0.5,
     meta: MetaOpt = None,
     metadata_json: MetadataJsonOpt = None,
     namespace: NamespaceOpt = DEFAULT_NAMESPACE,
     agent: Annotated[str, typer.Option(help="Who is remembering.")] = DEFAULT_AGENT,
-    private: Annotated[bool, typer.Option(help="Keep it out of shared workspace files.")] = False,
+    private: Annotated[
+        bool, typer.Option("--private", help="Keep it out of the workspace files.")
+    ] = False,
     allow_duplicate: Annotated[
-        bool, typer.Option(help="Store it even if a near-identical memory exists.")
+        bool,
+        typer.Option("--allow-duplicate", help="Store it even if a near-identical memory exists."),
     ] = False,
     db: DbOpt = None,
     json_: JsonOpt = False,
@@ -91,7 +94,9 @@ def remember(
     "(0-1); score is the fused rank (1.0 = first by both).",
 )
 def recall(
-    query: Annotated[str, typer.Argument(help="What to look for, in plain words.")],
+    query: Annotated[
+        str, typer.Argument(metavar="QUERY", help="What to look for, in plain words.")
+    ],
     k: Annotated[int, typer.Option("-k", "--k", help="How many hits (1-100).")] = 10,
     filter_: FilterExprOpt = None,
     namespace: NamespaceOpt = DEFAULT_NAMESPACE,
@@ -164,9 +169,11 @@ def update(
     category: Annotated[str | None, typer.Option(help="New category.")] = None,
     tag: Annotated[
         list[str] | None,
-        typer.Option("--tag", "-t", help="Replace the tags with these (repeatable)."),
+        typer.Option(
+            "--tag", "-t", metavar="TAG", help="Replace the tags with these (repeatable)."
+        ),
     ] = None,
-    clear_tags: Annotated[bool, typer.Option(help="Remove every tag.")] = False,
+    clear_tags: Annotated[bool, typer.Option("--clear-tags", help="Remove every tag.")] = False,
     importance: Annotated[float | None, typer.Option(help="From 0 to 1.")] = None,
     meta: MetaOpt = None,
     metadata_json: MetadataJsonOpt = None,

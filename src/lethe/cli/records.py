@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Annotated, Any
 
-import click
 import typer
 
 from lethe.cli import render
@@ -16,8 +15,7 @@ from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, fail, open_lethe, stde
 
 
 @app.command(
-    help="Print the audit log: every state change in order. Page with --after = the last seq "
-    "seen.",
+    help="Print the audit log: every state change in order. Page with --after = the last seq seen.",
 )
 def audit(
     memory: Annotated[
@@ -35,7 +33,9 @@ def audit(
     json_: JsonOpt = False,
 ) -> None:
     with open_lethe(db) as mem:
-        events = mem.audit(memory_id=memory, op=op, namespace=namespace, after_seq=after, limit=limit)
+        events = mem.audit(
+            memory_id=memory, op=op, namespace=namespace, after_seq=after, limit=limit
+        )
     if json_:
         emit_json([e.model_dump(mode="json") for e in events])
         return
@@ -43,7 +43,7 @@ def audit(
     if not events:
         out.print("no events", style="yellow")
         return
-    out.print(render.events_table(events))
+    out.print(render.events_view(events))
 
 
 def _write_jsonl(records: Iterable[dict[str, Any]], handle: IO[str]) -> dict[str, int]:
@@ -69,7 +69,7 @@ def export(
 ) -> None:
     with open_lethe(db) as mem:
         if output is None or str(output) == "-":
-            _write_jsonl(mem.export_records(), click.get_text_stream("stdout"))
+            _write_jsonl(mem.export_records(), typer.get_text_stream("stdout"))
             return
         # Written beside the target and renamed, so a failed export never leaves half a file.
         partial = output.with_name(output.name + ".partial")
@@ -102,7 +102,7 @@ def _read_records(source: str) -> list[dict[str, Any]]:
 
     try:
         if source == "-":
-            return list(read_jsonl(iter(click.get_text_stream("stdin"))))
+            return list(read_jsonl(iter(typer.get_text_stream("stdin"))))
         with open(source, encoding="utf-8") as handle:
             return list(read_jsonl(iter(handle)))
     except OSError as exc:
@@ -113,18 +113,24 @@ def _read_records(source: str) -> list[dict[str, Any]]:
 
 @app.command(
     "import",
-    help="Import JSON Lines as written by export (or lines of just {\"content\": …}). Every line "
+    help='Import JSON Lines as written by export (or lines of just {"content": …}). Every line '
     "is checked first, so a bad line imports nothing. Near-duplicates and ids already present "
     "are skipped and counted.",
 )
 def import_(
     file: Annotated[str, typer.Argument(metavar="FILE", help="A .jsonl file, or - for stdin.")],
     keep_duplicates: Annotated[
-        bool, typer.Option(help="Import near-duplicates instead of skipping them.")
+        bool,
+        typer.Option("--keep-duplicates", help="Import near-duplicates instead of skipping them."),
     ] = False,
-    auto_link: Annotated[
-        bool, typer.Option(help="Link imported memories to close neighbours.")
-    ] = True,
+    no_auto_link: Annotated[
+        bool,
+        typer.Option(
+            "--no-auto-link",
+            help="Do not link imported memories to their close neighbours; keep only the links "
+            "the file names.",
+        ),
+    ] = False,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -132,7 +138,6 @@ def import_(
 
     records = _read_records(file)
     total = sum(1 for r in records if r.get("type", "memory") == "memory")
-    options = {"skip_duplicates": not keep_duplicates, "auto_link": auto_link}
     err = stderr()
     with open_lethe(db) as mem:
         if err.is_terminal and total:
@@ -140,10 +145,15 @@ def import_(
             with Progress(*columns, console=err, transient=True) as bar:
                 task = bar.add_task("import", total=total)
                 report = mem.import_records(
-                    records, progress=lambda n: bar.advance(task, n), **options
+                    records,
+                    progress=lambda n: bar.advance(task, n),
+                    skip_duplicates=not keep_duplicates,
+                    auto_link=not no_auto_link,
                 )
         else:
-            report = mem.import_records(records, **options)
+            report = mem.import_records(
+                records, skip_duplicates=not keep_duplicates, auto_link=not no_auto_link
+            )
     if json_:
         emit_json(report.model_dump(mode="json"))
         return
@@ -156,7 +166,7 @@ def import_(
 )
 def demo(
     keep: Annotated[
-        bool, typer.Option(help="Keep the demo database and print where it is.")
+        bool, typer.Option("--keep", help="Keep the demo database and print where it is.")
     ] = False,
 ) -> None:
     from lethe.demo import run_tour

@@ -37,9 +37,7 @@ def link(
 
 
 @app.command(help="Remove the link of this kind between two memories.")
-def unlink(
-    a: A, b: B, kind: KindOpt = "related", db: DbOpt = None, json_: JsonOpt = False
-) -> None:
+def unlink(a: A, b: B, kind: KindOpt = "related", db: DbOpt = None, json_: JsonOpt = False) -> None:
     with open_lethe(db) as mem:
         mem.unlink(a, b, kind=kind)
     if json_:
@@ -65,7 +63,7 @@ app.add_typer(episode_app, name="episode")
     "Its time span is that of the members.",
 )
 def episode_create(
-    summary: Annotated[str, typer.Argument(help="What the episode was about.")],
+    summary: Annotated[str, typer.Argument(metavar="SUMMARY", help="What the episode was about.")],
     ids: Annotated[list[str], typer.Argument(metavar="ID...", help="Member memory ids.")],
     importance: Annotated[float, typer.Option(help="From 0 to 1.")] = 0.5,
     namespace: NamespaceOpt = DEFAULT_NAMESPACE,

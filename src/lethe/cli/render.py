@@ -7,16 +7,21 @@ User text always goes in as `Text`, never as markup, so a memory that happens to
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from rich import box
 from rich.console import Group, RenderableType
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from lethe.model import Episode, EpisodeView, Event, ImportReport, Link, Memory, Page, RecallHit
+
+_SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
 def when(moment: datetime | None) -> str:
@@ -27,41 +32,56 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _table(title: str | None = None) -> Table:
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False)
+
+
 def _id_column(table: Table, header: str = "id") -> None:
-    table.add_column(header, style="cyan", no_wrap=True, min_width=16)
+    table.add_column(header, style="cyan", no_wrap=True)
+
+
+def _content_column(table: Table) -> None:
+    # Wrappable for the width calculation, so it is the column that gives way on a narrow
+    # terminal; the cell itself (see `_cell`) stays on one line with an ellipsis.
+    table.add_column("content")
+
+
+def _cell(text: str) -> Text:
+    return Text(text, no_wrap=True, overflow="ellipsis")
 
 
 def memories_table(memories: Sequence[Memory], *, title: str | None = None) -> Table:
-    table = Table(title=title, title_justify="left", expand=False)
+    table = _table(title)
     _id_column(table)
     table.add_column("created", no_wrap=True)
     table.add_column("layer", no_wrap=True)
     table.add_column("imp.", justify="right", no_wrap=True)
-    table.add_column("content", overflow="ellipsis", no_wrap=True, ratio=1)
+    _content_column(table)
     for m in memories:
-        table.add_row(m.id, when(m.created_at), m.layer, f"{m.importance:.2f}", Text(m.preview()))
+        table.add_row(m.id, when(m.created_at), m.layer, f"{m.importance:.2f}", _cell(m.preview()))
     return table
 
 
 def hits_table(hits: Sequence[RecallHit], *, title: str | None = None) -> Table:
-    table = Table(title=title, title_justify="left")
+    table = _table(title)
     _id_column(table)
     table.add_column("similarity", justify="right", no_wrap=True)
     table.add_column("score", justify="right", no_wrap=True)
     table.add_column("layer", no_wrap=True)
-    table.add_column("content", overflow="ellipsis", no_wrap=True, ratio=1)
+    _content_column(table)
     for h in hits:
         table.add_row(
             h.memory.id,
             f"{h.similarity:.3f}",
             f"{h.score:.3f}",
             h.memory.layer,
-            Text(h.memory.preview()),
+            _cell(h.memory.preview()),
         )
     return table
 
 
 def memory_detail(memory: Memory) -> Panel:
+    """The whole memory; timestamps are UTC."""
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
@@ -85,14 +105,14 @@ def memory_detail(memory: Memory) -> Panel:
 
 
 def links_table(memory_id: str, links: Sequence[Link], previews: Mapping[str, str]) -> Table:
-    table = Table(title=f"links ({len(links)})", title_justify="left")
+    table = _table(f"links ({len(links)})")
     _id_column(table, "linked to")
     table.add_column("kind", no_wrap=True)
     table.add_column("confidence", justify="right", no_wrap=True)
-    table.add_column("content", overflow="ellipsis", no_wrap=True, ratio=1)
+    _content_column(table)
     for link in links:
         other = link.other(memory_id)
-        table.add_row(other, link.kind, f"{link.confidence:.2f}", Text(previews.get(other, "")))
+        table.add_row(other, link.kind, f"{link.confidence:.2f}", _cell(previews.get(other, "")))
     return table
 
 
@@ -112,12 +132,9 @@ def episode_line(episode: Episode, members: int) -> Text:
 
 def episode_detail(view: EpisodeView) -> RenderableType:
     ep = view.episode
-    header = Text.assemble(
-        (ep.id, "cyan"),
-        f"  {when(ep.start_at)} → {when(ep.end_at)}  ·  importance {ep.importance:.2f}"
-        f"  ·  namespace {ep.namespace}",
-    )
-    parts: list[RenderableType] = [header, Text(ep.summary, style="bold")]
+    header = Text.assemble((ep.id, "cyan"), f"  {when(ep.start_at)} → {when(ep.end_at)}")
+    facts = Text(f"importance {ep.importance:.2f} · namespace {ep.namespace}")
+    parts: list[RenderableType] = [header, facts, Text(ep.summary, style="bold")]
     parts.append(memories_table(view.members, title=f"members ({len(view.members)} live)"))
     if view.note:
         parts.append(Text(view.note, style="yellow"))
@@ -128,24 +145,49 @@ def episode_json(view: EpisodeView) -> dict[str, Any]:
     return {**view.model_dump(mode="json"), "note": view.note}
 
 
-def events_table(events: Iterable[Event]) -> Table:
-    table = Table(title="audit log", title_justify="left")
-    table.add_column("seq", justify="right", no_wrap=True)
-    table.add_column("at", no_wrap=True)
-    table.add_column("op", style="bold", no_wrap=True)
-    table.add_column("memory", style="cyan", no_wrap=True)
-    table.add_column("actor", no_wrap=True)
-    table.add_column("details", overflow="fold", ratio=1)
+def events_view(events: Sequence[Event]) -> RenderableType:
+    """One header line per event with its details indented below, readable at any width."""
+    width = len(str(events[-1].seq)) if events else 1
+    parts: list[RenderableType] = []
     for e in events:
-        table.add_row(
-            str(e.seq),
-            e.at.strftime("%Y-%m-%d %H:%M:%S"),
-            e.op,
-            e.memory_id or "—",
-            e.actor,
-            Text(compact(e.details) if e.details else ""),
+        parts.append(
+            Text.assemble(
+                (f"#{e.seq:<{width}}", "bold"),
+                f"  {e.at.strftime('%Y-%m-%d %H:%M:%S')}  ",
+                (f"{e.op:<8}", "bold"),
+                "  ",
+                ((e.memory_id or "—").ljust(16), "cyan"),
+                f"  by {e.actor}",
+                no_wrap=True,
+                overflow="ellipsis",
+            )
         )
-    return table
+        details = details_text(e.details)
+        if e.reason:
+            details = f"reason={e.reason} {details}".rstrip()
+        if details:
+            parts.append(Padding(Text(details, style="dim"), (0, 0, 0, width + 3), expand=False))
+    return Group(*parts)
+
+
+def details_text(details: Mapping[str, Any]) -> str:
+    """`key=value` pairs with short hashes: wraps between pairs on a narrow terminal.
+
+    The full event, hashes included, is what `lethe audit --json` prints.
+    """
+    return " ".join(
+        f"{key}={_detail(value)}" for key, value in details.items() if value not in ("", [], {})
+    )
+
+
+def _detail(value: Any) -> str:
+    if isinstance(value, str):
+        return value[:12] + "…" if _SHA256_RE.fullmatch(value) else value
+    if isinstance(value, list):
+        return "[" + ", ".join(_detail(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_detail(v)}" for k, v in value.items()) + "}"
+    return compact(value)
 
 
 def page_caption(page: Page) -> str:

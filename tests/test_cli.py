@@ -1,0 +1,660 @@
+"""The `lethe` command line, end to end on real files with the real MiniLM embedder.
+
+Most cases run in-process through typer's CliRunner (the embedder is loaded once per process);
+a few run the installed `lethe` script in a subprocess, the way a user or an agent calls it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from lethe.cli import app
+from lethe.model import EPISODE_ID_RE, MEMORY_ID_RE
+
+from .conftest import snapshot
+
+TEA = "Alice prefers green tea over coffee in the morning."
+REVIEW = "The quarterly pricing review moved to Thursday at 14:00."
+FLIGHT = "Bob's flight to Lisbon lands at 09:40 on Friday."
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep the developer's own database, workspace and config out of every test."""
+    for name in ("LETHE_DB", "LETHE_WORKSPACE_DIR", "LETHE_MAX_CONTENT_BYTES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LETHE_CONFIG", str(tmp_path / "no-such-config.toml"))
+
+
+def run(db: Path | None, *args: str, input: str | None = None) -> Result:
+    argv = [*args, "--db", str(db)] if db is not None else list(args)
+    return runner.invoke(app, argv, input=input)
+
+
+def ok(db: Path | None, *args: str, input: str | None = None) -> Result:
+    result = run(db, *args, input=input)
+    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+def as_json(db: Path | None, *args: str, input: str | None = None) -> Any:
+    return json.loads(ok(db, *args, "--json", input=input).stdout)
+
+
+def remember(db: Path, text: str, *options: str) -> str:
+    memory_id: str = as_json(db, "remember", text, *options)["id"]
+    return memory_id
+
+
+def assert_one_line_error(result: Result, *fragments: str) -> None:
+    assert result.exit_code == 1, (result.stdout, result.stderr, result.exception)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "memory.db"
+
+
+@pytest.fixture
+def seeded(db: Path) -> tuple[Path, dict[str, str]]:
+    ids = {
+        "tea": remember(db, TEA, "--layer", "semantic", "--tag", "alice", "--importance", "0.6"),
+        "review": remember(
+            db, REVIEW, "--tag", "meetings", "--meta", "topic=pricing", "--importance", "0.8"
+        ),
+        "flight": remember(db, FLIGHT, "--tag", "travel", "--tag", "bob"),
+    }
+    return db, ids
+
+
+# -- help ---------------------------------------------------------------------------------
+
+COMMANDS = [
+    ["remember"],
+    ["recall"],
+    ["show"],
+    ["update"],
+    ["link"],
+    ["unlink"],
+    ["episode", "create"],
+    ["episode", "show"],
+    ["list"],
+    ["audit"],
+    ["export"],
+    ["import"],
+]
+
+
+def test_help_lists_every_command() -> None:
+    result = ok(None, "--help")
+    for name in [*{c[0] for c in COMMANDS}, "demo"]:
+        assert re.search(rf"│ {name}\s", result.stdout), name
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_takes_db_and_json(command: list[str]) -> None:
+    result = ok(None, *command, "--help")
+    assert "--db" in result.stdout
+    assert "--json" in result.stdout
+    assert "LETHE_DB" in result.stdout
+
+
+# -- remember, show -------------------------------------------------------------------------
+
+
+def test_remember_json_is_the_stored_memory(db: Path) -> None:
+    memory = as_json(
+        db,
+        "remember",
+        "  The launch checklist lives in the ops wiki.  ",
+        "--layer",
+        "semantic",
+        "--category",
+        "docs",
+        "--tag",
+        "ops",
+        "--tag",
+        "launch",
+        "--importance",
+        "0.8",
+        "--metadata-json",
+        '{"source": "chat", "year": 2023}',
+        "--meta",
+        "year=2024",
+        "--meta",
+        "flag=true",
+        "--meta",
+        "note=not json",
+        "--meta",
+        "n=NaN",
+        "--namespace",
+        "team-a",
+        "--agent",
+        "planner",
+        "--private",
+    )
+    assert MEMORY_ID_RE.match(memory["id"])
+    assert memory["content"] == "The launch checklist lives in the ops wiki."
+    assert memory["layer"] == "semantic"
+    assert memory["category"] == "docs"
+    assert memory["tags"] == ["ops", "launch"]
+    assert memory["importance"] == 0.8
+    assert memory["metadata"] == {
+        "source": "chat",
+        "year": 2024,
+        "flag": True,
+        "note": "not json",
+        "n": "NaN",
+    }
+    assert (memory["namespace"], memory["agent"], memory["private"]) == ("team-a", "planner", True)
+    assert as_json(db, "show", memory["id"]) == {**memory, "links": []}
+
+
+def test_remember_plain_prints_the_id_first(db: Path) -> None:
+    result = ok(db, "remember", TEA)
+    first, second = result.stdout.splitlines()[:2]
+    assert MEMORY_ID_RE.match(first)
+    assert "remembered in default/episodic" in second
+    assert as_json(db, "show", first)["content"] == TEA
+    shown = ok(db, "show", first).stdout
+    assert first in shown and TEA in shown and "no links" in shown
+
+
+def test_near_duplicate_is_refused_unless_allowed(db: Path) -> None:
+    first = remember(db, TEA)
+    before = snapshot(db)
+    result = run(db, "remember", TEA.replace("morning", "mornings"))
+    assert_one_line_error(result, "near-duplicate", first, "--allow-duplicate")
+    assert snapshot(db) == before
+    second = remember(db, TEA.replace("morning", "mornings"), "--allow-duplicate")
+    assert second != first
+    assert as_json(db, "list")["total"] == 2
+
+
+# -- recall, list -------------------------------------------------------------------------
+
+
+def test_recall_ranks_by_meaning(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    hits = as_json(db, "recall", "what does Alice like to drink?", "-k", "2")
+    assert len(hits) == 2
+    assert hits[0]["memory"]["id"] == ids["tea"]
+    assert 0.3 < hits[0]["similarity"] <= 1.0
+    assert hits[0]["similarity"] > hits[1]["similarity"]
+    assert hits[0]["score"] >= hits[1]["score"]
+    table = ok(db, "recall", "what does Alice like to drink?").stdout
+    assert "similarity" in table and "score" in table
+    assert table.index(ids["tea"]) < table.index(ids["flight"])
+
+
+def test_recall_filters(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+
+    def found(*options: str) -> set[str]:
+        return {h["memory"]["id"] for h in as_json(db, "recall", "anything at all", *options)}
+
+    assert found() == set(ids.values())
+    assert found("--filter", "@metadata.topic = pricing") == {ids["review"]}
+    assert found("--filter", "importance >= 0.6", "--filter", "layer = semantic") == {ids["tea"]}
+    assert found("--filter", "layer=episodic AND importance < 0.7") == {ids["flight"]}
+    assert found("--layer", "semantic") == {ids["tea"]}
+    assert found("--tag", "bob", "--tag", "meetings") == {ids["review"], ids["flight"]}
+    assert found("--tag", "bob", "--tag", "travel", "--all-tags") == {ids["flight"]}
+    assert found("--tag", "bob", "--tag", "meetings", "--all-tags") == set()
+    assert found("--since", "2000-01-01", "--until", "2999-12-31") == set(ids.values())
+    assert found("--until", "2000-01-01") == set()
+    assert found("--namespace", "elsewhere") == set()
+    assert found("--agent", "nobody") == set()
+    assert "no memories match" in ok(db, "recall", "x", "--agent", "nobody").stdout
+
+
+def test_list_pages_newest_first(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    page = as_json(db, "list", "--limit", "2")
+    assert (page["total"], page["offset"], page["limit"]) == (3, 0, 2)
+    assert [m["id"] for m in page["items"]] == [ids["flight"], ids["review"]]
+    rest = as_json(db, "list", "--limit", "2", "--offset", "2")
+    assert [m["id"] for m in rest["items"]] == [ids["tea"]]
+    assert [m["id"] for m in as_json(db, "list", "--filter", "importance > 0.7")["items"]] == [
+        ids["review"]
+    ]
+    assert as_json(db, "list", "--tag", "alice")["total"] == 1
+    plain = ok(db, "list", "--limit", "2").stdout
+    assert ids["flight"] in plain and ids["tea"] not in plain
+    assert "showing 1–2 of 3" in plain
+
+
+# -- update ---------------------------------------------------------------------------------
+
+
+def test_update_changes_fields_and_merges_meta(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    memory = as_json(
+        db,
+        "update",
+        ids["review"],
+        "--content",
+        "The quarterly pricing review moved to Friday at 10:00.",
+        "--importance",
+        "0.4",
+        "--meta",
+        "room=B12",
+        "--tag",
+        "moved",
+        "--private",
+    )
+    assert memory["content"] == "The quarterly pricing review moved to Friday at 10:00."
+    assert memory["importance"] == 0.4
+    assert memory["metadata"] == {"topic": "pricing", "room": "B12"}
+    assert memory["tags"] == ["moved"]
+    assert memory["private"] is True
+    assert as_json(db, "show", ids["review"])["content"] == memory["content"]
+    hits = as_json(db, "recall", "review on Friday", "-k", "1")
+    assert hits[0]["memory"]["id"] == ids["review"]
+
+    replaced = as_json(
+        db, "update", ids["review"], "--metadata-json", '{"only": 1}', "--clear-tags", "--public"
+    )
+    assert (replaced["metadata"], replaced["tags"], replaced["private"]) == ({"only": 1}, [], False)
+
+    events = as_json(db, "audit", "--memory", ids["review"], "--op", "update")
+    assert [sorted(e["details"]["fields"]) for e in events] == [
+        ["content", "importance", "metadata", "private", "tags"],
+        ["metadata", "private", "tags"],
+    ]
+    plain = ok(db, "update", ids["review"], "--layer", "semantic").stdout
+    assert ids["review"] in plain and "semantic" in plain
+
+
+# -- links, episodes ------------------------------------------------------------------------
+
+
+def test_link_show_unlink(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    made = as_json(
+        db, "link", ids["tea"], ids["flight"], "--kind", "follows", "--confidence", "0.7"
+    )
+    assert {made["a"], made["b"]} == {ids["tea"], ids["flight"]}
+    assert (made["kind"], made["confidence"]) == ("follows", 0.7)
+
+    shown = as_json(db, "show", ids["tea"])
+    assert [(link["other"], link["kind"], link["confidence"]) for link in shown["links"]] == [
+        (ids["flight"], "follows", 0.7)
+    ]
+    assert as_json(db, "show", ids["flight"])["links"][0]["other"] == ids["tea"]
+    plain = ok(db, "show", ids["tea"]).stdout
+    assert "links (1)" in plain and ids["flight"] in plain and "follows" in plain
+    assert "linked" in ok(db, "link", ids["tea"], ids["review"]).stdout
+
+    assert as_json(db, "unlink", ids["tea"], ids["flight"], "--kind", "follows")["unlinked"]
+    kinds = {(link["other"], link["kind"]) for link in as_json(db, "show", ids["tea"])["links"]}
+    assert kinds == {(ids["review"], "related")}
+    assert "unlinked" in ok(db, "unlink", ids["tea"], ids["review"]).stdout
+    ops = [e["op"] for e in as_json(db, "audit", "--memory", ids["tea"])]
+    assert ops == ["remember", "link", "link", "unlink", "unlink"]
+
+
+def test_episode_create_and_show(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    created = as_json(
+        db,
+        "episode",
+        "create",
+        "Planning week",
+        ids["review"],
+        ids["flight"],
+        "--importance",
+        "0.7",
+    )
+    assert EPISODE_ID_RE.match(created["id"])
+    assert (created["summary"], created["importance"]) == ("Planning week", 0.7)
+    assert created["members"] == [ids["review"], ids["flight"]]
+
+    view = as_json(db, "episode", "show", created["id"])
+    assert view["episode"]["id"] == created["id"]
+    assert [m["id"] for m in view["members"]] == [ids["review"], ids["flight"]]
+    assert (view["missing"], view["note"]) == (0, None)
+    plain = ok(db, "episode", "show", created["id"]).stdout
+    assert "Planning week" in plain and ids["review"] in plain and ids["flight"] in plain
+    assert "no longer exist" not in plain
+
+    first_line = ok(db, "episode", "create", "Just tea", ids["tea"]).stdout.splitlines()[0]
+    assert EPISODE_ID_RE.match(first_line)
+
+
+def test_episode_show_counts_members_that_are_gone(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    episode_id = as_json(db, "episode", "create", "Week", ids["tea"], ids["review"], ids["flight"])[
+        "id"
+    ]
+    # Until the engine has a forget command, soft-delete the rows the way it will.
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE memories SET status = 'forgotten' WHERE id IN (?, ?)",
+            (ids["tea"], ids["review"]),
+        )
+    conn.close()
+    view = as_json(db, "episode", "show", episode_id)
+    assert [m["id"] for m in view["members"]] == [ids["flight"]]
+    assert (view["missing"], view["note"]) == (2, "2 memories no longer exist")
+    assert "2 memories no longer exist" in ok(db, "episode", "show", episode_id).stdout
+
+
+# -- audit ----------------------------------------------------------------------------------
+
+
+def test_audit_pages_and_filters(seeded: tuple[Path, dict[str, str]]) -> None:
+    db, ids = seeded
+    ok(db, "link", ids["tea"], ids["flight"])
+    events = as_json(db, "audit")
+    assert [e["op"] for e in events] == ["remember", "remember", "remember", "link"]
+    assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
+    assert [e["memory_id"] for e in events[:3]] == [ids["tea"], ids["review"], ids["flight"]]
+    assert all(len(e["content_sha256"]) == 64 for e in events[:3])
+
+    first_two = as_json(db, "audit", "--limit", "2")
+    after = as_json(db, "audit", "--after", str(first_two[-1]["seq"]))
+    assert first_two + after == events
+    assert [e["op"] for e in as_json(db, "audit", "--op", "link")] == ["link"]
+    assert as_json(db, "audit", "--namespace", "elsewhere") == []
+
+    plain = ok(db, "audit").stdout
+    assert plain.count("remember") == 3
+    assert ids["review"] in plain and "topic" not in plain
+    assert "no events" in ok(db, "audit", "--op", "purge").stdout
+
+
+# -- export, import -------------------------------------------------------------------------
+
+
+def test_export_import_round_trip_keeps_ids(
+    seeded: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    db, ids = seeded
+    ok(db, "link", ids["tea"], ids["flight"], "--kind", "follows", "--confidence", "0.6")
+    episode_id = as_json(db, "episode", "create", "Trip", ids["flight"], ids["tea"])["id"]
+
+    dump = tmp_path / "dump.jsonl"
+    summary = as_json(db, "export", "-o", str(dump))
+    assert summary == {"path": str(dump), "memories": 3, "links": 1, "episodes": 1}
+    lines = dump.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["type"] for line in lines] == ["memory"] * 3 + ["link", "episode"]
+    assert ok(db, "export").stdout.splitlines() == lines
+    assert "exported 3 memories" in ok(db, "export", "-o", str(tmp_path / "again.jsonl")).stdout
+
+    copy = tmp_path / "copy.db"
+    report = as_json(copy, "import", str(dump))
+    assert (report["imported"], report["links"], report["episodes"]) == (3, 1, 1)
+    originals = {m["id"]: m for m in as_json(db, "list")["items"]}
+    copies = {m["id"]: m for m in as_json(copy, "list")["items"]}
+    assert copies.keys() == set(ids.values())
+    for memory_id, memory in copies.items():
+        for field in ("content", "tags", "metadata", "layer", "importance", "created_at"):
+            assert memory[field] == originals[memory_id][field], field
+    links = as_json(copy, "show", ids["tea"])["links"]
+    assert [(link["other"], link["kind"], link["confidence"]) for link in links] == [
+        (ids["flight"], "follows", 0.6)
+    ]
+    view = as_json(copy, "episode", "show", episode_id)
+    assert [m["id"] for m in view["members"]] == [ids["flight"], ids["tea"]]
+
+    again = as_json(copy, "import", str(dump))
+    assert (again["imported"], again["skipped_existing"]) == (0, 3)
+
+    piped = tmp_path / "piped.db"
+    text = ok(piped, "import", "-", input=dump.read_text(encoding="utf-8")).stdout
+    assert "imported 3 memories, 1 link(s), 1 episode(s)" in text
+    assert {m["id"] for m in as_json(piped, "list")["items"]} == set(ids.values())
+
+
+def test_import_no_auto_link_keeps_only_the_files_links(db: Path, tmp_path: Path) -> None:
+    tea = remember(db, TEA)
+    breakfast = remember(db, "Alice usually has green tea instead of coffee at breakfast.")
+    auto = as_json(db, "show", breakfast)["links"]
+    assert [(link["other"], link["kind"]) for link in auto] == [(tea, "related")]
+    ok(db, "unlink", tea, breakfast)
+    dump = tmp_path / "dump.jsonl"
+    ok(db, "export", "-o", str(dump))
+
+    copy = tmp_path / "copy.db"
+    report = as_json(copy, "import", str(dump), "--no-auto-link")
+    assert (report["imported"], report["linked"], report["links"]) == (2, 0, 0)
+    assert as_json(copy, "show", tea)["links"] == []
+
+
+def test_import_minimal_lines_and_skips_duplicates(db: Path, tmp_path: Path) -> None:
+    source = tmp_path / "notes.jsonl"
+    source.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {"content": TEA, "tags": ["alice"]},
+                {"content": TEA.replace("morning", "mornings")},
+                {"content": FLIGHT},
+            ]
+        )
+        + "\n\n",
+        encoding="utf-8",
+    )
+    report = as_json(db, "import", str(source))
+    assert (report["imported"], report["skipped_duplicates"]) == (2, 1)
+    assert "skipped 1 near-duplicate" in ok(tmp_path / "b.db", "import", str(source)).stdout
+    kept = as_json(tmp_path / "c.db", "import", str(source), "--keep-duplicates")
+    assert kept["imported"] == 3
+
+
+def test_import_with_a_bad_line_imports_nothing(
+    seeded: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    db, _ = seeded
+    before = snapshot(db)
+    for body, fragment in [
+        ('{"content": "fine"}\n{"content": ""}\n', "line 2"),
+        ('{"content": "fine"}\nnot json\n', "line 2: not valid JSON"),
+        ('{"content": "fine", "importance": 7}\n', "line 1"),
+        ('{"content": "fine", "colour": "red"}\n', "unknown field"),
+    ]:
+        source = tmp_path / "bad.jsonl"
+        source.write_text(body, encoding="utf-8")
+        assert_one_line_error(run(db, "import", str(source)), fragment)
+        assert snapshot(db) == before
+    assert_one_line_error(run(db, "import", str(tmp_path / "missing.jsonl")), "cannot read")
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    assert_one_line_error(run(db, "import", str(binary)), "not UTF-8")
+    assert snapshot(db) == before
+
+
+# -- bad input ------------------------------------------------------------------------------
+
+KNOWN = "<known>"
+UNKNOWN = "mem_0123456789ab"
+BAD_INPUTS: dict[str, tuple[list[str], str]] = {
+    "empty content": (["remember", ""], "content is empty"),
+    "blank content": (["remember", "   "], "content is empty"),
+    "importance 2": (["remember", "fine text", "--importance", "2"], "between 0 and 1"),
+    "negative importance": (["remember", "fine text", "--importance", "-0.5"], "between 0 and 1"),
+    "unknown layer": (["remember", "fine text", "--layer", "dreams"], "unknown layer 'dreams'"),
+    "bad namespace": (["remember", "fine text", "--namespace", "has space"], "invalid namespace"),
+    "metadata-json list": (
+        ["remember", "fine text", "--metadata-json", "[1, 2]"],
+        "metadata must be a JSON object",
+    ),
+    "metadata-json invalid": (
+        ["remember", "fine text", "--metadata-json", "{oops"],
+        "--metadata-json is not valid JSON",
+    ),
+    "meta without =": (["remember", "fine text", "--meta", "topic"], "KEY=VALUE"),
+    "malformed id show": (["show", "mem_xyz"], "malformed memory id"),
+    "malformed id update": (["update", "42", "--importance", "0.1"], "malformed memory id"),
+    "unknown id show": (["show", UNKNOWN], "not found"),
+    "unknown id update": (["update", UNKNOWN, "--content", "new"], "not found"),
+    "update nothing": (["update", KNOWN], "nothing to update"),
+    "update importance 2": (["update", KNOWN, "--importance", "2"], "between 0 and 1"),
+    "update unknown layer": (["update", KNOWN, "--layer", "dreams"], "unknown layer"),
+    "link unknown id": (["link", KNOWN, UNKNOWN], "not found"),
+    "link to itself": (["link", KNOWN, KNOWN], "itself"),
+    "link confidence 3": (["link", KNOWN, UNKNOWN, "--confidence", "3"], "between 0 and 1"),
+    "unlink not linked": (["unlink", KNOWN, UNKNOWN], "not found"),
+    "unparsable filter": (["recall", "tea", "--filter", "just words"], "cannot parse filter"),
+    "unknown filter field": (["list", "--filter", "colour = red"], "unknown filter field"),
+    "filter bad layer": (["list", "--filter", "layer = dreams"], "unknown layer"),
+    "recall unknown layer": (["recall", "tea", "--layer", "dreams"], "unknown layer"),
+    "recall bad since": (["recall", "tea", "--since", "yesterday"], "cannot read 'yesterday'"),
+    "recall k 0": (["recall", "tea", "-k", "0"], "k must be"),
+    "recall k 1000": (["recall", "tea", "-k", "1000"], "k must be"),
+    "recall empty query": (["recall", " "], "query is empty"),
+    "list limit 0": (["list", "--limit", "0"], "limit must be"),
+    "list negative offset": (["list", "--offset", "-1"], "offset must be"),
+    "episode unknown member": (["episode", "create", "Summary", KNOWN, UNKNOWN], "not found"),
+    "episode empty summary": (["episode", "create", " ", KNOWN], "summary is empty"),
+    "episode malformed id": (["episode", "show", "ep_nope"], "malformed episode id"),
+    "episode unknown id": (["episode", "show", "ep_0123456789ab"], "Episode not found"),
+    "audit malformed memory": (["audit", "--memory", "nope"], "malformed memory id"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS, ids=str)
+def test_bad_input_is_one_line_and_changes_nothing(case: str, db: Path) -> None:
+    known = remember(db, TEA)
+    args, fragment = BAD_INPUTS[case]
+    before = snapshot(db)
+    result = run(db, *[known if a == KNOWN else a for a in args])
+    assert_one_line_error(result, fragment)
+    assert snapshot(db) == before
+
+
+def test_db_that_is_not_a_lethe_file(tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("shopping list\n", encoding="utf-8")
+    assert_one_line_error(run(text, "remember", TEA), "not a lethe database", "--db")
+    assert_one_line_error(run(text, "list"), "not a lethe database")
+    assert text.read_text(encoding="utf-8") == "shopping list\n"
+
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE things (x)")
+    conn.close()
+    assert_one_line_error(run(other, "recall", "tea"), "another application")
+    assert_one_line_error(run(tmp_path, "list"), "is a directory")
+
+
+def test_lethe_db_environment_variable(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LETHE_DB", str(db))
+    memory_id = remember(db, TEA)
+    assert as_json(None, "show", memory_id)["content"] == TEA
+    assert db.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["remember"], ["remember", "x", "--importance", "high"], ["recall"], ["frobnicate"]],
+    ids=" ".join,
+)
+def test_usage_errors_exit_2(args: list[str], db: Path) -> None:
+    result = run(db, *args)
+    assert result.exit_code == 2
+    assert not db.exists()
+
+
+# -- demo -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def demo_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where the demo makes its throwaway folder, so a test can see what it leaves behind."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    return folder
+
+
+def test_demo_runs_the_tour_and_cleans_up(demo_tmp: Path) -> None:
+    out = ok(None, "demo").stdout
+    for step in ["1. remember", "2. a near-duplicate", "3. recall", "5. link", "6. episode"]:
+        assert step in out
+    assert "refused: a near-duplicate memory already exists" in out
+    assert "members (3 live)" in out
+    assert "MEMORY.md" in out and "[caveat] Never email customers" in out
+    assert re.search(r"#8\s.*episode", out), out
+    assert "was removed" in out
+    assert list(demo_tmp.iterdir()) == []
+
+
+def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
+    out = ok(None, "demo", "--keep").stdout
+    match = re.search(r"kept at (\S+demo\.db)", out)
+    assert match, out
+    kept = Path(match.group(1))
+    assert kept.parent.parent == demo_tmp
+    page = as_json(kept, "list")
+    assert page["total"] == 5
+    ops = [e["op"] for e in as_json(kept, "audit")]
+    assert ops == ["remember"] * 5 + ["link", "link", "episode"]
+    # The demo's workspace projection stays inside its own folder.
+    assert (kept.parent / "workspace").is_dir()
+
+
+# -- the installed script ---------------------------------------------------------------------
+
+
+def _script() -> list[str]:
+    beside = Path(sys.executable).parent / "lethe"
+    found = str(beside) if beside.exists() else shutil.which("lethe")
+    assert found, "the lethe script is not installed (pip install -e .)"
+    return [found]
+
+
+def _spawn(command: list[str], tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
+    env["LETHE_CONFIG"] = str(tmp_path / "no-such-config.toml")
+    return subprocess.run(
+        [*command, *args], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+
+
+def test_installed_script_end_to_end(tmp_path: Path) -> None:
+    db = str(tmp_path / "sub.db")
+    made = _spawn(_script(), tmp_path, "remember", TEA, "--db", db, "--json")
+    assert made.returncode == 0, made.stderr
+    memory_id = json.loads(made.stdout)["id"]
+
+    found = _spawn(_script(), tmp_path, "recall", "Alice's drink", "--db", db, "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)[0]["memory"]["id"] == memory_id
+
+    failed = _spawn(_script(), tmp_path, "show", "mem_nothere", "--db", db)
+    assert failed.returncode == 1
+    assert failed.stdout == ""
+    assert failed.stderr.startswith("error: malformed memory id")
+    assert failed.stderr.count("\n") == 1
+
+    usage = _spawn(_script(), tmp_path, "remember", "--db", db)
+    assert usage.returncode == 2
+
+
+def test_python_dash_m_lethe(tmp_path: Path) -> None:
+    result = _spawn([sys.executable, "-m", "lethe"], tmp_path, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "Usage: lethe" in result.stdout
