@@ -168,3 +168,25 @@ def test_errors_carry_a_hint() -> None:
     with pytest.raises(InvalidFilter) as caught:
         parse_expression("colour = blue")
     assert caught.value.hint and "@metadata.colour" in caught.value.hint
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"layer": "dreams"}, "unknown layer"),
+        ({"tags_mode": "some"}, "tags_mode"),
+        ({"namespace": "a b"}, "invalid namespace"),
+        ({"since": "not a time"}, "as a time"),
+    ],
+)
+def test_filters_refuse_bad_values_with_one_line(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(InvalidFilter) as caught:
+        Filters(**fields)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_mapping_filters_know_tags_mode(mem: Lethe) -> None:
+    both = mem.remember("Tagged twice", tags=["a", "b"])
+    mem.remember("Tagged once", tags=["a"])
+    hits = mem.recall("Tagged", filters={"tags": ["a", "b"], "tags_mode": "all"})
+    assert [h.memory.id for h in hits] == [both.id]

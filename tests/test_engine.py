@@ -352,3 +352,30 @@ def test_vector_matches_the_stored_blob(mem: Lethe, embedder: Embedder) -> None:
     blob = mem.store.vector_of(memory.id)
     assert blob is not None
     np.testing.assert_allclose(blob, embedder.embed([memory.content])[0], atol=1e-6)
+
+
+def test_merge_metadata_sets_only_named_keys(mem: Lethe) -> None:
+    memory = mem.remember("User likes jazz", metadata={"source": "chat", "turn": 1})
+    merged = mem.update(memory.id, merge_metadata={"turn": 2, "mood": "happy"})
+    assert merged.metadata == {"source": "chat", "turn": 2, "mood": "happy"}
+    replaced = mem.update(memory.id, metadata={"only": True})
+    assert replaced.metadata == {"only": True}
+    with pytest.raises(InvalidInput, match="not both"):
+        mem.update(memory.id, metadata={}, merge_metadata={"a": 1})
+
+
+def test_update_is_not_refused_because_a_recall_touched_the_memory(mem: Lethe) -> None:
+    memory = mem.remember("User likes jazz")
+    mem.recall("jazz", k=1)
+    assert mem.update(memory.id, importance=0.9).importance == 0.9
+
+
+def test_episode_view_dump_carries_the_note(mem: Lethe, db_path: Path) -> None:
+    a, b = mem.remember("User likes jazz"), mem.remember("The cat is called Miso")
+    episode = mem.create_episode("Evening", [a.id, b.id])
+    conn = sqlite3.connect(db_path)
+    with conn:
+        conn.execute("UPDATE memories SET status = 'forgotten' WHERE id = ?", (a.id,))
+    conn.close()
+    dumped = mem.get_episode(episode.id).model_dump(mode="json")
+    assert dumped["note"] == "1 memory no longer exists" and dumped["missing"] == 1

@@ -152,3 +152,31 @@ def test_two_processes_see_each_others_writes(mem: Lethe, db_path: Path) -> None
     other("update", mine.id, "The dog is called Pixel and guards the glacier photos")
     top = mem.recall("dog named Pixel", k=1)[0]
     assert top.memory.id == mine.id and top.memory.content.startswith("The dog")
+
+
+def test_a_locked_database_is_a_clear_error(db_path: Path, embedder: Embedder) -> None:
+    from lethe.errors import StoreBusy
+
+    with Lethe.open(db_path, embedder=embedder, busy_timeout_ms=100) as mem:
+        mem.remember("The cat is called Miso and sleeps on the keyboard")
+        before = snapshot(db_path)
+        blocker = sqlite3.connect(db_path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreBusy, match="locked"):
+                mem.remember("User likes jazz")
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert snapshot(db_path) == before
+        assert mem.remember("User likes jazz").content == "User likes jazz"
+
+
+def test_explicit_none_turns_off_a_configured_workspace(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LETHE_WORKSPACE_DIR", str(tmp_path / "ws"))
+    with Lethe.open(tmp_path / "a.db", embedder=embedder) as mem:
+        assert mem.workspace is not None
+    with Lethe.open(tmp_path / "b.db", embedder=embedder, workspace_dir=None) as mem:
+        assert mem.workspace is None

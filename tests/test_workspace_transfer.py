@@ -107,3 +107,22 @@ def test_import_skips_near_duplicates_within_one_file(tmp_path: Path, embedder: 
         assert (report.imported, report.skipped_duplicates) == (2, 1)
         assert report.linked >= 1
         assert mem.list_memories().total == 2
+
+
+def test_import_of_an_export_is_faithful(tmp_path: Path, embedder: Embedder) -> None:
+    """Deliberate duplicates stay, and links the user removed do not come back."""
+    with Lethe.open(tmp_path / "a.db", embedder=embedder) as source:
+        a = source.remember("User lives in San Francisco")
+        twin = source.remember("User lives in San Francisco", allow_duplicate=True)
+        near = source.remember("User has lived in San Francisco for years")
+        assert source.links(near.id)
+        for link in source.links(near.id):
+            source.unlink(link.a, link.b, kind=link.kind)
+        records = list(source.export_records())
+        kept_links = {(lk.a, lk.b) for lk in source.links(a.id)}
+    with Lethe.open(tmp_path / "b.db", embedder=embedder) as target:
+        report = target.import_records(records)
+        assert report.imported == 3 and report.skipped_duplicates == 0
+        assert target.get(twin.id).content == "User lives in San Francisco"
+        assert target.links(near.id) == []
+        assert {(lk.a, lk.b) for lk in target.links(a.id)} == kept_links

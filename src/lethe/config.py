@@ -55,7 +55,7 @@ class Settings(BaseModel):
             raw = env.get(f"LETHE_{name.upper()}")
             if raw:
                 values[name] = raw
-        values.update({k: v for k, v in (overrides or {}).items() if v is not None})
+        values.update(overrides or {})
         try:
             return cls(**values)
         except ValidationError as exc:

@@ -90,7 +90,8 @@ class Lethe:
         **settings: Any,
     ) -> Lethe:
         """Open (creating if needed) the store at `db`, else `LETHE_DB`, else the default path."""
-        resolved = Settings.load(overrides={"db": str(db) if db else None, **settings})
+        overrides = {**settings, **({"db": str(db)} if db is not None else {})}
+        resolved = Settings.load(overrides=overrides)
         embedder = embedder or load_default_embedder()
         store = SQLiteStore(
             resolved.db,
@@ -176,7 +177,9 @@ class Lethe:
         """Bulk remember: batched embedding and search, one transaction per batch.
 
         Near-duplicates (of stored memories or of earlier items of the same call) and ids that
-        already exist are skipped and counted rather than failing the whole call.
+        already exist are skipped and counted rather than failing the whole call. A draft that
+        carries an `id` is a memory being restored (an export): it is stored as it was, with
+        no duplicate check and no auto-links, since its links travel in the export.
         """
         batch_size = validate.positive_int(batch_size, "batch_size", maximum=4096)
         report = {"imported": 0, "skipped_duplicates": 0, "skipped_existing": 0, "linked": 0}
@@ -202,12 +205,22 @@ class Lethe:
                         if batch[j].namespace == draft.namespace
                     ]
                     candidates.sort(key=lambda pair: -pair[1])
+                    restoring = draft.id is not None
                     threshold = self.settings.duplicate_threshold
-                    if skip_duplicates and candidates and candidates[0][1] >= threshold:
+                    if (
+                        skip_duplicates
+                        and not restoring
+                        and candidates
+                        and candidates[0][1] >= threshold
+                    ):
                         report["skipped_duplicates"] += 1
                         continue
                     memory, links = self._insert(
-                        tx, draft, ids[i], vectors[i], candidates if auto_link else []
+                        tx,
+                        draft,
+                        ids[i],
+                        vectors[i],
+                        candidates if auto_link and not restoring else [],
                     )
                     report["linked"] += links
                     accepted.append(i)
@@ -321,13 +334,21 @@ class Lethe:
         category: str | None = None,
         tags: Iterable[str] | str | None = None,
         metadata: dict[str, Any] | None = None,
+        merge_metadata: dict[str, Any] | None = None,
         importance: float | None = None,
         private: bool | None = None,
         actor: str | None = None,
     ) -> Memory:
-        """Change a memory in place; new content is re-embedded and the event keeps the old hash."""
+        """Change a memory in place; new content is re-embedded and the event keeps the old hash.
+
+        `metadata` replaces the whole object; `merge_metadata` sets only the keys it names.
+        """
+        if metadata is not None and merge_metadata is not None:
+            raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
         old = self.get(memory_id)
         changes: dict[str, Any] = {}
+        if merge_metadata is not None:
+            metadata = {**old.metadata, **validate.metadata(merge_metadata)}
         if content is not None:
             changes["content"] = validate.content(
                 content, max_bytes=self.settings.max_content_bytes
@@ -355,7 +376,10 @@ class Lethe:
         now = self._clock()
         new = old.model_copy(update={**changes, "updated_at": now})
         with self.store.transaction() as tx:
-            if self.store.get(memory_id) != old:
+            current = tx.store.get(memory_id)
+            if current is None or current.status != "active":
+                raise MemoryNotFound(f"Memory not found: {memory_id}")
+            if current.updated_at != old.updated_at:
                 raise InvalidInput(
                     f"{memory_id} changed while this update was prepared", hint="retry the update"
                 )
@@ -622,6 +646,12 @@ class Lethe:
         """Audit events in order; page with `after_seq` = the last `seq` seen."""
         if memory_id is not None:
             validate.memory_id(memory_id)
+        if op is not None:
+            validate.label(op, "op")
+        if namespace is not None:
+            validate.namespace(namespace)
+        if isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0:
+            raise InvalidInput(f"after_seq must be a whole number >= 0, got {after_seq!r}")
         limit = validate.positive_int(limit, "limit", maximum=10_000)
         return self.store.events(
             memory_id=memory_id, op=op, namespace=namespace, after_seq=after_seq, limit=limit

@@ -60,6 +60,10 @@ class StoreError(LetheError):
     """The database cannot be used as a lethe store."""
 
 
+class StoreBusy(StoreError):
+    """Another writer held the database longer than the busy timeout; retrying may work."""
+
+
 class DatabaseNotWritable(StoreError):
     """The database file or its folder cannot be written."""
 

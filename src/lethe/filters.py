@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from lethe.errors import InvalidFilter
-from lethe.model import DEFAULT_NAMESPACE, LAYERS, Layer
+from lethe.model import DEFAULT_NAMESPACE, LAYERS, NAMESPACE_RE, Layer
 
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "contains"]
 OPS: tuple[str, ...] = get_args(Op)
@@ -70,6 +70,30 @@ class Filters(BaseModel):
     since: datetime | None = None
     until: datetime | None = None
     conditions: tuple[Condition, ...] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check(cls, data: Any) -> Any:
+        """Refuse bad values with an `InvalidFilter` that reads as one line, not a pydantic dump."""
+        if not isinstance(data, dict):
+            return data
+        layer = data.get("layer")
+        if layer is not None and layer not in LAYERS:
+            raise InvalidFilter(f"unknown layer {layer!r}", hint=f"layers are {', '.join(LAYERS)}")
+        mode = data.get("tags_mode", "any")
+        if mode not in ("any", "all"):
+            raise InvalidFilter(f"tags_mode must be 'any' or 'all', got {mode!r}")
+        namespace = data.get("namespace", DEFAULT_NAMESPACE)
+        if not isinstance(namespace, str) or not NAMESPACE_RE.match(namespace):
+            raise InvalidFilter(f"invalid namespace {namespace!r}")
+        for key in ("since", "until"):
+            value = data.get(key)
+            if value is not None and not isinstance(value, datetime):
+                data = {**data, key: datetime.fromtimestamp(to_epoch(value), UTC)}
+        tags = data.get("tags")
+        if isinstance(tags, str):
+            data = {**data, "tags": (tags,)}
+        return data
 
     @field_validator("since", "until")
     @classmethod
@@ -245,7 +269,17 @@ def to_epoch(value: Any) -> float:
     return when.timestamp()
 
 
-_MAPPING_KEYS = {"namespace", "agent", "layer", "category", "tags", "tag", "since", "until"}
+_MAPPING_KEYS = {
+    "namespace",
+    "agent",
+    "layer",
+    "category",
+    "tags",
+    "tag",
+    "tags_mode",
+    "since",
+    "until",
+}
 
 
 def filters_from_mapping(mapping: Mapping[str, Any], *, namespace: str | None = None) -> Filters:
@@ -272,5 +306,8 @@ def filters_from_mapping(mapping: Mapping[str, Any], *, namespace: str | None = 
         fields.setdefault("namespace", namespace)
     try:
         return Filters(**fields, conditions=tuple(conditions))
-    except ValueError as exc:
-        raise InvalidFilter(f"invalid filters: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'filters'}: {e['msg']}" for e in exc.errors()
+        )
+        raise InvalidFilter(f"invalid filters: {problems}") from None

@@ -11,7 +11,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 Layer = Literal["episodic", "semantic", "learning", "caveat", "goal"]
 LAYERS: tuple[str, ...] = get_args(Layer)
@@ -104,6 +104,7 @@ class EpisodeView(_Record):
     members: tuple[Memory, ...]
     missing: int
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def note(self) -> str | None:
         if not self.missing:

@@ -194,16 +194,14 @@ def _json_or_text(value: str) -> Any:
         return value
 
 
-def parse_metadata(
-    pairs: Sequence[str] | None, raw_json: str | None, *, base: dict[str, Any] | None = None
-) -> Any:
-    """Merge --metadata-json (or `base`) with --meta pairs; None when neither was given.
+def parse_metadata(pairs: Sequence[str] | None, raw_json: str | None) -> Any:
+    """Merge --metadata-json with --meta pairs; None when neither was given.
 
     Returns whatever the user wrote, object or not: the engine decides what metadata may be.
     """
     if not pairs and raw_json is None:
         return None
-    metadata: Any = dict(base or {})
+    metadata: Any = {}
     if raw_json is not None:
         try:
             metadata = json.loads(raw_json)

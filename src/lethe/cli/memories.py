@@ -189,15 +189,18 @@ def update(
         raise fail(
             "nothing to update", hint="pass --content, --layer, --tag, --importance, --meta …"
         )
+    # --meta alone merges keys (inside the engine's transaction); with --metadata-json it
+    # is applied on top of the new object, which replaces the old one.
+    merge = meta and metadata_json is None
     with open_lethe(db) as mem:
-        base = mem.get(memory_id).metadata if meta and metadata_json is None else None
         memory = mem.update(
             memory_id,
             content=content,
             layer=layer,
             category=category,
             tags=tags,
-            metadata=parse_metadata(meta, metadata_json, base=base),
+            metadata=None if merge else parse_metadata(meta, metadata_json),
+            merge_metadata=parse_metadata(meta, None) if merge else None,
             importance=importance,
             private=private,
         )

@@ -142,7 +142,7 @@ def episode_detail(view: EpisodeView) -> RenderableType:
 
 
 def episode_json(view: EpisodeView) -> dict[str, Any]:
-    return {**view.model_dump(mode="json"), "note": view.note}
+    return view.model_dump(mode="json")
 
 
 def events_view(events: Sequence[Event]) -> RenderableType:

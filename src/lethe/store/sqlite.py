@@ -24,6 +24,7 @@ from lethe.errors import (
     EmbedderMismatch,
     NotALetheDatabase,
     SchemaTooNew,
+    StoreBusy,
     StoreError,
 )
 from lethe.filters import Filters
@@ -72,6 +73,16 @@ def _check_path(path: Path) -> None:
         raise DatabaseNotWritable(
             f"cannot create {path}: folder not writable", hint="choose a writable location"
         )
+
+
+def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if "locked" in text or "busy" in text:
+        return StoreBusy(
+            f"{path} is locked by another writer: {text}",
+            hint="retry, or raise LETHE_BUSY_TIMEOUT_MS",
+        )
+    return StoreError(f"database error in {path}: {text}; nothing was changed")
 
 
 class SQLiteStore:
@@ -178,15 +189,20 @@ class SQLiteStore:
     def transaction(self) -> Iterator[SQLiteTx]:
         """One atomic write. On any exception nothing is kept and the vector cache is rebuilt."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _store_error(self.path, exc) from None
             try:
                 yield SQLiteTx(self)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                self._log_seq = -1
-                raise
-            else:
                 self._conn.execute("COMMIT")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                self._log_seq = -1
+                if isinstance(exc, sqlite3.Error):
+                    raise _store_error(self.path, exc) from None
+                raise
 
     # -- vector index -------------------------------------------------------------------
 
