@@ -83,6 +83,12 @@ class Link(_Record):
     created_at: datetime
     updated_at: datetime
 
+    @classmethod
+    def between(cls, a: str, b: str, kind: str, confidence: float, at: datetime) -> Link:
+        """A new link with its ends in canonical order."""
+        low, high = sorted((a, b))
+        return cls(a=low, b=high, kind=kind, confidence=confidence, created_at=at, updated_at=at)
+
     def other(self, memory_id: str) -> str:
         return self.b if memory_id == self.a else self.a
 

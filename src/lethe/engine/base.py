@@ -1,0 +1,71 @@
+"""State and helpers every part of the engine shares.
+
+`Lethe` is assembled from one class per responsibility (memories, search, relations,
+records); they all stand on this base, which holds the store, the embedder, the settings and
+the clock, and knows how to look up a live memory and re-derive the workspace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from lethe import validate
+from lethe.config import Settings
+from lethe.embed import Embedder
+from lethe.errors import MemoryNotFound
+from lethe.filters import Filters, filters_from_mapping
+from lethe.model import Memory
+from lethe.store.base import Store
+from lethe.workspace import Workspace
+
+Clock = Callable[[], datetime]
+MAX_PAGE = 1000
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EngineBase:
+    store: Store
+    embedder: Embedder
+    settings: Settings
+    workspace: Workspace | None
+    _clock: Clock
+
+    def get(self, memory_id: str) -> Memory:
+        validate.memory_id(memory_id)
+        memory = self.store.get(memory_id)
+        if memory is None or memory.status != "active":
+            raise MemoryNotFound(
+                f"Memory not found: {memory_id}", hint="search for it with recall or list"
+            )
+        return memory
+
+    def _filters(self, filters: Filters | dict[str, Any] | None, where: Iterable[str]) -> Filters:
+        if filters is None:
+            base = Filters()
+        elif isinstance(filters, Filters):
+            base = filters
+        else:
+            base = filters_from_mapping(filters)
+        validate.namespace(base.namespace)
+        return base.with_expressions(where)
+
+    def _fetch_for_workspace(
+        self, namespace: str, since: datetime | None, until: datetime | None
+    ) -> list[Memory]:
+        flt = Filters(namespace=namespace, since=since, until=until)
+        out: list[Memory] = []
+        while True:
+            items, total = self.store.list_memories(flt, limit=MAX_PAGE, offset=len(out))
+            out.extend(items)
+            if not items or len(out) >= total:
+                return out
+
+    def _project(self, changed: Sequence[Memory]) -> None:
+        if self.workspace is not None and changed:
+            self.workspace.refresh(changed)

@@ -1,0 +1,80 @@
+"""`Lethe`, the facade: the one place that composes embedder, store, workspace and settings.
+
+Faces (CLI, MCP server) call its methods and format what comes back; they hold no logic.
+Every state change runs in one store transaction together with its audit event, and the
+workspace files are re-derived only after that transaction has committed. The methods live in
+one module per responsibility: `memories`, `search`, `relations`, `records`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from lethe.config import Settings
+from lethe.embed import Embedder, load_default_embedder
+from lethe.engine.base import Clock
+from lethe.engine.records import RecordOps
+from lethe.engine.search import SearchOps
+from lethe.model import utcnow
+from lethe.store.base import Store
+from lethe.store.sqlite import SQLiteStore
+from lethe.workspace import Workspace
+
+
+class Lethe(RecordOps, SearchOps):
+    """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        clock: Clock = utcnow,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._clock = clock
+        self.workspace = (
+            Workspace(settings.workspace_dir, self._fetch_for_workspace)
+            if settings.workspace_dir
+            else None
+        )
+
+    @classmethod
+    def open(
+        cls,
+        db: str | Path | None = None,
+        *,
+        embedder: Embedder | None = None,
+        clock: Clock = utcnow,
+        **settings: Any,
+    ) -> Lethe:
+        """Open (creating if needed) the store at `db`, else `LETHE_DB`, else the default path."""
+        overrides = {**settings, **({"db": str(db)} if db is not None else {})}
+        resolved = Settings.load(overrides=overrides)
+        embedder = embedder or load_default_embedder()
+        store = SQLiteStore(
+            resolved.db,
+            embedder=embedder.name,
+            dim=embedder.dim,
+            busy_timeout_ms=resolved.busy_timeout_ms,
+        )
+        return cls(store, embedder, resolved, clock=clock)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Lethe:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

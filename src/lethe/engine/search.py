@@ -1,0 +1,76 @@
+"""Reading memories: hybrid recall and filtered listing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from lethe import validate
+from lethe.engine.base import MAX_PAGE, EngineBase
+from lethe.errors import InvalidInput
+from lethe.filters import Filters
+from lethe.model import Page, RecallHit
+from lethe.ranking import fuse
+
+MAX_K = 100
+
+
+class SearchOps(EngineBase):
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        filters: Filters | dict[str, Any] | None = None,
+        *,
+        where: Iterable[str] = (),
+        touch: bool = True,
+    ) -> list[RecallHit]:
+        """Hybrid search: vector and full-text ranks fused; every hit carries its cosine."""
+        text = validate.content(query, max_bytes=self.settings.max_content_bytes, what="query")
+        k = validate.positive_int(k, "k", maximum=MAX_K)
+        flt = self._filters(filters, where)
+        vector = self.embedder.embed([text])[0]
+        depth = max(50, 5 * k)
+        vector_hits = self.store.vector_search(vector, flt, depth)
+        lexical_ids = self.store.lexical_search(text, flt, depth)
+        similarity = dict(vector_hits)
+        missing = [i for i in lexical_ids if i not in similarity]
+        similarity.update(self.store.similarities(vector, missing))
+        ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
+        hits: list[RecallHit] = []
+        for start in range(0, len(ranked), 2 * k):
+            window = ranked[start : start + 2 * k]
+            live = self.store.get_many([f.id for f in window])
+            for f in window:
+                if f.id in live and len(hits) < k:
+                    hits.append(
+                        RecallHit(
+                            memory=live[f.id],
+                            similarity=min(max(similarity.get(f.id, 0.0), 0.0), 1.0),
+                            score=f.score,
+                            vector_rank=f.vector_rank,
+                            lexical_rank=f.lexical_rank,
+                        )
+                    )
+            if len(hits) >= k:
+                break
+        if touch and hits:
+            self.store.touch([h.memory.id for h in hits], self._clock())
+        return hits
+
+    def list_memories(
+        self,
+        filters: Filters | dict[str, Any] | None = None,
+        *,
+        where: Iterable[str] = (),
+        limit: int = 50,
+        offset: int = 0,
+    ) -> Page:
+        """Live memories matching the filters, newest first."""
+        limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInput(f"offset must be a whole number >= 0, got {offset!r}")
+        items, total = self.store.list_memories(
+            self._filters(filters, where), limit=limit, offset=offset
+        )
+        return Page(items=tuple(items), total=total, offset=offset, limit=limit)
