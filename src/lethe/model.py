@@ -58,6 +58,9 @@ class Memory(_Record):
     access_count: int = 0
     status: Status = "active"
     content_sha256: str
+    forgotten_at: datetime | None = None
+    forgotten_by: str | None = None
+    forget_reason: str | None = None
 
     @property
     def is_system(self) -> bool:

@@ -19,6 +19,17 @@ from lethe.model import Draft
 from lethe.store.base import Store
 
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
+# Fields an export carries that import re-derives rather than trusts.
+_DERIVED_FIELDS = {
+    "type",
+    "status",
+    "content_sha256",
+    "access_count",
+    "last_accessed_at",
+    "forgotten_at",
+    "forgotten_by",
+    "forget_reason",
+}
 
 
 def _iso(epoch: float) -> str:
@@ -33,11 +44,7 @@ def parse_record(record: Any, line: int) -> Draft:
     if kind != "memory":
         raise InvalidInput(f"line {line}: expected a memory record, got type {kind!r}")
     fields = {k: v for k, v in record.items() if k in _MEMORY_FIELDS and v is not None}
-    unknown = (
-        set(record)
-        - _MEMORY_FIELDS
-        - {"type", "status", "content_sha256", "access_count", "last_accessed_at"}
-    )
+    unknown = set(record) - _MEMORY_FIELDS - _DERIVED_FIELDS
     if unknown:
         raise InvalidInput(f"line {line}: unknown field(s) {', '.join(sorted(unknown))}")
     try:
@@ -55,7 +62,9 @@ def export_records(store: Store) -> Iterator[dict[str, Any]]:
         found = store.get_many(chunk)
         for memory_id in chunk:
             if memory_id in found:
-                record = found[memory_id].model_dump(mode="json", exclude={"status"})
+                record = found[memory_id].model_dump(
+                    mode="json", exclude={"status", "forgotten_at", "forgotten_by", "forget_reason"}
+                )
                 yield {"type": "memory", **record}
     for row in store.iter_rows("links"):
         if row["a"] in live and row["b"] in live:

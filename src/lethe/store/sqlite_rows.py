@@ -10,7 +10,7 @@ from lethe.model import Episode, Event, Link, Memory
 
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
-    m.access_count, m.status,
+    m.access_count, m.status, m.forgotten_at, m.forgotten_by, m.forget_reason,
     (SELECT json_group_array(tag) FROM
         (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 
@@ -41,6 +41,9 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
         last_accessed_at=dt(row["last_accessed_at"]),
         access_count=row["access_count"],
         status=row["status"],
+        forgotten_at=dt(row["forgotten_at"]),
+        forgotten_by=row["forgotten_by"],
+        forget_reason=row["forget_reason"],
     )
 
 

@@ -126,6 +126,40 @@ CREATE TRIGGER vector_log_delete AFTER DELETE ON memories BEGIN
     INSERT INTO vector_log (memory_id) VALUES (old.id);
 END;
 """,
+    2: """
+-- Trash: who forgot a memory, when and why (cleared again by restore).
+ALTER TABLE memories ADD COLUMN forgotten_at REAL;
+ALTER TABLE memories ADD COLUMN forgotten_by TEXT;
+ALTER TABLE memories ADD COLUMN forget_reason TEXT;
+CREATE INDEX memories_trash ON memories (namespace, forgotten_at) WHERE status = 'forgotten';
+
+-- Two-call confirmations, persisted so a restart keeps them; gone with the memory on purge.
+CREATE TABLE pending_confirmations (
+    session            TEXT NOT NULL,
+    memory_id          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    operation          TEXT NOT NULL CHECK (operation IN ('forget', 'purge')),
+    content_sha256     TEXT NOT NULL,
+    first_requested_at REAL NOT NULL,
+    last_requested_at  REAL NOT NULL,
+    request_count      INTEGER NOT NULL,
+    expires_at         REAL NOT NULL,
+    PRIMARY KEY (session, memory_id, operation)
+);
+CREATE INDEX pending_memory ON pending_confirmations (memory_id);
+
+-- Events stay append-only, with one exception: a purge may redact an event's content-bearing
+-- parts (details, reason), keeping seq, time, op, ids, actor and hash.
+DROP TRIGGER events_no_update;
+CREATE TRIGGER events_no_update BEFORE UPDATE ON events
+WHEN NOT (
+    new.seq IS old.seq AND new.at IS old.at AND new.op IS old.op
+    AND new.memory_id IS old.memory_id AND new.namespace IS old.namespace
+    AND new.actor IS old.actor AND new.content_sha256 IS old.content_sha256
+    AND new.reason IS NULL AND new.details = '{"redacted": true}'
+)
+BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
+CREATE INDEX events_at ON events (at);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

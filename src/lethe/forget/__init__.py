@@ -1,0 +1,1 @@
+"""Forgetting: protection, plans with their precision guard, and pending confirmations."""

@@ -1,0 +1,265 @@
+"""Forget plans: the exact targets of a deletion, decided before anything is removed.
+
+Planning is pure: it takes candidates the engine found (with their similarity to the query,
+when there was one) and decides, item by item, what an execution would do, following seed
+002's tiers and a precision guard. Similarity alone never widens a deletion: a query-only
+plan deletes at most its clear winner and that winner's near-copies; the user's own scope
+(explicit ids, filters, bulk criteria) is what widens one. Protection refuses on every path.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from lethe.forget.guard import protection
+from lethe.model import Memory
+
+Tier = Literal["explicit", "criteria", "filter", "query"]
+Action = Literal["delete", "skip", "refuse"]
+Operation = Literal["forget", "purge"]
+
+PREVIEW_THRESHOLD = 0.4
+"""Query candidates below this similarity are not even previewed."""
+HIGH_CONFIDENCE = 0.6
+"""Seed 002's bar for query-only execution; also where "high" confidence starts."""
+FILTER_WARNING = 0.5
+"""With a filter, matches below this are deleted but flagged (seed 002)."""
+NEAR_COPY = 0.95
+"""Cosine between two memories above which they are the same fact stored twice."""
+MANY_MATCHES = 10
+
+
+def new_plan_id() -> str:
+    return "plan_" + secrets.token_hex(6)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlanItem(_Frozen):
+    id: str
+    namespace: str
+    preview: str
+    content_sha256: str
+    similarity: float | None = None
+    confidence: Literal["high", "low"]
+    tier: Tier
+    action: Action
+    reason: str
+    protection: str | None = None
+    hint: str | None = None
+    warning: str | None = None
+
+
+class ForgetPlan(_Frozen):
+    """What an execution would do. Executing needs this object back (or a confirmed call)."""
+
+    id: str
+    operation: Operation
+    namespace: str
+    created_at: datetime
+    actor: str
+    reason: str | None = None
+    query: str | None = None
+    scope: dict[str, Any] = {}
+    ambiguous: bool = False
+    items: tuple[PlanItem, ...]
+    not_found: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    notes: str
+
+    @property
+    def targets(self) -> tuple[PlanItem, ...]:
+        return tuple(i for i in self.items if i.action == "delete")
+
+    @property
+    def refused(self) -> tuple[PlanItem, ...]:
+        return tuple(i for i in self.items if i.action == "refuse")
+
+    @property
+    def skipped(self) -> tuple[PlanItem, ...]:
+        return tuple(i for i in self.items if i.action == "skip")
+
+
+def _item(
+    memory: Memory,
+    *,
+    tier: Tier,
+    action: Action,
+    reason: str,
+    similarity: float | None = None,
+    hint: str | None = None,
+    warning: str | None = None,
+) -> PlanItem:
+    guard = protection(memory)
+    confident = similarity is None or similarity >= HIGH_CONFIDENCE
+    return PlanItem(
+        id=memory.id,
+        namespace=memory.namespace,
+        preview=memory.preview(),
+        content_sha256=memory.content_sha256,
+        similarity=None if similarity is None else round(similarity, 4),
+        confidence="high" if confident else "low",
+        tier=tier,
+        action="refuse" if guard else action,
+        reason=reason,
+        protection=guard.reason if guard else None,
+        hint=guard.hint if guard else hint,
+        warning=warning,
+    )
+
+
+def by_id_hint(memory_id: str, operation: Operation = "forget") -> str:
+    return f"to {operation} it anyway, name it explicitly: {operation}(memory_id={memory_id!r})"
+
+
+def explicit_items(memories: Sequence[Memory], operation: Operation) -> list[PlanItem]:
+    """Ids the caller named: similarity plays no part, protection still does."""
+    verb = "forget" if operation == "forget" else "erase"
+    return [
+        _item(m, tier="explicit", action="delete", reason=f"you asked to {verb} {m.id} by id")
+        for m in memories
+    ]
+
+
+def criteria_items(memories: Sequence[Memory], description: str) -> list[PlanItem]:
+    """Bulk criteria without a query: every match is in the user's own scope."""
+    return [
+        _item(m, tier="criteria", action="delete", reason=f"matches {description}")
+        for m in memories
+    ]
+
+
+def query_items(
+    candidates: Sequence[tuple[Memory, float]],
+    *,
+    scoped: bool,
+    near_copies: set[str],
+    margin: float,
+) -> tuple[list[PlanItem], bool]:
+    """Decide a query plan. Returns the items and whether the query was ambiguous.
+
+    `candidates` are ordered best first and already at or above the preview threshold;
+    `near_copies` holds the ids whose cosine to the top candidate is >= NEAR_COPY.
+    """
+    if not candidates:
+        return [], False
+    if scoped:
+        items = []
+        for memory, similarity in candidates:
+            warning = (
+                f"low similarity ({similarity:.2f}): deleted only because it is inside your filter"
+                if similarity < FILTER_WARNING
+                else None
+            )
+            items.append(
+                _item(
+                    memory,
+                    tier="filter",
+                    action="delete",
+                    similarity=similarity,
+                    reason=f"inside your filter and similar to the query ({similarity:.2f})",
+                    warning=warning,
+                )
+            )
+        return items, False
+    top_memory, top = candidates[0]
+    runner_up = next((s for m, s in candidates[1:] if m.id not in near_copies), None)
+    clear = top >= HIGH_CONFIDENCE and (runner_up is None or top - runner_up >= margin)
+    items = []
+    for memory, similarity in candidates:
+        chosen = clear and (memory.id == top_memory.id or memory.id in near_copies)
+        if chosen:
+            why = (
+                f"best match for the query ({similarity:.2f})"
+                if memory.id == top_memory.id
+                else f"near-copy of the best match ({similarity:.2f} to the query)"
+            )
+            items.append(
+                _item(memory, tier="query", action="delete", similarity=similarity, reason=why)
+            )
+            continue
+        if similarity < HIGH_CONFIDENCE:
+            why = (
+                f"similarity {similarity:.2f} is below {HIGH_CONFIDENCE} for a query-only deletion"
+            )
+        elif not clear:
+            why = f"ambiguous: {similarity:.2f} is too close to other candidates; choose by id"
+        else:
+            why = f"not the clear best match ({similarity:.2f}); only the best match is deleted"
+        warning = "low confidence match, for review only" if similarity < HIGH_CONFIDENCE else None
+        items.append(
+            _item(
+                memory,
+                tier="query",
+                action="skip",
+                similarity=similarity,
+                reason=why,
+                hint=by_id_hint(memory.id),
+                warning=warning,
+            )
+        )
+    return items, not clear
+
+
+def notes_for(plan_items: Sequence[PlanItem], *, ambiguous: bool, operation: Operation) -> str:
+    targets = [i for i in plan_items if i.action == "delete"]
+    refused = [i for i in plan_items if i.action == "refuse"]
+    skipped = [i for i in plan_items if i.action == "skip"]
+    if not plan_items:
+        return "No memories found matching the forget criteria."
+    parts = []
+    if ambiguous:
+        parts.append(
+            "Ambiguous: no candidate is a clear match, so nothing would be deleted; choose by id."
+        )
+    if targets:
+        noun = "memory" if len(targets) == 1 else "memories"
+        verb = "forget (move to trash)" if operation == "forget" else "erase for good"
+        parts.append(f"Would {verb} {len(targets)} {noun}.")
+    if skipped and not ambiguous:
+        parts.append(f"{len(skipped)} candidate(s) kept; name an id to delete one.")
+    if refused:
+        parts.append(f"{len(refused)} protected memory(ies) refused.")
+    return " ".join(parts)
+
+
+def seed_json(plan: ForgetPlan) -> dict[str, Any]:
+    """The plan in seed 002's response schema (dry run), with lethe's extra fields."""
+    entries = []
+    for item in plan.items:
+        entry: dict[str, Any] = {
+            "id": item.id,
+            "reason": item.reason,
+            "confidence": item.confidence,
+            "action": item.action,
+            "preview": item.preview,
+        }
+        if item.similarity is not None:
+            entry["score"] = item.similarity
+        if item.warning:
+            entry["warning"] = item.warning
+        if item.protection:
+            entry["protected"] = item.protection
+        if item.hint:
+            entry["hint"] = item.hint
+        entries.append(entry)
+    return {
+        "status": "ok",
+        "index": plan.namespace,
+        "planId": plan.id,
+        "operation": plan.operation,
+        "dryRun": True,
+        "ambiguous": plan.ambiguous,
+        "plan": entries,
+        "lowConfidenceMatches": [i.id for i in plan.items if i.confidence == "low"],
+        "notFound": list(plan.not_found),
+        "warnings": list(plan.warnings),
+        "notes": plan.notes,
+    }
