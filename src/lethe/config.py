@@ -38,6 +38,9 @@ class Settings(BaseModel):
     autolink_max: int = Field(5, ge=0)
     busy_timeout_ms: int = Field(5000, ge=0)
     rrf_k: int = Field(60, gt=0)
+    confirm_ttl_seconds: float = Field(300.0, gt=0)
+    forget_margin: float = Field(0.05, ge=0, le=1)
+    trash_retention_days: float | None = Field(30.0, gt=0)
 
     @classmethod
     def load(
@@ -54,7 +57,7 @@ class Settings(BaseModel):
         for name in cls.model_fields:
             raw = env.get(f"LETHE_{name.upper()}")
             if raw:
-                values[name] = raw
+                values[name] = None if raw.lower() in ("none", "forever") else raw
         values.update(overrides or {})
         try:
             return cls(**values)

@@ -69,6 +69,7 @@ class Filters(BaseModel):
     tags_mode: Literal["any", "all"] = "any"
     since: datetime | None = None
     until: datetime | None = None
+    not_accessed_since: datetime | None = None
     conditions: tuple[Condition, ...] = ()
 
     @model_validator(mode="before")
@@ -86,7 +87,7 @@ class Filters(BaseModel):
         namespace = data.get("namespace", DEFAULT_NAMESPACE)
         if not isinstance(namespace, str) or not NAMESPACE_RE.match(namespace):
             raise InvalidFilter(f"invalid namespace {namespace!r}")
-        for key in ("since", "until"):
+        for key in ("since", "until", "not_accessed_since"):
             value = data.get(key)
             if value is not None and not isinstance(value, datetime):
                 data = {**data, key: datetime.fromtimestamp(to_epoch(value), UTC)}
@@ -95,7 +96,7 @@ class Filters(BaseModel):
             data = {**data, "tags": (tags,)}
         return data
 
-    @field_validator("since", "until")
+    @field_validator("since", "until", "not_accessed_since")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         if value is not None and value.tzinfo is None:
@@ -111,6 +112,7 @@ class Filters(BaseModel):
             or self.tags
             or self.since
             or self.until
+            or self.not_accessed_since
             or self.conditions
         )
 
@@ -279,6 +281,7 @@ _MAPPING_KEYS = {
     "tags_mode",
     "since",
     "until",
+    "not_accessed_since",
 }
 
 

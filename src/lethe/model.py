@@ -153,6 +153,19 @@ class Page(_Record):
     limit: int
 
 
+class Pending(_Record):
+    """A two-call confirmation waiting for its second call (seed 000)."""
+
+    session: str
+    memory_id: str
+    operation: Literal["forget", "purge"]
+    content_sha256: str
+    first_requested_at: datetime
+    last_requested_at: datetime
+    request_count: int
+    expires_at: datetime
+
+
 class Draft(BaseModel):
     """A memory not yet stored: what `remember_many` and import consume.
 

@@ -3,7 +3,8 @@
 Faces (CLI, MCP server) call its methods and format what comes back; they hold no logic.
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
-one module per responsibility: `memories`, `search`, `relations`, `records`.
+one module per responsibility: `memories`, `search`, `relations`, `records`,
+`forgetting`, `trash`.
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from lethe.config import Settings
 from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
 from lethe.engine.records import RecordOps
-from lethe.engine.search import SearchOps
+from lethe.engine.trash import TrashOps
 from lethe.model import utcnow
 from lethe.store.base import Store
 from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SearchOps):
+class Lethe(RecordOps, TrashOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(

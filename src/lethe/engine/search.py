@@ -10,7 +10,8 @@ from lethe.engine.base import MAX_PAGE, EngineBase
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.model import Page, RecallHit
-from lethe.ranking import fuse
+from lethe.ranking import Fused, fuse
+from lethe.store.vectors import Vector
 
 MAX_K = 100
 
@@ -30,13 +31,7 @@ class SearchOps(EngineBase):
         k = validate.positive_int(k, "k", maximum=MAX_K)
         flt = self._filters(filters, where)
         vector = self.embedder.embed([text])[0]
-        depth = max(50, 5 * k)
-        vector_hits = self.store.vector_search(vector, flt, depth)
-        lexical_ids = self.store.lexical_search(text, flt, depth)
-        similarity = dict(vector_hits)
-        missing = [i for i in lexical_ids if i not in similarity]
-        similarity.update(self.store.similarities(vector, missing))
-        ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
+        ranked, similarity = self._hybrid(text, vector, flt, max(50, 5 * k))
         hits: list[RecallHit] = []
         for start in range(0, len(ranked), 2 * k):
             window = ranked[start : start + 2 * k]
@@ -57,6 +52,18 @@ class SearchOps(EngineBase):
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], self._clock())
         return hits
+
+    def _hybrid(
+        self, text: str, vector: Vector, flt: Filters, depth: int
+    ) -> tuple[list[Fused], dict[str, float]]:
+        """Fused vector + full-text ranking, and every candidate's cosine to the query."""
+        vector_hits = self.store.vector_search(vector, flt, depth)
+        lexical_ids = self.store.lexical_search(text, flt, depth)
+        similarity = dict(vector_hits)
+        missing = [i for i in lexical_ids if i not in similarity]
+        similarity.update(self.store.similarities(vector, missing))
+        ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
+        return ranked, similarity
 
     def list_memories(
         self,

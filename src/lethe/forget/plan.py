@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from lethe.filters import Filters
 from lethe.forget.guard import protection
 from lethe.model import Memory
 
@@ -57,6 +58,16 @@ class PlanItem(_Frozen):
     warning: str | None = None
 
 
+class PlanSource(_Frozen):
+    """What the plan was asked for, so a stale plan can be made again from the same request."""
+
+    memory_ids: tuple[str, ...] = ()
+    query: str | None = None
+    filters: Filters | None = None
+    whole_namespace: bool = False
+    forgotten_before: datetime | None = None
+
+
 class ForgetPlan(_Frozen):
     """What an execution would do. Executing needs this object back (or a confirmed call)."""
 
@@ -66,8 +77,7 @@ class ForgetPlan(_Frozen):
     created_at: datetime
     actor: str
     reason: str | None = None
-    query: str | None = None
-    scope: dict[str, Any] = {}
+    source: PlanSource
     ambiguous: bool = False
     items: tuple[PlanItem, ...]
     not_found: tuple[str, ...] = ()

@@ -28,7 +28,7 @@ from lethe.errors import (
     StoreError,
 )
 from lethe.filters import Filters
-from lethe.model import Episode, Event, Link, Memory
+from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.lexical import fts_query
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_rows import (
@@ -37,6 +37,7 @@ from lethe.store.sqlite_rows import (
     event_from_row,
     link_from_row,
     memory_from_row,
+    pending_from_row,
     ts,
 )
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
@@ -110,6 +111,8 @@ class SQLiteStore:
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = NORMAL")
+            # Freed pages are zeroed, so a purged memory's text does not linger in the file.
+            self._conn.execute("PRAGMA secure_delete = ON")
             self._migrate(embedder)
         except sqlite3.DatabaseError as exc:
             self._conn.close()
@@ -429,3 +432,74 @@ class SQLiteStore:
                     (episode_id,),
                 )
             ]
+
+    # -- trash, confirmations, reports ------------------------------------------------------
+
+    def trash(
+        self, namespace: str | None, *, limit: int, offset: int, before: datetime | None = None
+    ) -> tuple[list[Memory], int]:
+        """Forgotten memories, most recently forgotten first."""
+        clauses, params = ["m.status = 'forgotten'"], list[Any]()
+        if namespace is not None:
+            clauses.append("m.namespace = ?")
+            params.append(namespace)
+        if before is not None:
+            clauses.append("m.forgotten_at < ?")
+            params.append(ts(before))
+        where = " AND ".join(clauses)
+        with self._lock:
+            total = self._conn.execute(
+                f"SELECT count(*) FROM memories m WHERE {where}", params
+            ).fetchone()[0]
+            rows = self._conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
+                "ORDER BY m.forgotten_at DESC, m.num DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            ).fetchall()
+        return [memory_from_row(r) for r in rows], total
+
+    def ids_like(self, prefix: str, namespace: str | None, limit: int) -> list[str]:
+        """Live ids starting with `prefix` (to suggest the id a caller half-remembered)."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        clauses, params = ["status = 'active'", "id LIKE ? ESCAPE '\\'"], [f"{escaped}%"]
+        if namespace is not None:
+            clauses.append("namespace = ?")
+            params.append(namespace)
+        sql = f"SELECT id FROM memories WHERE {' AND '.join(clauses)} ORDER BY id LIMIT ?"
+        with self._lock:
+            return [r[0] for r in self._conn.execute(sql, [*params, limit])]
+
+    def pending_all(self, session: str | None = None) -> list[Pending]:
+        sql, params = "SELECT * FROM pending_confirmations", list[Any]()
+        if session is not None:
+            sql += " WHERE session = ?"
+            params.append(session)
+        with self._lock:
+            rows = self._conn.execute(sql + " ORDER BY last_requested_at", params).fetchall()
+        return [pending_from_row(r) for r in rows]
+
+    def event_counts(
+        self, ops: Sequence[str], *, since: datetime | None, namespace: str | None
+    ) -> list[tuple[str, str, str, str, int]]:
+        """(day, op, actor, namespace, count) of the given ops, for the deletion report."""
+        marks = ", ".join("?" for _ in ops)
+        clauses, params = [f"op IN ({marks})"], list[Any](ops)
+        if since is not None:
+            clauses.append("at >= ?")
+            params.append(ts(since))
+        if namespace is not None:
+            clauses.append("namespace = ?")
+            params.append(namespace)
+        sql = f"""SELECT date(at, 'unixepoch') AS day, op, actor, coalesce(namespace, ''),
+                         count(*)
+                  FROM events WHERE {" AND ".join(clauses)}
+                  GROUP BY day, op, actor, namespace ORDER BY day, op"""
+        with self._lock:
+            return [tuple(r) for r in self._conn.execute(sql, params)]
+
+    def compact(self) -> None:
+        """After a purge: merge full-text segments (dropping erased terms) and empty the WAL,
+        so the erased text survives neither in the index nor in old page images."""
+        with self._lock:
+            self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -45,6 +45,9 @@ def compile_filters(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]
     if filters.until:
         clauses.append(f"{alias}.created_at < ?")
         params.append(filters.until.timestamp())
+    if filters.not_accessed_since:
+        clauses.append(f"({alias}.last_accessed_at IS NULL OR {alias}.last_accessed_at < ?)")
+        params.append(filters.not_accessed_since.timestamp())
     for condition in filters.conditions:
         sql, values = _condition(condition, alias)
         clauses.append(sql)

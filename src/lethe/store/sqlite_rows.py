@@ -6,7 +6,7 @@ import json
 import sqlite3
 from datetime import UTC, datetime
 
-from lethe.model import Episode, Event, Link, Memory
+from lethe.model import Episode, Event, Link, Memory, Pending
 
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
@@ -81,4 +81,17 @@ def episode_from_row(row: sqlite3.Row) -> Episode:
         end_at=datetime.fromtimestamp(row["end_at"], UTC),
         importance=row["importance"],
         created_at=datetime.fromtimestamp(row["created_at"], UTC),
+    )
+
+
+def pending_from_row(row: sqlite3.Row) -> Pending:
+    return Pending(
+        session=row["session"],
+        memory_id=row["memory_id"],
+        operation=row["operation"],
+        content_sha256=row["content_sha256"],
+        first_requested_at=datetime.fromtimestamp(row["first_requested_at"], UTC),
+        last_requested_at=datetime.fromtimestamp(row["last_requested_at"], UTC),
+        request_count=row["request_count"],
+        expires_at=datetime.fromtimestamp(row["expires_at"], UTC),
     )

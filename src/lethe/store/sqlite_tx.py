@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lethe.model import Episode, Link, Memory
-from lethe.store.sqlite_rows import ts
+from lethe.model import Episode, Link, Memory, Pending
+from lethe.store.sqlite_rows import pending_from_row, ts
 from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:
@@ -157,3 +157,88 @@ class SQLiteTx:
             ),
         )
         return int(cursor.lastrowid or 0)
+
+    # -- forgetting ---------------------------------------------------------------------
+
+    def set_forgotten(
+        self, memory_id: str, *, at: datetime, actor: str, reason: str | None
+    ) -> bool:
+        """Soft delete: the row, its links and memberships stay, hidden behind the status."""
+        cursor = self._conn.execute(
+            """UPDATE memories SET status = 'forgotten', forgotten_at = ?, forgotten_by = ?,
+                   forget_reason = ?
+               WHERE id = ? AND status = 'active'""",
+            (ts(at), actor, reason, memory_id),
+        )
+        return cursor.rowcount == 1
+
+    def set_restored(self, memory_id: str) -> bool:
+        cursor = self._conn.execute(
+            """UPDATE memories SET status = 'active', forgotten_at = NULL, forgotten_by = NULL,
+                   forget_reason = NULL
+               WHERE id = ? AND status = 'forgotten'""",
+            (memory_id,),
+        )
+        return cursor.rowcount == 1
+
+    def erase(self, memory_id: str) -> bool:
+        """Hard erasure: the row and, by cascade and trigger, its tags, links, pending
+        confirmations, full-text entry and episode membership (left as an anonymous gap).
+        The memory's audit events lose their content-bearing parts."""
+        cursor = self._conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        if cursor.rowcount != 1:
+            return False
+        self._conn.execute(
+            """UPDATE events SET details = '{"redacted": true}', reason = NULL
+               WHERE memory_id = ? AND details != '{"redacted": true}'""",
+            (memory_id,),
+        )
+        return True
+
+    def pending(self, session: str, operation: str, ids: Sequence[str]) -> dict[str, Pending]:
+        if not ids:
+            return {}
+        marks = ", ".join("?" for _ in ids)
+        rows = self._conn.execute(
+            f"""SELECT * FROM pending_confirmations
+                WHERE session = ? AND operation = ? AND memory_id IN ({marks})""",
+            [session, operation, *ids],
+        )
+        return {row["memory_id"]: pending_from_row(row) for row in rows}
+
+    def put_pending(self, pending: Pending) -> None:
+        self._conn.execute(
+            """INSERT INTO pending_confirmations (session, memory_id, operation, content_sha256,
+                   first_requested_at, last_requested_at, request_count, expires_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+               ON CONFLICT (session, memory_id, operation) DO UPDATE SET
+                   content_sha256 = excluded.content_sha256,
+                   first_requested_at = excluded.first_requested_at,
+                   last_requested_at = excluded.last_requested_at,
+                   request_count = excluded.request_count,
+                   expires_at = excluded.expires_at""",
+            (
+                pending.session,
+                pending.memory_id,
+                pending.operation,
+                pending.content_sha256,
+                ts(pending.first_requested_at),
+                ts(pending.last_requested_at),
+                pending.request_count,
+                ts(pending.expires_at),
+            ),
+        )
+
+    def drop_pending(self, session: str, operation: str, memory_id: str) -> None:
+        self._conn.execute(
+            """DELETE FROM pending_confirmations
+               WHERE session = ? AND operation = ? AND memory_id = ?""",
+            (session, operation, memory_id),
+        )
+
+    def drop_expired_pending(self, now: datetime) -> list[Pending]:
+        rows = self._conn.execute(
+            "SELECT * FROM pending_confirmations WHERE expires_at <= ?", (ts(now),)
+        ).fetchall()
+        self._conn.execute("DELETE FROM pending_confirmations WHERE expires_at <= ?", (ts(now),))
+        return [pending_from_row(r) for r in rows]

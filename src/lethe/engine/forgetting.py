@@ -1,0 +1,437 @@
+"""Forgetting: plan, confirm, execute; restore from trash; purge; maintenance; reports.
+
+Nothing here removes anything while planning. Execution needs the plan back (`execute`), or
+the same id twice from one session (`forget`, seed 000). Forget is a soft delete into the
+trash, restorable until purged; purge is erasure. Each change is one transaction with its
+audit events, and protection is checked again at execution time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from lethe import validate
+from lethe.engine.base import MAX_PAGE
+from lethe.engine.search import SearchOps
+from lethe.errors import InvalidInput
+from lethe.filters import Filters
+from lethe.forget import confirm
+from lethe.forget.guard import protection
+from lethe.forget.messages import confirmation_message, confirmation_status, result_notes
+from lethe.forget.plan import (
+    MANY_MATCHES,
+    NEAR_COPY,
+    PREVIEW_THRESHOLD,
+    ForgetPlan,
+    Operation,
+    PlanItem,
+    PlanSource,
+    criteria_items,
+    explicit_items,
+    new_plan_id,
+    notes_for,
+    query_items,
+)
+from lethe.forget.results import (
+    Confirmation,
+    ForgetResult,
+    NotFoundItem,
+)
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
+from lethe.store.base import StoreTx
+
+MAX_IDS = 100
+QUERY_DEPTH = 50
+
+
+class ForgetOps(SearchOps):
+    # -- planning ------------------------------------------------------------------------
+
+    def plan_forget(
+        self,
+        memory_ids: Sequence[str] | str | None = None,
+        *,
+        query: str | None = None,
+        filters: Filters | dict[str, Any] | None = None,
+        where: Sequence[str] = (),
+        whole_namespace: bool = False,
+        actor: str = DEFAULT_AGENT,
+        reason: str | None = None,
+    ) -> ForgetPlan:
+        """Preview a forget. Give ids, or a query (optionally scoped by filters), or filters
+        alone (bulk criteria such as tags, agent, layer, `until`, `not_accessed_since`)."""
+        flt = self._filters(filters, where)
+        ids = self._ids(memory_ids)
+        if ids and (query or flt.narrows_beyond_namespace() or whole_namespace):
+            raise InvalidInput("give either memory ids or a query/filters, not both")
+        if query is not None:
+            query = validate.content(query, max_bytes=self.settings.max_content_bytes, what="query")
+        if not ids and query is None and not flt.narrows_beyond_namespace() and not whole_namespace:
+            raise InvalidInput(
+                "nothing to plan: give memory ids, a query or filters",
+                hint="to forget a whole namespace, say so with whole_namespace=True",
+            )
+        source = PlanSource(
+            memory_ids=ids, query=query, filters=flt, whole_namespace=whole_namespace
+        )
+        return self._plan("forget", source, flt.namespace, actor=actor, reason=reason)
+
+    def plan_purge(
+        self,
+        memory_ids: Sequence[str] | str | None = None,
+        *,
+        forgotten_before: datetime | None = None,
+        namespace: str | None = None,
+        actor: str = DEFAULT_AGENT,
+        reason: str | None = None,
+    ) -> ForgetPlan:
+        """Preview an erasure of ids (live or in the trash) or of trash forgotten before a time."""
+        ids = self._ids(memory_ids)
+        if bool(ids) == (forgotten_before is not None):
+            raise InvalidInput("give either memory ids or forgotten_before, not both or neither")
+        ns = validate.namespace(namespace) if namespace else None
+        source = PlanSource(memory_ids=ids, forgotten_before=forgotten_before)
+        return self._plan("purge", source, ns or DEFAULT_NAMESPACE, actor=actor, reason=reason)
+
+    def _ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
+        if memory_ids is None:
+            return ()
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        if len(ids) > MAX_IDS:
+            raise InvalidInput(f"at most {MAX_IDS} ids per request, got {len(ids)}")
+        return tuple(dict.fromkeys(validate.memory_id(i) for i in ids))
+
+    def _plan(
+        self,
+        operation: Operation,
+        source: PlanSource,
+        namespace: str,
+        *,
+        actor: str,
+        reason: str | None,
+    ) -> ForgetPlan:
+        actor = validate.label(actor, "actor")
+        if reason is not None:
+            reason = validate.label(reason, "reason", allow_empty=True) or None
+        ambiguous = False
+        not_found: tuple[str, ...] = ()
+        if source.memory_ids:
+            found = self.store.get_many(source.memory_ids, active_only=operation == "forget")
+            items = explicit_items([found[i] for i in source.memory_ids if i in found], operation)
+            not_found = tuple(i for i in source.memory_ids if i not in found)
+        elif source.forgotten_before is not None:
+            trashed = self._all_trash(namespace=None, before=source.forgotten_before)
+            items = criteria_items(
+                trashed, f"trash forgotten before {source.forgotten_before:%Y-%m-%d}"
+            )
+        elif source.query is not None:
+            assert source.filters is not None
+            items, ambiguous = self._query_items(source.query, source.filters)
+        else:
+            assert source.filters is not None
+            matches = self._all_live(source.filters)
+            what = (
+                "the whole namespace"
+                if not source.filters.narrows_beyond_namespace()
+                else "your filters"
+            )
+            items = criteria_items(matches, what)
+        warnings = []
+        if len(items) > MANY_MATCHES:
+            warnings.append(
+                f"{len(items)} memories match; consider more specific criteria before executing"
+            )
+        return ForgetPlan(
+            id=new_plan_id(),
+            operation=operation,
+            namespace=namespace,
+            created_at=self._clock(),
+            actor=actor,
+            reason=reason,
+            source=source,
+            ambiguous=ambiguous,
+            items=tuple(items),
+            not_found=not_found,
+            warnings=tuple(warnings),
+            notes=notes_for(items, ambiguous=ambiguous, operation=operation),
+        )
+
+    def _query_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
+        vector = self.embedder.embed([query])[0]
+        ranked, similarity = self._hybrid(query, vector, flt, QUERY_DEPTH)
+        ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
+        live = self.store.get_many(ids)
+        candidates = sorted(
+            ((live[i], similarity[i]) for i in ids if i in live), key=lambda pair: -pair[1]
+        )
+        near: set[str] = set()
+        if candidates:
+            top = self.store.vector_of(candidates[0][0].id)
+            if top is not None:
+                others = [m.id for m, _ in candidates[1:]]
+                near = {
+                    i for i, s in self.store.similarities(top, others).items() if s >= NEAR_COPY
+                }
+        return query_items(
+            candidates,
+            scoped=flt.narrows_beyond_namespace(),
+            near_copies=near,
+            margin=self.settings.forget_margin,
+        )
+
+    def _all_live(self, flt: Filters) -> list[Memory]:
+        out: list[Memory] = []
+        while True:
+            items, total = self.store.list_memories(flt, limit=MAX_PAGE, offset=len(out))
+            out.extend(items)
+            if not items or len(out) >= total:
+                return out
+
+    def _all_trash(self, *, namespace: str | None, before: datetime | None) -> list[Memory]:
+        out: list[Memory] = []
+        while True:
+            items, total = self.store.trash(
+                namespace, limit=MAX_PAGE, offset=len(out), before=before
+            )
+            out.extend(items)
+            if not items or len(out) >= total:
+                return out
+
+    # -- execution -----------------------------------------------------------------------
+
+    def execute(self, plan: ForgetPlan, *, actor: str | None = None) -> ForgetResult:
+        """Carry out a plan previewed before. Stale targets (changed since the preview, or
+        gone) are not executed; the result then carries a fresh plan. An expired plan executes
+        nothing."""
+        if not isinstance(plan, ForgetPlan):
+            raise InvalidInput("execute needs the ForgetPlan returned by plan_forget/plan_purge")
+        who = validate.label(actor, "actor") if actor else plan.actor
+        now = self._clock()
+        ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
+        if now - plan.created_at > ttl:
+            return ForgetResult(
+                plan_id=plan.id,
+                operation=plan.operation,
+                namespace=plan.namespace,
+                executed=(),
+                stale=tuple(i.id for i in plan.targets),
+                fresh_plan=self._replan(plan, who),
+                notes=f"The plan expired ({int(ttl.total_seconds())} s); nothing was executed. "
+                "Review the fresh plan and execute it instead.",
+            )
+        with self.store.transaction() as tx:
+            executed, stale, gone, refused, touched = self._apply(
+                tx, plan.operation, plan.targets, actor=who, plan=plan, now=now
+            )
+        self._after(plan.operation, touched)
+        return ForgetResult(
+            plan_id=plan.id,
+            operation=plan.operation,
+            namespace=plan.namespace,
+            executed=tuple(executed),
+            skipped=plan.skipped,
+            refused=(*plan.refused, *refused),
+            stale=tuple(stale),
+            not_found=tuple(gone),
+            fresh_plan=self._replan(plan, who) if stale or gone else None,
+            notes=result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
+        )
+
+    def _replan(self, plan: ForgetPlan, actor: str) -> ForgetPlan:
+        return self._plan(
+            plan.operation, plan.source, plan.namespace, actor=actor, reason=plan.reason
+        )
+
+    def _apply(
+        self,
+        tx: StoreTx,
+        operation: Operation,
+        targets: Sequence[PlanItem],
+        *,
+        actor: str,
+        plan: ForgetPlan | None,
+        now: datetime,
+        session: str | None = None,
+    ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
+        executed: list[str] = []
+        stale: list[str] = []
+        gone: list[str] = []
+        refused: list[PlanItem] = []
+        touched: list[Memory] = []
+        for item in targets:
+            memory = tx.store.get(item.id)
+            if memory is None or (operation == "forget" and memory.status != "active"):
+                gone.append(item.id)
+                continue
+            if memory.content_sha256 != item.content_sha256:
+                stale.append(item.id)
+                continue
+            guard = protection(memory)
+            if guard:
+                refused.append(
+                    item.model_copy(
+                        update={"action": "refuse", "protection": guard.reason, "hint": guard.hint}
+                    )
+                )
+                continue
+            details: dict[str, Any] = {"tier": item.tier}
+            if plan is not None:
+                details["plan"] = plan.id
+            if session is not None:
+                details["session"] = session
+            if item.similarity is not None:
+                details["similarity"] = item.similarity
+            reason = plan.reason if plan is not None and plan.reason else item.reason
+            if operation == "forget":
+                tx.set_forgotten(memory.id, at=now, actor=actor, reason=reason)
+            else:
+                tx.erase(memory.id)
+                details["was"] = memory.status
+            tx.append_event(
+                op=operation,
+                actor=actor,
+                at=now,
+                memory_id=memory.id,
+                namespace=memory.namespace,
+                reason=None if operation == "purge" else reason,
+                details=details,
+                content_sha256=memory.content_sha256,
+            )
+            executed.append(memory.id)
+            touched.append(memory)
+        return executed, stale, gone, refused, touched
+
+    def _after(self, operation: Operation, touched: Sequence[Memory]) -> None:
+        """Work that follows a commit: the workspace, and compaction after an erasure."""
+        self._project(touched)
+        if operation == "purge" and touched:
+            self.store.compact()
+
+    # -- the two-call rule ---------------------------------------------------------------
+
+    def forget(
+        self,
+        memory_ids: Sequence[str] | str,
+        *,
+        session: str,
+        actor: str | None = None,
+        reason: str | None = None,
+        operation: Operation = "forget",
+    ) -> Confirmation:
+        """Seed 000's conversational confirmation: the first call for an id previews it and
+        records a pending confirmation; the same id again from the same session within the
+        time-to-live executes it. Each id is tracked separately."""
+        session = validate.label(session, "session")
+        ids = self._ids(memory_ids)
+        if not ids:
+            raise InvalidInput("give at least one memory id", hint="find ids with recall first")
+        who = validate.label(actor, "actor") if actor else session
+        plan = self._plan(
+            operation, PlanSource(memory_ids=ids), DEFAULT_NAMESPACE, actor=who, reason=reason
+        )
+        now = self._clock()
+        ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
+        confirmed: list[PlanItem] = []
+        awaiting: list[PlanItem] = []
+        changed: list[str] = []
+        with self.store.transaction() as tx:
+            pending = tx.pending(session, operation, ids)
+            for item in plan.items:
+                if item.action == "refuse":
+                    continue
+                decision = confirm.decide(pending.get(item.id), item.content_sha256, now)
+                if decision == "execute":
+                    tx.drop_pending(session, operation, item.id)
+                    confirmed.append(item)
+                    continue
+                if decision == "expired":
+                    self._expired_event(tx, pending[item.id], now)
+                if decision == "changed":
+                    changed.append(item.id)
+                tx.put_pending(
+                    confirm.record(
+                        pending.get(item.id),
+                        item.id,
+                        item.content_sha256,
+                        session=session,
+                        operation=operation,
+                        now=now,
+                        ttl=ttl,
+                        restart=decision != "first",
+                    )
+                )
+                awaiting.append(item)
+            executed, _, _, refused_now, touched = self._apply(
+                tx, operation, confirmed, actor=who, plan=None, now=now, session=session
+            )
+        self._after(operation, touched)
+        result = None
+        if confirmed:
+            result = ForgetResult(
+                plan_id=plan.id,
+                operation=operation,
+                namespace=plan.namespace,
+                executed=tuple(executed),
+                refused=tuple(refused_now),
+                notes=result_notes(operation, executed, [], [], (), refused_now),
+            )
+        missing = tuple(self._not_found(i) for i in plan.not_found)
+        refused = (*plan.refused, *refused_now)
+        return Confirmation(
+            status=confirmation_status(executed, awaiting, refused, missing),
+            session=session,
+            executed=result,
+            awaiting=tuple(awaiting),
+            changed=tuple(changed),
+            refused=tuple(refused),
+            not_found=missing,
+            expires_in_seconds=int(ttl.total_seconds()),
+            message=confirmation_message(operation, executed, awaiting, changed, refused, missing),
+        )
+
+    def decline(
+        self, memory_ids: Sequence[str] | str, *, session: str, operation: Operation = "forget"
+    ) -> int:
+        """The human said no (e.g. to an MCP elicitation): drop pending items and record it."""
+        session = validate.label(session, "session")
+        ids = self._ids(memory_ids)
+        found = self.store.get_many(ids, active_only=False)
+        now = self._clock()
+        with self.store.transaction() as tx:
+            for memory_id in ids:
+                memory = found.get(memory_id)
+                tx.drop_pending(session, operation, memory_id)
+                tx.append_event(
+                    op="forget_declined",
+                    actor=session,
+                    at=now,
+                    memory_id=memory_id if memory else None,
+                    namespace=memory.namespace if memory else None,
+                    details={"operation": operation, "session": session},
+                    content_sha256=memory.content_sha256 if memory else None,
+                )
+        return len(ids)
+
+    def _expired_event(self, tx: StoreTx, pending: Pending, now: datetime) -> None:
+        tx.append_event(
+            op="confirmation_expired",
+            actor=pending.session,
+            at=now,
+            memory_id=pending.memory_id,
+            details={"operation": pending.operation, "requests": pending.request_count},
+            content_sha256=pending.content_sha256,
+        )
+
+    def _not_found(self, memory_id: str) -> NotFoundItem:
+        hexpart = memory_id.split("_", 1)[-1]
+        suggestions = self.store.ids_like(f"mem_{hexpart[:6]}", None, 5) if hexpart else []
+        hint = "search with recall (or forget by query) to find the exact id"
+        if suggestions:
+            hint = f"did you mean {', '.join(suggestions)}? Otherwise {hint}"
+        return NotFoundItem(
+            id=memory_id,
+            suggestions=tuple(suggestions),
+            message=f"Memory not found: {memory_id} ({hint})",
+        )

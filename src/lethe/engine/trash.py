@@ -1,0 +1,120 @@
+"""After forgetting: the trash, restore, retention maintenance and the deletion report."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from lethe import validate
+from lethe.engine.base import MAX_PAGE
+from lethe.engine.forgetting import ForgetOps
+from lethe.errors import InvalidInput, MemoryNotFound
+from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
+from lethe.model import DEFAULT_AGENT, Memory
+
+DELETION_OPS = ("forget", "restore", "purge", "expire", "forget_declined", "confirmation_expired")
+
+
+class TrashOps(ForgetOps):
+    # -- trash, restore, maintenance, reports --------------------------------------------
+
+    def restore(self, memory_id: str, *, actor: str = DEFAULT_AGENT) -> Memory:
+        """Bring a forgotten memory back with its links, episodes and workspace lines."""
+        validate.memory_id(memory_id)
+        memory = self.store.get(memory_id)
+        if memory is None or memory.status != "forgotten":
+            state = "is not in the trash" if memory else "does not exist (or was purged)"
+            raise MemoryNotFound(
+                f"Memory {memory_id} {state}", hint="list the trash to see what can be restored"
+            )
+        now = self._clock()
+        with self.store.transaction() as tx:
+            if not tx.set_restored(memory_id):
+                raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
+            tx.append_event(
+                op="restore",
+                actor=validate.label(actor, "actor"),
+                at=now,
+                memory_id=memory_id,
+                namespace=memory.namespace,
+                details={"forgotten_at": memory.forgotten_at, "forgotten_by": memory.forgotten_by},
+                content_sha256=memory.content_sha256,
+            )
+        restored = self.get(memory_id)
+        self._project([restored])
+        return restored
+
+    def list_trash(
+        self, *, namespace: str | None = None, limit: int = 50, offset: int = 0
+    ) -> tuple[list[TrashItem], int]:
+        limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInput(f"offset must be a whole number >= 0, got {offset!r}")
+        ns = validate.namespace(namespace) if namespace else None
+        memories, total = self.store.trash(ns, limit=limit, offset=offset)
+        days = self.settings.trash_retention_days
+        items = [
+            TrashItem(
+                memory=m,
+                purge_after=None
+                if days is None or m.forgotten_at is None
+                else (m.forgotten_at + timedelta(days=days)).isoformat(),
+            )
+            for m in memories
+        ]
+        return items, total
+
+    def maintain(self) -> MaintenanceReport:
+        """Erase trash older than the retention window and expire stale confirmations; both
+        are recorded (`expire`, `confirmation_expired`)."""
+        now = self._clock()
+        days = self.settings.trash_retention_days
+        expired = (
+            []
+            if days is None
+            else self._all_trash(namespace=None, before=now - timedelta(days=days))
+        )
+        with self.store.transaction() as tx:
+            stale = tx.drop_expired_pending(now)
+            for pending in stale:
+                self._expired_event(tx, pending, now)
+            for memory in expired:
+                tx.erase(memory.id)
+                tx.append_event(
+                    op="expire",
+                    actor="lethe",
+                    at=now,
+                    memory_id=memory.id,
+                    namespace=memory.namespace,
+                    details={"retention_days": days},
+                    content_sha256=memory.content_sha256,
+                )
+        if expired:
+            self.store.compact()
+        return MaintenanceReport(
+            expired=tuple(m.id for m in expired), expired_confirmations=len(stale)
+        )
+
+    def deletion_report(
+        self, *, since: datetime | None = None, namespace: str | None = None
+    ) -> DeletionReport:
+        """Counts of forgets, restores, purges, expiries and declined/expired confirmations
+        by op, actor, namespace and day (seed 004's deletion report)."""
+        ns = validate.namespace(namespace) if namespace else None
+        rows = [
+            ReportRow(day=d, op=o, actor=a, namespace=n, count=c)
+            for d, o, a, n, c in self.store.event_counts(DELETION_OPS, since=since, namespace=ns)
+        ]
+
+        def total(key: str) -> dict[str, int]:
+            out: dict[str, int] = {}
+            for row in rows:
+                out[getattr(row, key)] = out.get(getattr(row, key), 0) + row.count
+            return out
+
+        return DeletionReport(
+            rows=tuple(rows),
+            by_op=total("op"),
+            by_actor=total("actor"),
+            by_namespace=total("namespace"),
+            by_day=total("day"),
+        )

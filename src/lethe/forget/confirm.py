@@ -1,0 +1,56 @@
+"""The two-call rule (seed 000): a deletion asked for twice by the same session executes.
+
+The first `forget(memory_id, session=…)` records a pending confirmation and returns the
+preview; the same id from the same session within the time-to-live executes it. Pending
+confirmations live in the database (a restart keeps them), are keyed by session (one session
+can never confirm another's), count requests, and remember the content hash they previewed:
+a memory that changed in between is previewed again rather than deleted.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Literal
+
+from lethe.model import Pending
+
+Decision = Literal["execute", "first", "expired", "changed"]
+
+
+def decide(pending: Pending | None, content_sha256: str, now: datetime) -> Decision:
+    """What this call means for one id, given what the session asked before."""
+    if pending is None:
+        return "first"
+    if pending.expires_at <= now:
+        return "expired"
+    if pending.content_sha256 != content_sha256:
+        return "changed"
+    return "execute"
+
+
+def record(
+    pending: Pending | None,
+    memory_id: str,
+    content_sha256: str,
+    *,
+    session: str,
+    operation: Literal["forget", "purge"],
+    now: datetime,
+    ttl: timedelta,
+    restart: bool,
+) -> Pending:
+    """The pending row after this request: a fresh one, or the same one counted again."""
+    if pending is None or restart:
+        return Pending(
+            session=session,
+            memory_id=memory_id,
+            operation=operation,
+            content_sha256=content_sha256,
+            first_requested_at=now,
+            last_requested_at=now,
+            request_count=1,
+            expires_at=now + ttl,
+        )
+    return pending.model_copy(
+        update={"last_requested_at": now, "request_count": pending.request_count + 1}
+    )

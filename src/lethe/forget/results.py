@@ -1,0 +1,110 @@
+"""What executing a plan, a two-call confirmation or a maintenance pass reports back."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from lethe.forget.plan import ForgetPlan, Operation, PlanItem, seed_json
+from lethe.model import Memory
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class NotFoundItem(_Frozen):
+    id: str
+    suggestions: tuple[str, ...] = ()
+    message: str
+
+
+class ForgetResult(_Frozen):
+    plan_id: str
+    operation: Operation
+    namespace: str
+    executed: tuple[str, ...]
+    skipped: tuple[PlanItem, ...] = ()
+    refused: tuple[PlanItem, ...] = ()
+    stale: tuple[str, ...] = ()
+    """Targets whose content changed since the preview: not executed."""
+    not_found: tuple[str, ...] = ()
+    """Targets already gone (or already forgotten) when the plan ran."""
+    fresh_plan: ForgetPlan | None = None
+    """A new preview, whenever something was stale or gone."""
+    notes: str
+
+
+class Confirmation(_Frozen):
+    """The answer to one two-call `forget` request."""
+
+    status: Literal["executed", "pending", "partial", "refused", "not_found"]
+    session: str
+    executed: ForgetResult | None = None
+    awaiting: tuple[PlanItem, ...] = ()
+    """Previewed now; the same call again from this session executes them."""
+    changed: tuple[str, ...] = ()
+    """Their content changed since this session's preview: previewed again instead."""
+    refused: tuple[PlanItem, ...] = ()
+    not_found: tuple[NotFoundItem, ...] = ()
+    expires_in_seconds: int
+    message: str
+
+
+class TrashItem(_Frozen):
+    memory: Memory
+    purge_after: str | None
+    """ISO time after which maintenance erases it; None when trash is kept forever."""
+
+
+class MaintenanceReport(_Frozen):
+    expired: tuple[str, ...]
+    expired_confirmations: int
+
+
+class ReportRow(_Frozen):
+    day: str
+    op: str
+    actor: str
+    namespace: str
+    count: int
+
+
+class DeletionReport(_Frozen):
+    rows: tuple[ReportRow, ...]
+    by_op: dict[str, int]
+    by_actor: dict[str, int]
+    by_namespace: dict[str, int]
+    by_day: dict[str, int]
+
+
+def result_json(result: ForgetResult) -> dict[str, Any]:
+    """An execution in seed 002's response schema, with lethe's extra fields."""
+    low = [
+        {
+            "id": item.id,
+            "score": item.similarity,
+            "reason": f"{item.reason}. {item.hint}" if item.hint else item.reason,
+        }
+        for item in result.skipped
+    ]
+    body: dict[str, Any] = {
+        "status": "ok",
+        "index": result.namespace,
+        "planId": result.plan_id,
+        "operation": result.operation,
+        "dryRun": False,
+        "deletedCount": len(result.executed),
+        "deletedIds": list(result.executed),
+        "skippedLowConfidence": low,
+        "refused": [
+            {"id": i.id, "reason": i.protection or i.reason, "hint": i.hint} for i in result.refused
+        ],
+        "changedSincePreview": list(result.stale),
+        "notFound": list(result.not_found),
+        "notes": result.notes,
+    }
+    if result.fresh_plan is not None:
+        body["freshPlan"] = seed_json(result.fresh_plan)
+    return body
