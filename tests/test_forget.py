@@ -272,7 +272,19 @@ def test_bulk_criteria_and_many_matches_warning(cmem: Lethe, clock: Clock) -> No
     old = [
         cmem.remember(f"Scratch note number {n} about {w}", tags=["scratch"], allow_duplicate=True)
         for n, w in enumerate(
-            "apples rivers violins glaciers peppers tigers lamps kites maps drums coins".split()
+            [
+                "apples",
+                "rivers",
+                "violins",
+                "glaciers",
+                "peppers",
+                "tigers",
+                "lamps",
+                "kites",
+                "maps",
+                "drums",
+                "coins",
+            ]
         )
     ]
     clock.advance(days=40)
@@ -384,3 +396,31 @@ def test_restore_needs_a_trashed_memory(mem: Lethe) -> None:
         mem.restore(memory.id)
     with pytest.raises(MemoryNotFound, match="does not exist"):
         mem.restore("mem_0123456789ab")
+
+
+def test_plans_and_results_follow_the_published_schema(mem: Lethe) -> None:
+    import jsonschema
+
+    from lethe.forget.plan import seed_json
+    from lethe.forget.results import result_json
+    from lethe.schemas import load
+
+    validator = jsonschema.Draft202012Validator(load("forget-response"))
+    validator.check_schema(load("forget-response"))
+    ids = [mem.remember(text).id for text in SEED_000]
+    mem.remember("Never drink and drive", layer="caveat")
+    plans = [
+        mem.plan_forget(query="San Francisco"),
+        mem.plan_forget(query="Never drink and drive"),
+        mem.plan_forget(query="quantum chromodynamics lecture"),
+        mem.plan_forget([ids[2], "mem_0123456789ab"]),
+        mem.plan_forget(filters={"agent": "user"}),
+        mem.plan_purge([ids[3]]),
+    ]
+    for plan in plans:
+        validator.validate(seed_json(plan))
+    mem.update(ids[2], content="User loves Portuguese wine")
+    for plan in plans:
+        validator.validate(result_json(mem.execute(plan)))
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate({"status": "ok", "index": "default", "notes": "", "plan": [{"id": "x"}]})
