@@ -180,3 +180,31 @@ def test_explicit_none_turns_off_a_configured_workspace(
         assert mem.workspace is not None
     with Lethe.open(tmp_path / "b.db", embedder=embedder, workspace_dir=None) as mem:
         assert mem.workspace is None
+
+
+def test_a_version_1_file_is_migrated_in_place(db_path: Path, embedder: Embedder) -> None:
+    from lethe.store.sqlite_schema import MIGRATIONS
+
+    conn = sqlite3.connect(db_path)
+    conn.executescript(MIGRATIONS[1])
+    conn.executemany(
+        "INSERT INTO lethe_meta (key, value) VALUES (?, ?)",
+        [("application", "lethe"), ("embedder", embedder.name), ("dim", str(embedder.dim))],
+    )
+    vector = embedder.embed(["User lives in San Francisco"])[0]
+    conn.execute(
+        """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
+               importance, created_at, updated_at, embedding)
+           VALUES ('mem_aaaaaaaaaaaa', 'default', 'user', 'User lives in San Francisco',
+               'x', 'semantic', 0.5, 1.0, 1.0, ?)""",
+        (vector.tobytes(),),
+    )
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        assert mem.store.schema_version == LATEST_VERSION
+        assert mem.recall("San Francisco", k=1)[0].memory.id == "mem_aaaaaaaaaaaa"
+        mem.execute(mem.plan_forget(["mem_aaaaaaaaaaaa"]))
+        [item], _ = mem.list_trash()
+        assert item.memory.id == "mem_aaaaaaaaaaaa"
