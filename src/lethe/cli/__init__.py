@@ -1,11 +1,11 @@
 """The `lethe` command line: a thin typer + rich face over `lethe.engine.Lethe`.
 
 Commands parse their options, call one engine method and format what comes back; every rule
-about what may be stored, found or linked lives in the engine. The modules register their
-commands on import, in the order `lethe --help` lists them.
+about what may be stored, found, linked or forgotten lives in the engine. The modules register
+their commands on import, in the order `lethe --help` lists them.
 """
 
-from lethe.cli import memories, relations, records  # noqa: I001
+from lethe.cli import memories, relations, forgetting, trash, records  # noqa: I001
 from lethe.cli.app import app, main
 
-__all__ = ["app", "main", "memories", "records", "relations"]
+__all__ = ["app", "forgetting", "main", "memories", "records", "relations", "trash"]

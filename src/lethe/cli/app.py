@@ -8,9 +8,10 @@ they can fix. Usage mistakes (unknown option, missing argument) stay typer's, wi
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -163,8 +164,9 @@ def build_filters(
     category: str | None = None,
     tags: Sequence[str] | None = None,
     all_tags: bool = False,
-    since: str | None = None,
-    until: str | None = None,
+    since: str | datetime | None = None,
+    until: str | datetime | None = None,
+    not_accessed_since: datetime | None = None,
 ) -> Filters:
     """Hand the options to the engine's own filter parsing, so every face rejects alike."""
     from lethe import validate
@@ -179,9 +181,56 @@ def build_filters(
         "tags": list(tags or ()),
         "since": since and datetime.fromtimestamp(to_epoch(since), UTC),
         "until": until and datetime.fromtimestamp(to_epoch(until), UTC),
+        "not_accessed_since": not_accessed_since,
     }
     filters = filters_from_mapping(mapping)
     return filters.model_copy(update={"tags_mode": "all"}) if all_tags else filters
+
+
+_DURATION_RE = re.compile(r"(\d{1,12})\s*([smhdw])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_duration(value: str) -> timedelta:
+    """Read `30d`, `12h`, `90m`, `2w` (and `45s`) for options such as --older-than.
+
+    Spans are a face's spelling: the engine takes points in time, so the CLI turns a span into
+    one (see `ago`). A bad span is a usage error (status 2), like a number that is not one.
+    """
+    match = _DURATION_RE.fullmatch(value.strip())
+    if match is None:
+        raise typer.BadParameter(
+            f"{value!r} is not a duration: write a whole number and a unit, e.g. 30d, 12h, "
+            "90m, 2w (s seconds, m minutes, h hours, d days, w weeks)"
+        )
+    amount = int(match.group(1))
+    if amount == 0:
+        raise typer.BadParameter(f"{value!r} is not a duration: it must be longer than zero")
+    try:
+        span = timedelta(**{_UNITS[match.group(2)]: amount})
+        datetime.now(UTC) - span
+    except OverflowError:
+        raise typer.BadParameter(f"{value!r} reaches back before the year 1") from None
+    return span
+
+
+def ago(span: timedelta) -> datetime:
+    return datetime.now(UTC) - span
+
+
+def parse_moment(value: str) -> datetime:
+    """A span back from now (`30d`) or an ISO-8601 time, for options such as report --since."""
+    from lethe.filters import to_epoch
+
+    if _DURATION_RE.fullmatch(value.strip()):
+        return ago(parse_duration(value))
+    try:
+        return datetime.fromtimestamp(to_epoch(value), UTC)
+    except (LetheError, OverflowError, ValueError, OSError):
+        raise typer.BadParameter(
+            f"{value!r} is neither a duration (30d, 12h, 90m, 2w) nor an ISO-8601 time "
+            "(2024-01-31, 2024-01-31T12:00)"
+        ) from None
 
 
 def _json_or_text(value: str) -> Any:

@@ -19,6 +19,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from lethe.forget.plan import ForgetPlan, PlanItem
+from lethe.forget.results import DeletionReport, ForgetResult, MaintenanceReport, TrashItem
 from lethe.model import Episode, EpisodeView, Event, ImportReport, Link, Memory, Page, RecallHit
 
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
@@ -207,3 +209,161 @@ def import_line(report: ImportReport) -> str:
         f"imported {report.imported} memories, {report.links} link(s), "
         f"{report.episodes} episode(s){tail}"
     )
+
+
+# -- forgetting -------------------------------------------------------------------------------
+
+_ACTION_STYLE = {"delete": "bold red", "skip": "yellow", "refuse": "magenta"}
+_INDENT = 8
+
+
+def plural(count: int, noun: str = "memory") -> str:
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun[:-1]}ies" if noun.endswith("y") else f"{count} {noun}s"
+
+
+def plan_view(plan: ForgetPlan) -> RenderableType:
+    """One line per item (action, id, similarity, preview) with why, and any hint, below it.
+
+    The lines under an item wrap freely, so reasons and hints stay readable at any width.
+    """
+    parts: list[RenderableType] = [
+        Text.assemble(
+            (f"{plan.operation} plan ", "bold"),
+            (plan.id, "dim"),
+            f" · namespace {plan.namespace}",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+    ]
+    scored = any(i.similarity is not None for i in plan.items)
+    for item in plan.items:
+        head = Text.assemble(
+            (f"{item.action:<6}", _ACTION_STYLE[item.action]),
+            "  ",
+            (item.id, "cyan"),
+            "  ",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+        if scored:
+            head.append("     " if item.similarity is None else f"{item.similarity:.2f} ")
+            head.append(" ")
+        head.append(item.preview)
+        parts.append(head)
+        parts.append(Padding(_item_details(item, plan.operation), (0, 0, 0, _INDENT), expand=False))
+    for memory_id in plan.not_found:
+        parts.append(
+            Text.assemble(
+                ("missing", "red"),
+                " ",
+                (memory_id, "cyan"),
+                f"  not found{'' if plan.operation == 'forget' else ' (live or in the trash)'}; "
+                "find ids with lethe recall, lethe list or lethe trash",
+            )
+        )
+    parts.extend(Text(f"warning: {w}", style="yellow") for w in plan.warnings)
+    parts.append(Text(plan.notes, style="bold"))
+    return Group(*parts)
+
+
+def _item_details(item: PlanItem, operation: str) -> Text:
+    lines = [Text(item.reason, style="dim")]
+    if item.protection:
+        lines.append(Text(f"protected: {item.protection}", style="magenta"))
+    if item.warning:
+        lines.append(Text(item.warning, style="yellow"))
+    if item.action == "skip":
+        # The engine's hint is spelled for the Python API; this is the same advice for a shell.
+        lines.append(Text(f"to {operation} it anyway, name it: lethe {operation} {item.id}"))
+    elif item.hint:
+        lines.append(Text(item.hint))
+    return Text("\n").join(lines)
+
+
+def result_view(result: ForgetResult) -> RenderableType:
+    verb = "forgot" if result.operation == "forget" else "erased"
+    parts: list[RenderableType] = []
+    if result.executed:
+        done = Text(f"{verb} ", style="bold")
+        done.append(", ".join(result.executed), style="cyan")
+        parts.append(done)
+    for item in result.refused:
+        parts.append(
+            Text.assemble(
+                ("refused ", "magenta"),
+                (item.id, "cyan"),
+                f": {item.protection or item.reason}",
+            )
+        )
+    for label, ids in (
+        ("changed since the preview, not touched", result.stale),
+        ("already gone", result.not_found),
+    ):
+        if ids:
+            parts.append(Text(f"{label}: {', '.join(ids)}", style="yellow"))
+    parts.append(Text(result.notes, style="bold"))
+    if result.operation == "forget" and result.executed:
+        parts.append(Text("undo with: lethe restore ID (see lethe trash)", style="dim"))
+    return Group(*parts)
+
+
+def trash_table(items: Sequence[TrashItem]) -> Table:
+    table = _table()
+    _id_column(table)
+    table.add_column("forgotten", no_wrap=True)
+    table.add_column("by", no_wrap=True)
+    # Reason and content share what the fixed columns leave, content getting the larger part.
+    table.add_column("reason", ratio=1)
+    table.add_column("purge after", no_wrap=True)
+    table.add_column("content", ratio=2)
+    for item in items:
+        m = item.memory
+        purge = (
+            "never"
+            if item.purge_after is None
+            else f"{datetime.fromisoformat(item.purge_after):%Y-%m-%d}"
+        )
+        table.add_row(
+            m.id,
+            "—" if m.forgotten_at is None else f"{m.forgotten_at:%Y-%m-%d}",
+            m.forgotten_by or "—",
+            Text(m.forget_reason or "—"),  # wraps: a reason is worth reading in full
+            purge,
+            _cell(m.preview()),
+        )
+    return table
+
+
+def maintenance_lines(report: MaintenanceReport) -> Text:
+    if report.expired:
+        erased = Text(f"erased {plural(len(report.expired))} past the trash retention: ")
+        erased.append(", ".join(report.expired), style="cyan")
+    else:
+        erased = Text("nothing in the trash is past its retention")
+    expired = report.expired_confirmations
+    confirmations = Text(
+        f"expired {plural(expired, 'stale confirmation')}" if expired else "no stale confirmations"
+    )
+    return Text("\n").join([erased, confirmations])
+
+
+def report_view(report: DeletionReport) -> RenderableType:
+    if not report.rows:
+        return Text("no deletions recorded", style="yellow")
+    tables: list[RenderableType] = []
+    for header, counts, chronological in (
+        ("operation", report.by_op, False),
+        ("actor", report.by_actor, False),
+        ("namespace", report.by_namespace, False),
+        ("day", report.by_day, True),
+    ):
+        table = _table()
+        table.add_column(header, no_wrap=True)
+        table.add_column("count", justify="right", no_wrap=True)
+        ordered = sorted(counts.items(), key=lambda kv: kv[0] if chronological else -kv[1])
+        for key, count in ordered:
+            table.add_row(Text(key), str(count))
+        tables.extend([table, Text("")])
+    return Group(*tables[:-1])

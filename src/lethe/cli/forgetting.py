@@ -1,0 +1,335 @@
+"""Commands that delete: forget (a soft delete into the trash) and purge (erasure).
+
+Both show the engine's plan first and carry it out only with a go-ahead: `--yes`, or a `y`
+typed at a terminal. Without a terminal and without `--yes` nothing is deleted and the status
+is 3, so a script or an agent can never delete by accident and can tell "not confirmed" from
+an error. Which items a plan deletes, skips or refuses is the engine's decision, never this
+module's.
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import redirect_stdout
+from datetime import timedelta
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lethe.cli import render
+from lethe.cli.app import (
+    AgentFilterOpt,
+    AllTagsOpt,
+    CategoryFilterOpt,
+    DbOpt,
+    FilterExprOpt,
+    JsonOpt,
+    LayerFilterOpt,
+    NamespaceOpt,
+    SinceOpt,
+    TagFilterOpt,
+    UntilOpt,
+    ago,
+    app,
+    build_filters,
+    emit_json,
+    fail,
+    open_lethe,
+    parse_duration,
+    stderr,
+    stdout,
+)
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
+
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
+    from lethe.forget.plan import ForgetPlan, PlanItem
+    from lethe.forget.results import ForgetResult
+
+NEEDS_CONFIRMATION = 3
+"""Exit status when a deletion needs a go-ahead that nobody could give (no terminal, no --yes)."""
+
+YesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--yes", "-y", help="Go ahead without asking. Needed when stdin is not a terminal."
+    ),
+]
+ReasonOpt = Annotated[
+    str | None,
+    typer.Option("--reason", metavar="TEXT", help="Why, recorded in the trash and the audit log."),
+]
+ActorOpt = Annotated[
+    str, typer.Option("--actor", metavar="NAME", help="Who is deleting, for the audit log.")
+]
+
+
+def _interactive() -> bool:
+    """Whether a person can answer y/N: stdin is a terminal. Tests replace this check."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+@app.command(
+    help="Forget memories: a soft delete into the trash, restorable until purged. "
+    "The plan is always shown first: what would be forgotten, what is skipped and what is "
+    "protected, with why.\n\n"
+    "By id (lethe forget ID ...), the plan is carried out once confirmed: y/N at a terminal, "
+    "or --yes. By --query or filters (--tag, --agent, --older-than, --filter ...; --all for a "
+    "whole namespace), it is only a plan unless --execute; a query alone then forgets at most "
+    "its clear best match, while filters forget every match.\n\n"
+    "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given "
+    "(nothing was changed).",
+)
+def forget(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="ID",
+            show_default=False,
+            help="Memory ids. Ids bypass similarity thresholds, never protection.",
+        ),
+    ] = None,
+    query: Annotated[
+        str | None,
+        typer.Option(
+            "--query", "-q", metavar="TEXT", help="Plan by meaning and keywords, like recall."
+        ),
+    ] = None,
+    filter_: FilterExprOpt = None,
+    namespace: NamespaceOpt = DEFAULT_NAMESPACE,
+    agent: AgentFilterOpt = None,
+    layer: LayerFilterOpt = None,
+    category: CategoryFilterOpt = None,
+    tag: TagFilterOpt = None,
+    all_tags: AllTagsOpt = False,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    older_than: Annotated[
+        timedelta | None,
+        typer.Option(
+            "--older-than",
+            metavar="SPAN",
+            parser=parse_duration,
+            help="Only memories created more than this long ago: 30d, 12h, 90m, 2w.",
+        ),
+    ] = None,
+    not_accessed_since: Annotated[
+        timedelta | None,
+        typer.Option(
+            "--not-accessed-since",
+            metavar="SPAN",
+            parser=parse_duration,
+            help="Only memories not recalled within this span (30d …). Memories never "
+            "recalled count as not accessed, however new: add --older-than to spare those.",
+        ),
+    ] = None,
+    all_: Annotated[
+        bool, typer.Option("--all", help="Every memory of the namespace (protected ones aside).")
+    ] = False,
+    execute: Annotated[
+        bool,
+        typer.Option("--execute", help="Carry out a --query or filter plan (after confirmation)."),
+    ] = False,
+    yes: YesOpt = False,
+    reason: ReasonOpt = None,
+    actor: ActorOpt = DEFAULT_AGENT,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    if older_than is not None and until is not None:
+        raise fail("give --older-than or --until, not both", hint="they both bound creation time")
+    filters = build_filters(
+        namespace=namespace,
+        agent=agent,
+        layer=layer,
+        category=category,
+        tags=tag,
+        all_tags=all_tags,
+        since=since,
+        until=ago(older_than) if older_than is not None else until,
+        not_accessed_since=ago(not_accessed_since) if not_accessed_since is not None else None,
+    )
+    criteria = query is not None or filters.narrows_beyond_namespace() or bool(filter_)
+    if all_ and criteria:
+        raise fail(
+            "--all means the whole namespace: drop it, or drop --query and the filters",
+        )
+    if not ids and not criteria and not all_:
+        raise fail(
+            "nothing to forget",
+            hint="give memory ids, --query TEXT, filters such as --tag or --older-than, "
+            "or --all for the whole namespace",
+        )
+    if yes and not execute and not ids:
+        raise fail(
+            "--yes confirms an execution, and this is only a plan",
+            hint="add --execute to forget what the plan marks delete",
+        )
+    with open_lethe(db) as mem:
+        plan = mem.plan_forget(
+            ids or None,
+            query=query,
+            filters=filters,
+            where=filter_ or (),
+            whole_namespace=all_,
+            actor=actor,
+            reason=reason,
+        )
+        carry_out(mem, plan, execute=execute or bool(ids), yes=yes, json_=json_)
+
+
+@app.command(
+    help="Erase memories for good (right to be forgotten): the row, its vector, full-text "
+    "entry, links, episode membership, workspace lines and every copy of the content in the "
+    "audit log. Cannot be undone. Give ids (live or in the trash), or --older-than for trash "
+    "forgotten more than that long ago.\n\n"
+    "The plan is shown first and carried out once confirmed: y/N at a terminal, or --yes. "
+    "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given.",
+)
+def purge(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ID", show_default=False, help="Memory ids, live or in the trash."),
+    ] = None,
+    older_than: Annotated[
+        timedelta | None,
+        typer.Option(
+            "--older-than",
+            metavar="SPAN",
+            parser=parse_duration,
+            help="Every memory in the trash (all namespaces) forgotten more than this long "
+            "ago: 30d, 12h, 90m, 2w.",
+        ),
+    ] = None,
+    yes: YesOpt = False,
+    reason: ReasonOpt = None,
+    actor: ActorOpt = DEFAULT_AGENT,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    if ids and older_than is not None:
+        raise fail("give memory ids or --older-than, not both")
+    if not ids and older_than is None:
+        raise fail(
+            "nothing to purge",
+            hint="give memory ids (live or in the trash), or --older-than 30d for trash "
+            "forgotten more than 30 days ago",
+        )
+    with open_lethe(db) as mem:
+        plan = mem.plan_purge(
+            ids or None,
+            forgotten_before=ago(older_than) if older_than is not None else None,
+            actor=actor,
+            reason=reason,
+        )
+        carry_out(mem, plan, execute=True, yes=yes, json_=json_)
+
+
+# -- plan, confirm, execute ----------------------------------------------------------------
+
+
+def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: bool) -> None:
+    """Show the plan, get the go-ahead, execute it and set the exit status.
+
+    With --json stdout carries exactly one document: the execution's result when there was
+    one, else the plan. A plan with nothing to delete needs no go-ahead: executing it is a
+    no-op that still reports what was skipped and refused.
+    """
+    from lethe.forget.plan import seed_json
+
+    if not execute:
+        _show_plan(plan, json_)
+        return
+    if plan.targets and not yes:
+        if not _interactive():
+            _show_plan(plan, json_)
+            typer.echo(
+                f"error: not confirmed: {_would(plan)}, and stdin is not a terminal to ask; "
+                "pass --yes to go ahead (nothing was changed)",
+                err=True,
+            )
+            raise typer.Exit(NEEDS_CONFIRMATION)
+        # The plan goes where the person reads it; with --json, stdout stays one document.
+        (stderr() if json_ else stdout()).print(render.plan_view(plan))
+        if not _ask(_question(plan)):
+            _decline(mem, plan)
+            if json_:
+                emit_json(seed_json(plan))
+            done = "forgotten" if plan.operation == "forget" else "erased"
+            typer.echo(f"declined: nothing was {done} (the audit log records it)", err=True)
+            return
+    elif not json_:
+        stdout().print(render.plan_view(plan))
+    result = mem.execute(plan)
+    _show_result(result, json_)
+    _check(plan, result)
+
+
+def _ask(question: str) -> bool:
+    # typer.confirm echoes the prompt's last character and the answer on stdout; all of the
+    # exchange belongs on stderr, so stdout stays the plan, the result or one JSON document.
+    with redirect_stdout(sys.stderr):
+        return typer.confirm(question, default=False, err=True)
+
+
+def _show_plan(plan: ForgetPlan, json_: bool) -> None:
+    from lethe.forget.plan import seed_json
+
+    if json_:
+        emit_json(seed_json(plan))
+    else:
+        stdout().print(render.plan_view(plan))
+
+
+def _show_result(result: ForgetResult, json_: bool) -> None:
+    from lethe.forget.results import result_json
+
+    if json_:
+        emit_json(result_json(result))
+    else:
+        stdout().print(render.result_view(result))
+
+
+def _would(plan: ForgetPlan) -> str:
+    verb = "forgotten" if plan.operation == "forget" else "erased for good"
+    return f"{render.plural(len(plan.targets))} would be {verb}"
+
+
+def _question(plan: ForgetPlan) -> str:
+    count = render.plural(len(plan.targets))
+    if plan.operation == "forget":
+        return f"Forget {count}? (restorable from the trash until purged)"
+    return f"Erase {count} for good? This cannot be undone."
+
+
+def _decline(mem: Lethe, plan: ForgetPlan) -> None:
+    """A person said no: that is a declined confirmation, and the audit log records it."""
+    from lethe.engine.forgetting import MAX_IDS
+
+    ids = [item.id for item in plan.targets]
+    for start in range(0, len(ids), MAX_IDS):
+        mem.decline(ids[start : start + MAX_IDS], session=plan.actor, operation=plan.operation)
+
+
+def _check(plan: ForgetPlan, result: ForgetResult) -> None:
+    """Status 1 when something asked for was not done: a target that changed or vanished
+    since the preview, or an id named on the command line that is protected or unknown."""
+    if result.stale or result.not_found:
+        count = render.plural(len(result.stale) + len(result.not_found))
+        raise fail(
+            f"{count} not touched: the plan expired before the go-ahead, or they changed or "
+            "vanished since the preview",
+            hint="run the command again to review a fresh plan",
+        )
+    if not plan.source.memory_ids or not (result.refused or plan.not_found):
+        return
+    verb = "forget" if plan.operation == "forget" else "purge"
+    problems = [_refusal(item) for item in result.refused]
+    problems.extend(f"{memory_id}: not found" for memory_id in plan.not_found)
+    hint = "find ids with lethe recall, lethe list or lethe trash" if plan.not_found else None
+    raise fail(f"could not {verb} " + "; ".join(problems), hint=hint)
+
+
+def _refusal(item: PlanItem) -> str:
+    why = f"{item.id}: {item.protection or item.reason}"
+    return f"{why} ({item.hint})" if item.hint else why
