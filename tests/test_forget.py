@@ -292,8 +292,11 @@ def test_bulk_criteria_and_many_matches_warning(cmem: Lethe, clock: Clock) -> No
     plan = cmem.plan_forget(filters={"tags": ["scratch"], "until": clock.now - timedelta(days=30)})
     assert {i.id for i in plan.targets} == {m.id for m in old}
     assert plan.warnings and "11 memories match" in plan.warnings[0]
+    cmem.recall("Scratch note number 3 about glaciers", k=1)
     stale = cmem.plan_forget(filters={"not_accessed_since": clock.now - timedelta(days=1)})
-    assert fresh.id in {i.id for i in stale.targets}
+    recalled = cmem.recall("Scratch note number 3 about glaciers", k=1, touch=False)[0].memory.id
+    assert {i.id for i in stale.targets} == {m.id for m in old} - {recalled}
+    assert fresh.id not in {i.id for i in stale.targets}, "never recalled counts from creation"
     with pytest.raises(InvalidInput, match="nothing to plan"):
         cmem.plan_forget()
     whole = cmem.plan_forget(whole_namespace=True)
@@ -424,3 +427,27 @@ def test_plans_and_results_follow_the_published_schema(mem: Lethe) -> None:
         validator.validate(result_json(mem.execute(plan)))
     with pytest.raises(jsonschema.ValidationError):
         validator.validate({"status": "ok", "index": "default", "notes": "", "plan": [{"id": "x"}]})
+
+
+def test_purge_of_old_trash_respects_the_namespace(cmem: Lethe, clock: Clock) -> None:
+    a = cmem.remember("User likes jazz")
+    b = cmem.remember("The cat is called Miso", namespace="pets")
+    cmem.execute(cmem.plan_forget([a.id]))
+    cmem.execute(cmem.plan_forget([b.id]))
+    clock.advance(days=2)
+    pets = cmem.plan_purge(forgotten_before=clock.now - timedelta(days=1), namespace="pets")
+    assert [i.id for i in pets.targets] == [b.id] and pets.namespace == "pets"
+    everywhere = cmem.plan_purge(forgotten_before=clock.now - timedelta(days=1))
+    assert {i.id for i in everywhere.targets} == {a.id, b.id} and everywhere.namespace == "*"
+    cmem.execute(pets)
+    assert [t.memory.id for t in cmem.list_trash()[0]] == [a.id]
+
+
+def test_unknown_ids_in_a_plan_are_reported_with_suggestions(mem: Lethe) -> None:
+    known = mem.remember("User likes jazz")
+    typo = known.id[:10] + ("00" if known.id[10:] != "00" else "11")
+    plan = mem.plan_forget([known.id, typo])
+    assert plan.not_found == (typo,)
+    assert f"Memory not found: {typo}" in plan.notes and known.id in plan.notes
+    result = mem.execute(plan)
+    assert result.executed == (known.id,) and result.not_found == (typo,)

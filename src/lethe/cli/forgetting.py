@@ -314,8 +314,9 @@ def _decline(mem: Lethe, plan: ForgetPlan) -> None:
 def _check(plan: ForgetPlan, result: ForgetResult) -> None:
     """Status 1 when something asked for was not done: a target that changed or vanished
     since the preview, or an id named on the command line that is protected or unknown."""
-    if result.stale or result.not_found:
-        count = render.plural(len(result.stale) + len(result.not_found))
+    vanished = [i for i in result.not_found if i not in plan.not_found]
+    if result.stale or vanished:
+        count = render.plural(len(result.stale) + len(vanished))
         raise fail(
             f"{count} not touched: the plan expired before the go-ahead, or they changed or "
             "vanished since the preview",

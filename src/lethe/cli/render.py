@@ -299,7 +299,7 @@ def result_view(result: ForgetResult) -> RenderableType:
         )
     for label, ids in (
         ("changed since the preview, not touched", result.stale),
-        ("already gone", result.not_found),
+        ("not found", result.not_found),
     ):
         if ids:
             parts.append(Text(f"{label}: {', '.join(ids)}", style="yellow"))

@@ -43,6 +43,7 @@ from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
 from lethe.store.base import StoreTx
 
 MAX_IDS = 100
+ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
 
 
@@ -92,8 +93,9 @@ class ForgetOps(SearchOps):
         if bool(ids) == (forgotten_before is not None):
             raise InvalidInput("give either memory ids or forgotten_before, not both or neither")
         ns = validate.namespace(namespace) if namespace else None
-        source = PlanSource(memory_ids=ids, forgotten_before=forgotten_before)
-        return self._plan("purge", source, ns or DEFAULT_NAMESPACE, actor=actor, reason=reason)
+        source = PlanSource(memory_ids=ids, forgotten_before=forgotten_before, namespace=ns)
+        index = ns or (DEFAULT_NAMESPACE if ids else ALL_NAMESPACES)
+        return self._plan("purge", source, index, actor=actor, reason=reason)
 
     def _ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
         if memory_ids is None:
@@ -122,7 +124,7 @@ class ForgetOps(SearchOps):
             items = explicit_items([found[i] for i in source.memory_ids if i in found], operation)
             not_found = tuple(i for i in source.memory_ids if i not in found)
         elif source.forgotten_before is not None:
-            trashed = self._all_trash(namespace=None, before=source.forgotten_before)
+            trashed = self._all_trash(namespace=source.namespace, before=source.forgotten_before)
             items = criteria_items(
                 trashed, f"trash forgotten before {source.forgotten_before:%Y-%m-%d}"
             )
@@ -155,7 +157,12 @@ class ForgetOps(SearchOps):
             items=tuple(items),
             not_found=not_found,
             warnings=tuple(warnings),
-            notes=notes_for(items, ambiguous=ambiguous, operation=operation),
+            notes=" ".join(
+                [
+                    notes_for(items, ambiguous=ambiguous, operation=operation),
+                    *(self._not_found(i).message for i in not_found),
+                ]
+            ),
         )
 
     def _query_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
@@ -234,7 +241,7 @@ class ForgetOps(SearchOps):
             skipped=plan.skipped,
             refused=(*plan.refused, *refused),
             stale=tuple(stale),
-            not_found=tuple(gone),
+            not_found=(*plan.not_found, *gone),
             fresh_plan=self._replan(plan, who) if stale or gone else None,
             notes=result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
         )

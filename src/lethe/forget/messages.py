@@ -18,7 +18,10 @@ def result_notes(
     refused: Sequence[PlanItem],
 ) -> str:
     verb = "Forgot (moved to trash)" if operation == "forget" else "Erased"
-    parts = [f"{verb} {len(executed)} memor{'y' if len(executed) == 1 else 'ies'}."]
+    done = f"{verb} {len(executed)} memor{'y' if len(executed) == 1 else 'ies'}."
+    parts = [
+        done if executed else f"Nothing was {'forgotten' if operation == 'forget' else 'erased'}."
+    ]
     if operation == "forget" and executed:
         parts.append("Restore is possible until the trash is purged.")
     if skipped:

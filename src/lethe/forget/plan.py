@@ -66,6 +66,8 @@ class PlanSource(_Frozen):
     filters: Filters | None = None
     whole_namespace: bool = False
     forgotten_before: datetime | None = None
+    namespace: str | None = None
+    """For a purge of old trash: only this namespace (None: every namespace)."""
 
 
 class ForgetPlan(_Frozen):
@@ -223,7 +225,7 @@ def notes_for(plan_items: Sequence[PlanItem], *, ambiguous: bool, operation: Ope
     refused = [i for i in plan_items if i.action == "refuse"]
     skipped = [i for i in plan_items if i.action == "skip"]
     if not plan_items:
-        return "No memories found matching the forget criteria."
+        return f"No memories found matching the {operation} criteria."
     parts = []
     if ambiguous:
         parts.append(

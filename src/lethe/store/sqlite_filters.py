@@ -46,7 +46,8 @@ def compile_filters(filters: Filters, alias: str = "m") -> tuple[str, list[Any]]
         clauses.append(f"{alias}.created_at < ?")
         params.append(filters.until.timestamp())
     if filters.not_accessed_since:
-        clauses.append(f"({alias}.last_accessed_at IS NULL OR {alias}.last_accessed_at < ?)")
+        # Never recalled counts from creation: a memory made a minute ago is not "stale".
+        clauses.append(f"coalesce({alias}.last_accessed_at, {alias}.created_at) < ?")
         params.append(filters.not_accessed_since.timestamp())
     for condition in filters.conditions:
         sql, values = _condition(condition, alias)
