@@ -445,7 +445,7 @@ def test_purge_of_old_trash_respects_the_namespace(cmem: Lethe, clock: Clock) ->
 
 def test_unknown_ids_in_a_plan_are_reported_with_suggestions(mem: Lethe) -> None:
     known = mem.remember("User likes jazz")
-    typo = known.id[:10] + ("00" if known.id[10:] != "00" else "11")
+    typo = known.id[:10] + ("000000" if known.id[10:] != "000000" else "111111")
     plan = mem.plan_forget([known.id, typo])
     assert plan.not_found == (typo,)
     assert f"Memory not found: {typo}" in plan.notes and known.id in plan.notes
