@@ -379,3 +379,16 @@ def test_episode_view_dump_carries_the_note(mem: Lethe, db_path: Path) -> None:
     conn.close()
     dumped = mem.get_episode(episode.id).model_dump(mode="json")
     assert dumped["note"] == "1 memory no longer exists" and dumped["missing"] == 1
+
+
+def test_lexical_terms_are_chosen_rarest_first_within_a_budget() -> None:
+    from lethe.store.lexical import fts_query, query_tokens, select_terms
+
+    assert query_tokens('The "user" AND sister NEAR(Lisbon)*') == ["user", "sister", "near", "lisbon"]
+    assert select_terms({"user": 49_000, "sister": 400, "lisbon": 200, "zzz": 0}) == [
+        "lisbon",
+        "sister",
+    ]
+    assert select_terms({"user": 49_000}) == []
+    assert select_terms({"a": 3000, "b": 2500, "c": 100}) == ["c", "b"]
+    assert fts_query(["it's", "x"]) == '"it\'s" OR "x"'

@@ -1,8 +1,14 @@
-"""Turning free text into a full-text query both backends can run safely.
+"""Turning free text into a full-text query both backends can run safely and quickly.
 
 User text is never passed to the full-text engine as syntax: it is split into word tokens,
-common function words are dropped (they match most rows, cost time and add no signal), and
-each remaining token is quoted, so `AND`, `NEAR`, `*` or a stray quote cannot change the query.
+common function words are dropped, and each remaining token is quoted, so `AND`, `NEAR`, `*`
+or a stray quote cannot change the query.
+
+Ranking every document that contains a very common word ("user" is in half of a typical
+agent's memories) costs tens of milliseconds and adds almost nothing to BM25, whose weight for
+such a word is near zero. So the words are taken rarest first, within a budget of postings
+(documents to score); the rare words — names, places, identifiers — are exactly where the
+lexical side adds what vectors miss.
 """
 
 from __future__ import annotations
@@ -85,6 +91,24 @@ def query_tokens(text: str) -> list[str]:
     return list(dict.fromkeys(kept or tokens))[:_MAX_TOKENS]
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 MATCH expression: any of the query's words, each quoted."""
-    return " OR ".join(f'"{token}"' for token in query_tokens(text))
+POSTINGS_BUDGET = 5000
+"""Most documents a lexical search may have to score, summed over its words."""
+
+
+def select_terms(doc_freq: dict[str, int], budget: int = POSTINGS_BUDGET) -> list[str]:
+    """The words worth searching: present in the index, rarest first, within the budget."""
+    chosen: list[str] = []
+    spent = 0
+    for term, count in sorted(doc_freq.items(), key=lambda kv: kv[1]):
+        if count == 0:
+            continue
+        if spent + count > budget:
+            break
+        chosen.append(term)
+        spent += count
+    return chosen
+
+
+def fts_query(terms: list[str]) -> str:
+    """An FTS5 MATCH expression: any of the words, each quoted."""
+    return " OR ".join(f'"{term}"' for term in terms)

@@ -29,7 +29,7 @@ from lethe.errors import (
 )
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
-from lethe.store.lexical import fts_query
+from lethe.store.lexical import fts_query, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_rows import (
     MEMORY_COLUMNS,
@@ -106,6 +106,8 @@ class SQLiteStore:
         self._lock = threading.RLock()
         self._index = VectorIndex(dim)
         self._log_seq = -1
+        self._df_cache: dict[str, int] = {}
+        self._df_seq = 0
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
@@ -284,8 +286,8 @@ class SQLiteStore:
             return self._index.similarities(query, ids)
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
-        match = fts_query(text)
-        if not match:
+        tokens = query_tokens(text)
+        if not tokens:
             return []
         where, params = compile_filters(filters)
         sql = (
@@ -293,7 +295,28 @@ class SQLiteStore:
             f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
         )
         with self._lock:
-            return [r[0] for r in self._conn.execute(sql, [match, *params, n])]
+            terms = select_terms(self._doc_freq(tokens))
+            if not terms:
+                return []
+            return [r[0] for r in self._conn.execute(sql, [fts_query(terms), *params, n])]
+
+    def _doc_freq(self, tokens: Sequence[str]) -> dict[str, int]:
+        """Documents per word, from the FTS vocabulary; cached, since a cost estimate may be
+        a little stale — the cache is dropped after every 1,000 changes."""
+        if self._log_seq - self._df_seq > 1000 or self._log_seq < self._df_seq:
+            self._df_cache.clear()
+            self._df_seq = self._log_seq
+        missing = [t for t in tokens if t not in self._df_cache]
+        if missing:
+            marks = ", ".join("?" for _ in missing)
+            found = dict(
+                self._conn.execute(
+                    f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})", missing
+                ).fetchall()
+            )
+            for term in missing:
+                self._df_cache[term] = int(found.get(term, 0))
+        return {t: self._df_cache[t] for t in tokens}
 
     # -- reads --------------------------------------------------------------------------
 

@@ -160,6 +160,10 @@ WHEN NOT (
 BEGIN SELECT RAISE(ABORT, 'audit events are append-only'); END;
 CREATE INDEX events_at ON events (at);
 """,
+    3: """
+-- Documents per word, so a lexical search can skip words too common to be worth ranking.
+CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row');
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
