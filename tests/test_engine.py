@@ -384,7 +384,8 @@ def test_episode_view_dump_carries_the_note(mem: Lethe, db_path: Path) -> None:
 def test_lexical_terms_are_chosen_rarest_first_within_a_budget() -> None:
     from lethe.store.lexical import fts_query, query_tokens, select_terms
 
-    assert query_tokens('The "user" AND sister NEAR(Lisbon)*') == ["user", "sister", "near", "lisbon"]
+    tokens = query_tokens('The "user" AND sister NEAR(Lisbon)*')
+    assert tokens == ["user", "sister", "near", "lisbon"]
     assert select_terms({"user": 49_000, "sister": 400, "lisbon": 200, "zzz": 0}) == [
         "lisbon",
         "sister",

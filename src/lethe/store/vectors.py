@@ -29,6 +29,7 @@ class VectorIndex:
         self._slot: dict[str, int] = {}
         self._free: list[int] = []
         self._ns_codes: dict[str, int] = {}
+        self._ns_live: dict[int, int] = {}
 
     def __len__(self) -> int:
         return len(self._slot)
@@ -52,7 +53,10 @@ class VectorIndex:
 
     def upsert(self, memory_id: str, namespace: str, vector: Vector) -> None:
         slot = self._slot.get(memory_id)
-        if slot is None:
+        code = self._code(namespace)
+        if slot is not None:
+            self._ns_live[int(self._namespace[slot])] -= 1
+        else:
             if self._free:
                 slot = self._free.pop()
                 self._ids[slot] = memory_id
@@ -62,7 +66,8 @@ class VectorIndex:
                 self._ids.append(memory_id)
             self._slot[memory_id] = slot
         self._matrix[slot] = vector
-        self._namespace[slot] = self._code(namespace)
+        self._namespace[slot] = code
+        self._ns_live[code] = self._ns_live.get(code, 0) + 1
 
     def bulk_load(self, ids: Sequence[str], namespaces: Sequence[str], matrix: Vector) -> None:
         """Replace the whole content at once (start-up and after a rollback)."""
@@ -71,6 +76,8 @@ class VectorIndex:
         self._matrix[:count] = matrix
         codes = [self._code(ns) for ns in namespaces]
         self._namespace[:count] = np.asarray(codes, dtype=np.int32)
+        for code in codes:
+            self._ns_live[code] = self._ns_live.get(code, 0) + 1
         self._ids = list(ids)
         self._slot = {memory_id: i for i, memory_id in enumerate(ids)}
 
@@ -79,6 +86,7 @@ class VectorIndex:
         if slot is None:
             return
         self._ids[slot] = None
+        self._ns_live[int(self._namespace[slot])] -= 1
         self._namespace[slot] = -1
         self._matrix[slot] = 0.0
         self._free.append(slot)
@@ -135,7 +143,12 @@ class VectorIndex:
         if within is None:
             used = len(self._ids)
             scores = self._matrix[:used] @ query
-            scores[self._namespace[:used] != code] = -np.inf
+            if self._ns_live.get(code, 0) == len(self._slot):
+                # Every live vector is in this namespace: only free slots need excluding,
+                # which spares a full-length comparison on the common single-namespace store.
+                scores[self._free] = -np.inf
+            else:
+                scores[self._namespace[:used] != code] = -np.inf
             candidates: Slots | None = None
         else:
             if not len(within):
@@ -144,7 +157,8 @@ class VectorIndex:
             scores[self._namespace[within] != code] = -np.inf
             candidates = within
         k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
+        size = len(scores)
+        top = np.argpartition(scores, size - k)[size - k :] if k < size else np.arange(size)
         top = top[np.argsort(-scores[top], kind="stable")]
         result: list[tuple[str, float]] = []
         for position in top.tolist():
