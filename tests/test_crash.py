@@ -78,11 +78,9 @@ def check_invariants(db_path: Path, observer: Lethe) -> None:
             assert ops[-1] in ("purge", "expire"), f"{memory_id} vanished without a purge event"
 
     live = {i for i, s in rows.items() if s == "active"}
-    observer.store._sync_index()
-    assert set(observer.store._index._slot) == live, "the long-lived index drifted"
+    assert observer.store.live_vector_ids() == live, "the long-lived index drifted"
     with Lethe.open(db_path, embedder=observer.embedder) as fresh:
-        fresh.store._sync_index()
-        assert set(fresh.store._index._slot) == live
+        assert fresh.store.live_vector_ids() == live
         if live:
             hits = fresh.recall("note about amber birch", k=20)
             assert {h.memory.id for h in hits} <= live

@@ -208,3 +208,41 @@ def test_a_version_1_file_is_migrated_in_place(db_path: Path, embedder: Embedder
         mem.execute(mem.plan_forget(["mem_aaaaaaaaaaaa"]))
         [item], _ = mem.list_trash()
         assert item.memory.id == "mem_aaaaaaaaaaaa"
+
+
+def test_vector_snapshot_speeds_the_next_open_and_stays_correct(
+    db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lethe.store import sqlite_index
+
+    monkeypatch.setattr(sqlite_index, "SNAPSHOT_MIN", 2)
+    snapshot_file = sqlite_index.snapshot_path(db_path)
+    texts = ["User lives in San Francisco", "The cat is called Miso", "User likes jazz"]
+    with Lethe.open(db_path, embedder=embedder) as first:
+        ids = [first.remember(t).id for t in texts]
+    with Lethe.open(db_path, embedder=embedder) as second:
+        assert second.recall("cat", k=1)[0].memory.id == ids[1]
+    assert snapshot_file.exists(), "a rebuilt index is saved beside the database"
+
+    def no_rebuild(self: object) -> None:
+        raise AssertionError("the snapshot should have been used")
+
+    with Lethe.open(db_path, embedder=embedder) as writer:
+        late = writer.remember("We went glacier hiking in Iceland")
+        writer.execute(writer.plan_forget([ids[0]]))
+        monkeypatch.setattr(sqlite_index.IndexSync, "_rebuild", no_rebuild)
+        with Lethe.open(db_path, embedder=embedder) as reader:
+            assert reader.store.live_vector_ids() == {ids[1], ids[2], late.id}
+            assert reader.recall("glacier hiking", k=1)[0].memory.id == late.id
+    monkeypatch.undo()
+
+    other = db_path.with_name("other.db")
+    with Lethe.open(other, embedder=embedder) as mem:
+        mem.remember("A completely different store")
+    sqlite_index.snapshot_path(other).write_bytes(snapshot_file.read_bytes())
+    with Lethe.open(other, embedder=embedder) as mem:
+        assert len(mem.store.live_vector_ids()) == 1, "another store's snapshot is ignored"
+
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        mem.execute(mem.plan_purge([ids[0]]))
+        assert not snapshot_file.exists(), "a purge drops the snapshot with the erased vector"

@@ -31,6 +31,7 @@ from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.lexical import fts_query, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
+from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_rows import (
     MEMORY_COLUMNS,
     episode_from_row,
@@ -42,7 +43,7 @@ from lethe.store.sqlite_rows import (
 )
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from lethe.store.sqlite_tx import SQLiteTx
-from lethe.store.vectors import Vector, VectorIndex
+from lethe.store.vectors import Vector
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _CHUNK = 500
@@ -104,8 +105,6 @@ class SQLiteStore:
             raise DatabaseNotWritable(f"cannot open {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._index = VectorIndex(dim)
-        self._log_seq = -1
         self._df_cache: dict[str, int] = {}
         self._df_seq = 0
         try:
@@ -116,6 +115,9 @@ class SQLiteStore:
             # Freed pages are zeroed, so a purged memory's text does not linger in the file.
             self._conn.execute("PRAGMA secure_delete = ON")
             self._migrate(embedder)
+            db_id = self._conn.execute(
+                "SELECT value FROM lethe_meta WHERE key = 'db_id'"
+            ).fetchone()[0]
         except sqlite3.DatabaseError as exc:
             self._conn.close()
             if "not a database" in str(exc) or "malformed" in str(exc):
@@ -126,6 +128,7 @@ class SQLiteStore:
         except StoreError:
             self._conn.close()
             raise
+        self._sync = IndexSync(self._conn, self.path, dim, db_id)
 
     # -- schema -------------------------------------------------------------------------
 
@@ -204,63 +207,23 @@ class SQLiteStore:
             except BaseException as exc:
                 if self._conn.in_transaction:
                     self._conn.execute("ROLLBACK")
-                self._log_seq = -1
+                self._sync.invalidate()
                 if isinstance(exc, sqlite3.Error):
                     raise _store_error(self.path, exc) from None
                 raise
 
     # -- vector index -------------------------------------------------------------------
 
-    def _sync_index(self) -> None:
-        """Bring the in-process index up to date with every committed change."""
-        conn = self._conn
-        if self._log_seq < 0:
-            own = not conn.in_transaction
-            if own:
-                conn.execute("BEGIN")
-            try:
-                self._log_seq = conn.execute(
-                    "SELECT coalesce(max(seq), 0) FROM vector_log"
-                ).fetchone()[0]
-                rows = conn.execute(
-                    "SELECT id, namespace, embedding FROM memories WHERE status = 'active' "
-                    "ORDER BY num"
-                ).fetchall()
-            finally:
-                if own:
-                    conn.execute("COMMIT")
-            matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(-1, self.dim)
-            self._index.bulk_load([r[0] for r in rows], [r[1] for r in rows], matrix)
-            return
-        changes = conn.execute(
-            "SELECT seq, memory_id FROM vector_log WHERE seq > ? ORDER BY seq", (self._log_seq,)
-        ).fetchall()
-        if not changes:
-            return
-        ids = list(dict.fromkeys(row[1] for row in changes))
-        for start in range(0, len(ids), _CHUNK):
-            chunk = ids[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
-            live = {
-                row[0]: row
-                for row in conn.execute(
-                    f"SELECT id, namespace, embedding FROM memories "
-                    f"WHERE status = 'active' AND id IN ({marks})",
-                    chunk,
-                )
-            }
-            for memory_id in chunk:
-                row = live.get(memory_id)
-                if row is None:
-                    self._index.remove(memory_id)
-                else:
-                    self._index.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
-        self._log_seq = changes[-1][0]
+    def live_vector_ids(self) -> set[str]:
+        """Ids the vector index holds after catching up (for consistency checks)."""
+        with self._lock:
+            self._sync.sync()
+            return set(self._sync.index.export()[0])
 
     def vector_search(self, query: Vector, filters: Filters, n: int) -> list[tuple[str, float]]:
         """Top-n (id, cosine) among memories matching `filters`."""
         with self._lock:
-            self._sync_index()
+            self._sync.sync()
             within = None
             if filters.narrows_beyond_namespace():
                 where, params = compile_filters(filters)
@@ -270,20 +233,20 @@ class SQLiteStore:
                         f"SELECT m.id FROM memories m WHERE {where}", params
                     )
                 ]
-                within = self._index.slots_of(ids)
-            return self._index.search(query, namespace=filters.namespace, k=n, within=within)
+                within = self._sync.index.slots_of(ids)
+            return self._sync.index.search(query, namespace=filters.namespace, k=n, within=within)
 
     def vector_search_many(
         self, queries: Vector, namespace: str, n: int
     ) -> list[list[tuple[str, float]]]:
         with self._lock:
-            self._sync_index()
-            return self._index.search_many(queries, namespace=namespace, k=n)
+            self._sync.sync()
+            return self._sync.index.search_many(queries, namespace=namespace, k=n)
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
         with self._lock:
-            self._sync_index()
-            return self._index.similarities(query, ids)
+            self._sync.sync()
+            return self._sync.index.similarities(query, ids)
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
         tokens = query_tokens(text)
@@ -303,9 +266,9 @@ class SQLiteStore:
     def _doc_freq(self, tokens: Sequence[str]) -> dict[str, int]:
         """Documents per word, from the FTS vocabulary; cached, since a cost estimate may be
         a little stale — the cache is dropped after every 1,000 changes."""
-        if self._log_seq - self._df_seq > 1000 or self._log_seq < self._df_seq:
+        if self._sync.seq - self._df_seq > 1000 or self._sync.seq < self._df_seq:
             self._df_cache.clear()
-            self._df_seq = self._log_seq
+            self._df_seq = self._sync.seq
         missing = [t for t in tokens if t not in self._df_cache]
         if missing:
             marks = ", ".join("?" for _ in missing)
@@ -526,3 +489,4 @@ class SQLiteStore:
         with self._lock:
             self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._sync.drop_snapshot()

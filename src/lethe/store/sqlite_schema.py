@@ -164,6 +164,10 @@ CREATE INDEX events_at ON events (at);
 -- Documents per word, so a lexical search can skip words too common to be worth ranking.
 CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row');
 """,
+    4: """
+-- An identity for the file, so a vector snapshot beside it is never applied to another store.
+INSERT OR IGNORE INTO lethe_meta (key, value) VALUES ('db_id', lower(hex(randomblob(8))));
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

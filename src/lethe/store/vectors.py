@@ -91,6 +91,14 @@ class VectorIndex:
         self._matrix[slot] = 0.0
         self._free.append(slot)
 
+    def export(self) -> tuple[list[str], list[str], Vector]:
+        """Live ids, their namespaces and a compact copy of their vectors, in slot order."""
+        names = {code: name for name, code in self._ns_codes.items()}
+        slots = sorted(self._slot.values())
+        ids = [self._ids[s] or "" for s in slots]
+        namespaces = [names[int(self._namespace[s])] for s in slots]
+        return ids, namespaces, self._matrix[np.asarray(slots, dtype=np.intp)]
+
     def vector(self, memory_id: str) -> Vector | None:
         slot = self._slot.get(memory_id)
         return None if slot is None else self._matrix[slot].copy()

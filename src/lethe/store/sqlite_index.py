@@ -1,0 +1,140 @@
+"""Keeping the in-process vector index in step with the SQLite file.
+
+Rows are the source of truth. The index is rebuilt from them once, then brought up to date
+before every search by replaying `vector_log` (filled by triggers), which is how one process
+sees another's writes. Rebuilding from rows reads every embedding BLOB — most of a cold start
+at 100k memories — so a rebuilt index is also saved beside the database as a snapshot
+(`<db>.vectors.npz`, written atomically) that the next process loads and replays from. The
+snapshot is only a cache: it names the database it belongs to and the log position it
+reflects, anything unexpected makes it ignored, and a purge deletes it so an erased memory's
+vector does not outlive the memory.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from lethe.store.vectors import VectorIndex
+
+_CHUNK = 500
+SNAPSHOT_MIN = 2000
+"""Stores smaller than this rebuild faster than a snapshot would load."""
+
+
+def snapshot_path(db: Path) -> Path:
+    return db.with_name(db.name + ".vectors.npz")
+
+
+class IndexSync:
+    def __init__(self, conn: sqlite3.Connection, db: Path, dim: int, db_id: str) -> None:
+        self._conn = conn
+        self._db = db
+        self._dim = dim
+        self._db_id = db_id
+        self.index = VectorIndex(dim)
+        self.seq = -1
+        """Last `vector_log` entry the index reflects; -1 means "rebuild before use"."""
+
+    def invalidate(self) -> None:
+        self.seq = -1
+
+    def sync(self) -> None:
+        """Bring the index up to date with every committed change."""
+        if self.seq < 0 and not self._load_snapshot():
+            self._rebuild()
+            return
+        changes = self._conn.execute(
+            "SELECT seq, memory_id FROM vector_log WHERE seq > ? ORDER BY seq", (self.seq,)
+        ).fetchall()
+        if not changes:
+            return
+        ids = list(dict.fromkeys(row[1] for row in changes))
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            live = {
+                row[0]: row
+                for row in self._conn.execute(
+                    f"SELECT id, namespace, embedding FROM memories "
+                    f"WHERE status = 'active' AND id IN ({marks})",
+                    chunk,
+                )
+            }
+            for memory_id in chunk:
+                row = live.get(memory_id)
+                if row is None:
+                    self.index.remove(memory_id)
+                else:
+                    self.index.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
+        self.seq = changes[-1][0]
+        if len(ids) > max(1000, len(self.index) // 10):
+            self._save_snapshot()
+
+    def _rebuild(self) -> None:
+        conn = self._conn
+        own = not conn.in_transaction
+        if own:
+            conn.execute("BEGIN")
+        try:
+            seq = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
+            rows = conn.execute(
+                "SELECT id, namespace, embedding FROM memories WHERE status = 'active' ORDER BY num"
+            ).fetchall()
+        finally:
+            if own:
+                conn.execute("COMMIT")
+        matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(-1, self._dim)
+        self.index.bulk_load([r[0] for r in rows], [r[1] for r in rows], matrix)
+        self.seq = seq
+        if not conn.in_transaction:
+            self._save_snapshot()
+
+    def _save_snapshot(self) -> None:
+        """Write the index as of `self.seq`, unless it is small or a write is in progress
+        (uncommitted rows must never reach the snapshot)."""
+        if len(self.index) < SNAPSHOT_MIN or self._conn.in_transaction:
+            return
+        ids, namespaces, matrix = self.index.export()
+        path = snapshot_path(self._db)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(
+                    handle,
+                    db_id=np.array(self._db_id),
+                    seq=np.array(self.seq, dtype=np.int64),
+                    ids=np.array(ids, dtype="S16"),
+                    namespaces=np.array(namespaces),
+                    matrix=matrix,
+                )
+            os.replace(tmp, path)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+
+    def _load_snapshot(self) -> bool:
+        path = snapshot_path(self._db)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if str(data["db_id"]) != self._db_id:
+                    return False
+                seq = int(data["seq"])
+                matrix = data["matrix"]
+                ids = [i.decode("ascii") for i in data["ids"].tolist()]
+                namespaces = [str(n) for n in data["namespaces"].tolist()]
+        except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+            return False
+        newest = self._conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
+        if seq > newest or matrix.shape != (len(ids), self._dim) or len(namespaces) != len(ids):
+            return False
+        self.index.bulk_load(ids, namespaces, matrix.astype(np.float32, copy=False))
+        self.seq = seq
+        return True
+
+    def drop_snapshot(self) -> None:
+        snapshot_path(self._db).unlink(missing_ok=True)
