@@ -158,3 +158,15 @@ def test_package_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
         find_model_dir()
     assert INSTALL_COMMAND in str(info.value)
     assert "LETHE_MODEL_DIR" in str(info.value)
+
+
+def test_corrupt_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = find_model_dir()
+    for name in ("tokenizer.json", "config.json"):
+        (tmp_path / name).symlink_to(source / name)
+    (tmp_path / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json")
+    monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+    with pytest.raises(EmbedderUnavailable) as info:
+        MiniLMEmbedder(find_model_dir())
+    assert "model.safetensors" in str(info.value)
+    assert INSTALL_COMMAND in str(info.value)

@@ -28,7 +28,7 @@ def default_config_path() -> Path:
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     db: str = Field(default_factory=lambda: str(default_db_path()))
     workspace_dir: Path | None = None

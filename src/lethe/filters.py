@@ -45,7 +45,7 @@ _AND_RE = re.compile(r"\s+AND\s+", re.IGNORECASE)
 class Condition(BaseModel):
     """`field op value`, where field is a column name or `metadata.<path>`."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     field: str
     op: Op
@@ -59,7 +59,7 @@ class Condition(BaseModel):
 class Filters(BaseModel):
     """What a recall or list may return. Unset fields do not filter."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     namespace: str = DEFAULT_NAMESPACE
     agent: str | None = None

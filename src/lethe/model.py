@@ -38,7 +38,7 @@ def utcnow() -> datetime:
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Memory(_Record):
@@ -173,7 +173,7 @@ class Draft(BaseModel):
     validates each draft exactly once.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     content: str
     id: str | None = None

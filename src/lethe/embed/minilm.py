@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
-from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 from lethe.embed.base import Vectors
@@ -66,6 +65,36 @@ def _gelu(h: F32) -> F32:
     return h
 
 
+_DTYPES = {"F32": np.float32, "F16": np.float16, "F64": np.float64}
+
+
+def _load_weights(path: Path) -> dict[str, F32]:
+    """Map a safetensors file into memory instead of reading it.
+
+    The format is an 8-byte header length, a JSON header, then raw little-endian tensors, so
+    float32 tensors can be zero-copy views of one read-only map: the 90 MB of weights cost no
+    read at start-up (a cold `lethe recall` pays only for the pages its query touches).
+    """
+    try:
+        with path.open("rb") as fh:
+            header_len = int.from_bytes(fh.read(8), "little")
+            header = json.loads(fh.read(header_len))
+        data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + header_len)
+    except (OSError, ValueError) as exc:
+        raise EmbedderUnavailable(f"cannot read {path}: {exc}", hint=INSTALL_HINT) from exc
+    out: dict[str, F32] = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        dtype = _DTYPES.get(info["dtype"])
+        if dtype is None:  # integer buffers such as `position_ids`: not weights, not needed
+            continue
+        start, end = info["data_offsets"]
+        array = data[start:end].view(np.dtype(dtype).newbyteorder("<")).reshape(info["shape"])
+        out[name.removeprefix("bert.")] = array.astype(np.float32, copy=False)
+    return out
+
+
 def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
     x = x - x.mean(axis=-1, keepdims=True)
     x *= 1.0 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + np.float32(eps))
@@ -75,11 +104,12 @@ def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
 
 
 class _Layer:
-    """One encoder block with dense weights stored as contiguous (in, out) for `x @ w`."""
+    """One encoder block with dense weights copied to contiguous (in, out) for `x @ w`: the
+    copy costs ~40 ms at load, and transposed views would cost ~2 ms on every short query."""
 
     def __init__(self, w: dict[str, F32], p: str) -> None:
         def t(key: str) -> F32:
-            return np.ascontiguousarray(w[f"{p}{key}.weight"].T, dtype=np.float32)
+            return np.ascontiguousarray(w[f"{p}{key}.weight"].T)
 
         a = f"{p}attention."
         self.qkv_w = np.ascontiguousarray(
@@ -106,12 +136,9 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
         self._heads = int(config["num_attention_heads"])
         self._eps = float(config.get("layer_norm_eps", 1e-12))
-        raw = load_file(str(model_dir / "model.safetensors"))
         # Checkpoints saved from BertModel have bare keys; ones saved from a task head carry
-        # a `bert.` prefix. Normalise so one loader serves both.
-        w: dict[str, F32] = {
-            k.removeprefix("bert."): v.astype(np.float32, copy=False) for k, v in raw.items()
-        }
+        # a `bert.` prefix, which the loader strips so one loader serves both.
+        w = _load_weights(model_dir / "model.safetensors")
         self._word = w["embeddings.word_embeddings.weight"]
         self._pos = w["embeddings.position_embeddings.weight"]
         self._type0 = w["embeddings.token_type_embeddings.weight"][0]
@@ -127,11 +154,9 @@ class MiniLMEmbedder:
         self._tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
         pad_id = self._tok.token_to_id("[PAD]")
         self._tok.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
-        # A second instance for counting, because truncation settings are shared state and
-        # toggling them per call would race between threads.
-        self._counter = Tokenizer.from_str(text)
-        self._counter.no_truncation()
-        self._counter.no_padding()
+        self._tokenizer_json = text
+        self._counter_instance: Tokenizer | None = None
+        self._counter_lock = threading.Lock()
 
     @property
     def name(self) -> str:
@@ -141,12 +166,28 @@ class MiniLMEmbedder:
     def dim(self) -> int:
         return self._dim
 
+    @property
+    def _counter(self) -> Tokenizer:
+        """A second tokenizer for counting, because truncation settings are shared state and
+        toggling them per call would race between threads. Built on first use: a one-query
+        process (a cold `lethe recall`) never needs it."""
+        with self._counter_lock:
+            if self._counter_instance is None:
+                counter = Tokenizer.from_str(self._tokenizer_json)
+                counter.no_truncation()
+                counter.no_padding()
+                self._counter_instance = counter
+            return self._counter_instance
+
     def count_tokens(self, text: str) -> int:
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         out = np.empty((len(texts), self._dim), dtype=np.float32)
         if not texts:
+            return out
+        if len(texts) <= self.batch_size:
+            out[:] = self._encode_batch(list(texts))
             return out
         lengths = [len(e.ids) for e in self._counter.encode_batch(list(texts))]
         # Batching neighbours in length keeps padding (wasted matmul rows) small.

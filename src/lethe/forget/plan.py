@@ -40,7 +40,7 @@ def new_plan_id() -> str:
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class PlanItem(_Frozen):

@@ -11,7 +11,7 @@ from lethe.model import Memory
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class NotFoundItem(_Frozen):
