@@ -428,6 +428,34 @@ def test_export_import_round_trip_keeps_ids(
     assert {m["id"] for m in as_json(piped, "list")["items"]} == set(ids.values())
 
 
+def test_progress_bar_goes_to_stderr_and_leaves_the_records_alone(
+    seeded: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With stderr taken for an interactive terminal, import and export draw their bar there."""
+    db, ids = seeded
+    plain = ok(db, "export").stdout
+    assert ok(db, "export").stderr == "", "no bar when stderr is not a terminal"
+
+    # rich's own switches: treat the output streams as an interactive terminal.
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("TTY_INTERACTIVE", "1")
+    piped = ok(db, "export")
+    assert piped.stdout == plain
+    assert "exporting" in piped.stderr and "3/3" in piped.stderr
+    assert "mem_" not in piped.stderr
+
+    dump = tmp_path / "dump.jsonl"
+    written = ok(db, "export", "-o", str(dump), "--json")
+    assert json.loads(written.stdout)["memories"] == 3
+    assert "exporting" in written.stderr and "3/3" in written.stderr
+    records = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    assert [r["id"] for r in records] == list(ids.values())
+
+    imported = ok(tmp_path / "copy.db", "import", str(dump), "--json")
+    assert json.loads(imported.stdout)["imported"] == 3
+    assert "importing" in imported.stderr and "3/3" in imported.stderr
+
+
 def test_import_no_auto_link_keeps_only_the_files_links(db: Path, tmp_path: Path) -> None:
     tea = remember(db, TEA)
     breakfast = remember(db, "Alice usually has green tea instead of coffee at breakfast.")

@@ -73,7 +73,9 @@ def test_export_import_round_trip_keeps_ids_links_and_episodes(
         c = source.remember("The cat is called Miso and sleeps on the keyboard", namespace="pets")
         source.link(a.id, b.id, kind="about", confidence=0.55)
         episode = source.create_episode("San Francisco facts", [a.id, b.id])
-        records = list(source.export_records())
+        export = source.export_records()
+        assert export.memories == 3, "counted before the first record is read"
+        records = list(export)
     lines = [json.loads(json.dumps(r)) for r in records]
     assert [r["type"] for r in lines].count("memory") == 3
 

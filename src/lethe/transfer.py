@@ -54,8 +54,27 @@ def parse_record(record: Any, line: int) -> Draft:
         raise InvalidInput(f"line {line}: {problems}") from None
 
 
-def export_records(store: Store) -> Iterator[dict[str, Any]]:
-    ids = store.memory_ids()
+class Export:
+    """The records of one export, streamed; iterate it to get them.
+
+    The live ids are read once, up front, so `memories` is known before the first record: a
+    face can size a progress bar without a second pass over the store.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._ids = store.memory_ids()
+
+    @property
+    def memories(self) -> int:
+        """How many memory records the export holds (links and episodes come after them)."""
+        return len(self._ids)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return _records(self._store, self._ids)
+
+
+def _records(store: Store, ids: list[str]) -> Iterator[dict[str, Any]]:
     live = set(ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start : start + 500]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -46,11 +47,37 @@ def audit(
     out.print(render.events_view(events))
 
 
-def _write_jsonl(records: Iterable[dict[str, Any]], handle: IO[str]) -> dict[str, int]:
+@contextmanager
+def _progress(label: str, total: int, *, show: bool = True) -> Iterator[Callable[[int], None]]:
+    """Yield `advance(n)`, drawing a bar on stderr only when stderr is a terminal.
+
+    So `--json` and piped output never carry control codes. stdout is not redirected: rich
+    would otherwise send whatever is printed there through the bar's console onto stderr,
+    and stdout is where the records and the JSON belong.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    err = stderr()
+    if not (show and total and err.is_terminal):
+        yield lambda _n: None
+        return
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
+    with Progress(
+        *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=False
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda n: bar.advance(task, n)
+
+
+def _write_jsonl(
+    records: Iterable[dict[str, Any]], handle: IO[str], advance: Callable[[int], None]
+) -> dict[str, int]:
     counts = {"memory": 0, "link": 0, "episode": 0}
     for record in records:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         counts[record["type"]] = counts.get(record["type"], 0) + 1
+        if record["type"] == "memory":
+            advance(1)
     return counts
 
 
@@ -68,14 +95,21 @@ def export(
     json_: JsonOpt = False,
 ) -> None:
     with open_lethe(db) as mem:
+        records = mem.export_records()
         if output is None or str(output) == "-":
-            _write_jsonl(mem.export_records(), typer.get_text_stream("stdout"))
+            out = typer.get_text_stream("stdout")
+            # Records scrolling on the terminal would tear a bar; draw it only when redirected.
+            with _progress("exporting", records.memories, show=not out.isatty()) as advance:
+                _write_jsonl(records, out, advance)
             return
         # Written beside the target and renamed, so a failed export never leaves half a file.
         partial = output.with_name(output.name + ".partial")
         try:
-            with partial.open("w", encoding="utf-8") as handle:
-                counts = _write_jsonl(mem.export_records(), handle)
+            with (
+                partial.open("w", encoding="utf-8") as handle,
+                _progress("exporting", records.memories) as advance,
+            ):
+                counts = _write_jsonl(records, handle, advance)
             os.replace(partial, output)
         except OSError as exc:
             partial.unlink(missing_ok=True)
@@ -134,26 +168,15 @@ def import_(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     records = _read_records(file)
     total = sum(1 for r in records if r.get("type", "memory") == "memory")
-    err = stderr()
-    with open_lethe(db) as mem:
-        if err.is_terminal and total:
-            columns = (TextColumn("importing"), BarColumn(), MofNCompleteColumn())
-            with Progress(*columns, console=err, transient=True) as bar:
-                task = bar.add_task("import", total=total)
-                report = mem.import_records(
-                    records,
-                    progress=lambda n: bar.advance(task, n),
-                    skip_duplicates=not keep_duplicates,
-                    auto_link=not no_auto_link,
-                )
-        else:
-            report = mem.import_records(
-                records, skip_duplicates=not keep_duplicates, auto_link=not no_auto_link
-            )
+    with open_lethe(db) as mem, _progress("importing", total) as advance:
+        report = mem.import_records(
+            records,
+            progress=advance,
+            skip_duplicates=not keep_duplicates,
+            auto_link=not no_auto_link,
+        )
     if json_:
         emit_json(report.model_dump(mode="json"))
         return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from lethe import validate
@@ -11,7 +11,7 @@ from lethe.engine.memories import MemoryOps, Progress
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Draft, Episode, Event, ImportReport
-from lethe.transfer import export_records, parse_episode, parse_link, parse_record
+from lethe.transfer import Export, parse_episode, parse_link, parse_record
 
 
 class RecordOps(MemoryOps, RelationOps):
@@ -38,9 +38,13 @@ class RecordOps(MemoryOps, RelationOps):
             memory_id=memory_id, op=op, namespace=namespace, after_seq=after_seq, limit=limit
         )
 
-    def export_records(self) -> Iterator[dict[str, Any]]:
-        """Every memory, link and episode as JSON-ready records (the JSONL export format)."""
-        return export_records(self.store)
+    def export_records(self) -> Export:
+        """Every memory, link and episode as JSON-ready records (the JSONL export format).
+
+        Iterate the result for the records; its `memories` count is there before the first
+        one, for a progress bar.
+        """
+        return Export(self.store)
 
     def import_records(
         self, records: Iterable[dict[str, Any]], *, progress: Progress | None = None, **options: Any
