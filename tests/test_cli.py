@@ -103,12 +103,13 @@ COMMANDS = [
     ["audit"],
     ["export"],
     ["import"],
+    ["demo"],
 ]
 
 
 def test_help_lists_every_command() -> None:
     result = ok(None, "--help")
-    for name in [*{c[0] for c in COMMANDS}, "demo"]:
+    for name in {c[0] for c in COMMANDS}:
         assert re.search(rf"│ {name}\s", result.stdout), name
 
 
@@ -642,6 +643,68 @@ def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
     assert ops == ["remember"] * 5 + ["link", "link", "episode"]
     # The demo's workspace projection stays inside its own folder.
     assert (kept.parent / "workspace").is_dir()
+
+
+def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
+    tour = as_json(None, "demo")
+    remembered = tour["remembered"]
+    assert len(remembered) == 5 and all(MEMORY_ID_RE.match(i) for i in remembered)
+    tea, review, page, _, caveat = remembered
+    assert tour["duplicate"]["refused"] is True
+    assert tour["duplicate"]["existing_id"] == tea
+    assert tour["recall"]["hits"][0]["memory"]["id"] == tea
+    filtered = tour["recall_filtered"]["hits"]
+    assert filtered and {h["memory"]["id"] for h in filtered} <= {review, page, caveat}
+    assert [(link["kind"], {link["a"], link["b"]}) for link in tour["links"]] == [
+        ("blocks", {review, page}),
+        ("constrained_by", {page, caveat}),
+    ]
+    assert EPISODE_ID_RE.match(tour["episode"]["episode"]["id"])
+    assert [m["id"] for m in tour["episode"]["members"]] == [review, page, caveat]
+    ops = [e["op"] for e in tour["audit"]]
+    assert ops == ["remember"] * 5 + ["link", "link", "episode"]
+    assert tour["db"] is None and tour["workspace"] is None
+    assert list(demo_tmp.iterdir()) == []
+
+
+def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: Path) -> None:
+    out = ok(db, "demo").stdout
+    assert "1. remember" in out and f"kept at {db}" in out
+    assert as_json(db, "list")["total"] == 5
+    assert list(demo_tmp.iterdir()) == [], "the workspace went with the temporary folder"
+
+    empty = db.with_name("empty.db")
+    assert as_json(empty, "list")["total"] == 0  # a lethe database with nothing in it
+    tour = as_json(empty, "demo", "--keep")
+    assert tour["db"] == str(empty)
+    assert Path(tour["workspace"]).parent.parent == demo_tmp
+    assert as_json(empty, "list")["total"] == 5
+
+
+def test_demo_db_refuses_a_database_that_holds_memories(demo_tmp: Path, db: Path) -> None:
+    remember(db, TEA)
+    before = snapshot(db)
+    files = sorted(db.parent.iterdir())
+    for extra in ([], ["--json"], ["--keep"]):
+        assert_one_line_error(run(db, "demo", *extra), "already holds memories", "--db")
+        assert snapshot(db) == before
+        assert sorted(db.parent.iterdir()) == files
+    assert list(demo_tmp.iterdir()) == []
+
+    notes = db.with_name("notes.txt")
+    notes.write_text("shopping list\n", encoding="utf-8")
+    assert_one_line_error(run(notes, "demo"), "not a lethe database")
+    assert notes.read_text(encoding="utf-8") == "shopping list\n"
+
+
+def test_demo_does_not_read_lethe_db(
+    demo_tmp: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remember(db, TEA)
+    before = snapshot(db)
+    monkeypatch.setenv("LETHE_DB", str(db))
+    assert as_json(None, "demo")["db"] is None
+    assert snapshot(db) == before
 
 
 # -- the installed script ---------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The scripted tour behind `lethe demo`: the main features in a few seconds, on a throwaway file.
 
 It drives the same `Lethe` API the faces use, so what it shows is what a user gets; nothing
-here is staged. It never touches the user's own database or workspace: both live in a fresh
-temporary folder that is removed afterwards unless `keep` is set.
+here is staged. It never touches the user's own memories or workspace: the workspace lives in
+a fresh temporary folder that is removed afterwards unless `keep` is set, and so does the
+database unless the caller names one, which must be new or empty.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
 from lethe.cli import render
 from lethe.engine import Lethe
-from lethe.errors import DuplicateMemory
+from lethe.errors import DuplicateMemory, InvalidInput
 
 MEMORIES: list[dict[str, object]] = [
     {
@@ -57,36 +59,60 @@ def _step(console: Console, number: int, title: str, explain: str) -> None:
     console.print(Text(explain, style="dim"))
 
 
-def run_tour(console: Console, *, keep: bool = False) -> Path | None:
-    """Run the tour; returns the database path when `keep`, else None (everything removed)."""
+def run_tour(console: Console, *, keep: bool = False, db: Path | None = None) -> dict[str, Any]:
+    """Run the tour, narrating on `console`; returns what it did as JSON-ready values.
+
+    With `db` the tour runs on that file and leaves it there; a file that already holds
+    memories (any audit event at all) is refused before anything is written, so the demo's
+    memories can never mix with real ones. Otherwise the database is a temporary file,
+    removed with the workspace unless `keep`.
+    """
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="lethe-demo-"))
-    db = folder / "demo.db"
+    path = db if db is not None else folder / "demo.db"
     try:
-        with Lethe.open(db, workspace_dir=folder / "workspace") as mem:
-            _tour(console, mem)
+        with Lethe.open(path, workspace_dir=folder / "workspace") as mem:
+            if db is not None and mem.audit(limit=1):
+                raise InvalidInput(
+                    f"{db} already holds memories",
+                    hint="the demo runs only on a new or empty database; pick another --db path",
+                )
+            result = _tour(console, mem)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     console.print()
     elapsed = time.perf_counter() - started
-    if keep:
+    kept = keep or db is not None
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
+    if kept:
         console.print(
             Text.assemble(
                 f"Done in {elapsed:.1f} s. The demo database is kept at ",
-                (str(db), "bold"),
+                (str(path), "bold"),
                 " — try: ",
-                (f"lethe list --db {db}", "bold"),
+                (f"lethe list --db {path}", "bold"),
             ),
             soft_wrap=True,
         )
-        return db
-    shutil.rmtree(folder, ignore_errors=True)
-    console.print(f"Done in {elapsed:.1f} s. The demo database was removed (--keep keeps it).")
-    return None
+        if keep and db is not None:
+            # Beside the temporary database it is obvious; beside a named one it is not.
+            console.print(
+                Text.assemble("Its workspace files are in ", (str(folder / "workspace"), "bold")),
+                soft_wrap=True,
+            )
+    else:
+        console.print(f"Done in {elapsed:.1f} s. The demo database was removed (--keep keeps it).")
+    return {
+        "db": str(path) if kept else None,
+        "workspace": str(folder / "workspace") if keep else None,
+        "seconds": round(elapsed, 3),
+        **result,
+    }
 
 
-def _tour(console: Console, mem: Lethe) -> None:
+def _tour(console: Console, mem: Lethe) -> dict[str, Any]:
     console.print(Text("lethe demo — long-term memory that forgets only when told", style="bold"))
 
     _step(console, 1, "remember", "Each memory is embedded (MiniLM, on this machine) and stored.")
@@ -94,24 +120,33 @@ def _tour(console: Console, mem: Lethe) -> None:
     console.print(render.memories_table(stored))
 
     _step(console, 2, "a near-duplicate is refused", f"remember {NEAR_DUPLICATE!r}")
+    duplicate: dict[str, Any] = {"content": NEAR_DUPLICATE, "refused": False}
     try:
         mem.remember(NEAR_DUPLICATE)
     except DuplicateMemory as exc:
+        duplicate.update(refused=True, existing_id=exc.existing_id, similarity=exc.similarity)
         console.print(Text(f"refused: {exc.message}", style="yellow"), soft_wrap=True)
     else:
         console.print(Text("stored (the embedder found it different enough)", style="yellow"))
 
-    _step(console, 3, "recall", "Meaning and keywords, fused: recall 'what does Alice drink?'")
-    console.print(render.hits_table(mem.recall("what does Alice drink?", k=3)))
+    question = "what does Alice drink?"
+    _step(console, 3, "recall", f"Meaning and keywords, fused: recall {question!r}")
+    hits = mem.recall(question, k=3)
+    console.print(render.hits_table(hits))
 
-    where = "@metadata.topic = pricing"
-    _step(console, 4, "recall with a filter", f"recall 'what did we decide?' --filter '{where}'")
-    console.print(render.hits_table(mem.recall("what did we decide?", k=5, where=[where])))
+    decided, where = "what did we decide?", "@metadata.topic = pricing"
+    _step(console, 4, "recall with a filter", f"recall {decided!r} --filter '{where}'")
+    filtered = mem.recall(decided, k=5, where=[where])
+    console.print(render.hits_table(filtered))
 
     review, page, caveat = stored[1], stored[2], stored[4]
     _step(console, 5, "link", "Typed, undirected links between memories of one namespace.")
-    console.print(render.link_line(mem.link(review.id, page.id, kind="blocks", confidence=0.9)))
-    console.print(render.link_line(mem.link(page.id, caveat.id, kind="constrained_by")))
+    made = [
+        mem.link(review.id, page.id, kind="blocks", confidence=0.9),
+        mem.link(page.id, caveat.id, kind="constrained_by"),
+    ]
+    for link in made:
+        console.print(render.link_line(link))
     links = mem.links(page.id)
     previews = {link.other(page.id): mem.get(link.other(page.id)).preview(60) for link in links}
     console.print(render.links_table(page.id, links, previews))
@@ -122,10 +157,12 @@ def _tour(console: Console, mem: Lethe) -> None:
         [review.id, page.id, caveat.id],
         importance=0.7,
     )
-    console.print(render.episode_detail(mem.get_episode(episode.id)))
+    view = mem.get_episode(episode.id)
+    console.print(render.episode_detail(view))
 
     _step(console, 7, "audit log", "Every change is recorded in the same transaction.")
-    console.print(render.events_view(mem.audit()))
+    events = mem.audit()
+    console.print(render.events_view(events))
 
     root = mem.settings.workspace_dir
     if root is not None:
@@ -133,3 +170,17 @@ def _tour(console: Console, mem: Lethe) -> None:
         for path in sorted(root.rglob("*.md")):
             console.print(Text(str(path.relative_to(root)), style="bold"))
             console.print(Text(path.read_text(encoding="utf-8").rstrip(), style="dim"))
+
+    return {
+        "remembered": [m.id for m in stored],
+        "duplicate": duplicate,
+        "recall": {"query": question, "hits": [h.model_dump(mode="json") for h in hits]},
+        "recall_filtered": {
+            "query": decided,
+            "filter": where,
+            "hits": [h.model_dump(mode="json") for h in filtered],
+        },
+        "links": [link.model_dump(mode="json") for link in made],
+        "episode": render.episode_json(view),
+        "audit": [e.model_dump(mode="json") for e in events],
+    }

@@ -189,9 +189,25 @@ def import_(
 )
 def demo(
     keep: Annotated[
-        bool, typer.Option("--keep", help="Keep the demo database and print where it is.")
+        bool,
+        typer.Option("--keep", help="Keep the demo database and workspace; print where."),
     ] = False,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            metavar="PATH",
+            show_default=False,
+            help="Run the tour on this file (new, or a lethe database with nothing in it) and "
+            "keep it. $LETHE_DB is not read: the demo never lands in your own database.",
+        ),
+    ] = None,
+    json_: JsonOpt = False,
 ) -> None:
+    from rich.console import Console
+
     from lethe.demo import run_tour
 
-    run_tour(stdout(), keep=keep)
+    result = run_tour(Console(quiet=True) if json_ else stdout(), keep=keep, db=db)
+    if json_:
+        emit_json(result)
