@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from lethe import Filters, Lethe
+from lethe.embed import Embedder
 from lethe.errors import InvalidFilter, InvalidInput, LetheError, MemoryNotFound
 from lethe.filters import parse_expression
 
@@ -153,6 +154,30 @@ def test_bad_input_is_refused_and_changes_nothing(mem: Lethe, db_path: Path, cas
         call(mem, known)
     assert message in str(caught.value)
     assert snapshot(db_path) == before
+
+
+def test_a_custom_content_limit_is_enforced_in_bytes(tmp_path: Path, embedder: Embedder) -> None:
+    """600 two-byte characters: far under the default limit, and under 1024 if counted as
+    characters, but 1200 bytes, over a limit of 1024 set through `Lethe.open`."""
+    db = tmp_path / "m.db"
+    over = "é" * 600
+    at_limit = ("Notes on the Lisbon trip and the harbour walk. " * 30)[:1024]
+    with Lethe.open(db, embedder=embedder, max_content_bytes=1024) as mem:
+        known = mem.remember("The cat is called Miso and sleeps on the keyboard")
+        before = snapshot(db)
+        for call, what in [
+            (lambda: mem.remember(over), "content"),
+            (lambda: mem.update(known.id, content=over), "content"),
+            (lambda: mem.import_records([{"content": over}]), "line 1: content"),
+            (lambda: mem.recall(over), "query"),
+            (lambda: mem.create_episode(over, [known.id]), "summary"),
+        ]:
+            with pytest.raises(InvalidInput) as caught:
+                call()
+            assert f"{what} is 1200 bytes, over the limit of 1024" in str(caught.value)
+            assert caught.value.hint and "LETHE_MAX_CONTENT_BYTES" in caught.value.hint
+            assert snapshot(db) == before
+        assert mem.remember(at_limit).content == at_limit
 
 
 @pytest.mark.parametrize(

@@ -522,6 +522,7 @@ UNKNOWN = "mem_0123456789ab"
 BAD_INPUTS: dict[str, tuple[list[str], str]] = {
     "empty content": (["remember", ""], "content is empty"),
     "blank content": (["remember", "   "], "content is empty"),
+    "oversize content": (["remember", "x" * (32 * 1024 + 1)], "over the limit of 32768"),
     "importance 2": (["remember", "fine text", "--importance", "2"], "between 0 and 1"),
     "negative importance": (["remember", "fine text", "--importance", "-0.5"], "between 0 and 1"),
     "unknown layer": (["remember", "fine text", "--layer", "dreams"], "unknown layer 'dreams'"),
@@ -572,6 +573,28 @@ def test_bad_input_is_one_line_and_changes_nothing(case: str, db: Path) -> None:
     result = run(db, *[known if a == KNOWN else a for a in args])
     assert_one_line_error(result, fragment)
     assert snapshot(db) == before
+
+
+def test_content_limit_from_the_environment(
+    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """1200 bytes of text: fine by the default limit, refused once LETHE_MAX_CONTENT_BYTES=1024."""
+    over = "é" * 600
+    known = remember(db, TEA)
+    monkeypatch.setenv("LETHE_MAX_CONTENT_BYTES", "1024")
+    before = snapshot(db)
+    source = tmp_path / "big.jsonl"
+    source.write_text(json.dumps({"content": over}) + "\n", encoding="utf-8")
+    for args in (["remember", over], ["update", known, "--content", over], ["import", str(source)]):
+        result = run(db, *args)
+        assert_one_line_error(result, "content is 1200 bytes, over the limit of 1024")
+        assert "LETHE_MAX_CONTENT_BYTES" in result.stderr
+        assert snapshot(db) == before
+    at_limit = ("Notes on the Lisbon trip and the harbour walk. " * 30)[:1024]
+    assert as_json(db, "remember", at_limit)["content"] == at_limit
+
+    monkeypatch.delenv("LETHE_MAX_CONTENT_BYTES")
+    assert as_json(db, "remember", over)["content"] == over
 
 
 def test_db_that_is_not_a_lethe_file(tmp_path: Path) -> None:
