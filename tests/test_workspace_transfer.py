@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+import lethe.workspace as workspace_module
 from lethe import Lethe
 from lethe.embed import Embedder
 
@@ -48,6 +54,76 @@ def test_workspace_projects_daily_logs_and_curated_memory(
         assert not (workspace / "MEMORY.md").exists()
         assert lesson.id not in (workspace / "memory" / "2026-11-20.md").read_text()
         assert not list(workspace.rglob(".*.md.*")), "no temp files are left behind"
+
+
+@pytest.mark.parametrize(
+    ("fields", "curated"),
+    [
+        ({"category": "introspection"}, True),
+        ({"category": "relationship"}, True),
+        ({"category": "self_discovery"}, True),
+        ({"category": "lesson"}, True),
+        ({"importance": 0.75}, True),
+        ({"importance": 0.74, "category": "preference"}, False),
+    ],
+    ids=lambda v: ",".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else str(v),
+)
+def test_memory_md_holds_exactly_the_curated_memories(
+    tmp_path: Path, embedder: Embedder, fields: dict[str, Any], curated: bool
+) -> None:
+    workspace = tmp_path / "ws"
+    at = datetime(2026, 11, 20, 9, 30, tzinfo=UTC)
+    with Lethe.open(
+        tmp_path / "m.db", embedder=embedder, workspace_dir=workspace, clock=lambda: at
+    ) as mem:
+        # Always one curated memory, so MEMORY.md exists and the negative case is not vacuous.
+        anchor = mem.remember("The user is learning to play the cello", importance=0.8)
+        memory = mem.remember("User values honesty above all", **fields)
+
+    day = (workspace / "memory" / "2026-11-20.md").read_text()
+    assert f"[id:{memory.id}]" in day, "every non-private memory is in its daily log"
+    curated_text = (workspace / "MEMORY.md").read_text()
+    assert f"[id:{anchor.id}]" in curated_text
+    kind = "episodic" + (f"/{fields['category']}" if "category" in fields else "")
+    line = f"- 2026-11-20 [{kind}] User values honesty above all [id:{memory.id}]"
+    assert (line in curated_text.splitlines()) is curated
+    assert (memory.id in curated_text) is curated
+
+
+def test_workspace_writes_are_atomic(
+    tmp_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that fails at the swap leaves the previous file whole and no temp file behind."""
+    workspace = tmp_path / "ws"
+    curated = workspace / "MEMORY.md"
+    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+        first = mem.remember("User values honesty above all", importance=0.8)
+        previous = curated.read_text()
+        assert f"[id:{first.id}]" in previous
+
+        real_replace = os.replace
+        failed: list[str] = []
+
+        def replace_failing_once(src: str, dst: str) -> None:
+            if Path(dst) == curated and not failed:
+                failed.append(src)
+                raise OSError(errno.ENOSPC, "No space left on device")
+            real_replace(src, dst)
+
+        monkeypatch.setattr(workspace_module.os, "replace", replace_failing_once)
+        with pytest.raises(OSError, match="No space left"):
+            mem.remember("Always ask before deleting files", category="lesson")
+
+        assert failed, "the swap of MEMORY.md was attempted"
+        assert curated.read_text() == previous
+        assert not Path(failed[0]).exists()
+        assert [p.name for p in workspace.rglob("*") if p.name.startswith(".")] == []
+
+        # The database committed; the next derivation catches the file up.
+        second = mem.remember("User's birthday is on the fifth of March", importance=0.9)
+        text = curated.read_text()
+        assert f"[id:{first.id}]" in text and f"[id:{second.id}]" in text
+        assert text.count("[id:") == 3
 
 
 def test_workspace_rebuild_rederives_files(tmp_path: Path, embedder: Embedder) -> None:
