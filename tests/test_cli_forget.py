@@ -271,6 +271,20 @@ def test_unknown_id_is_an_error_and_the_known_one_is_still_forgotten(db: Path) -
     assert one_error_line(malformed).startswith("error: malformed memory id")
 
 
+def test_a_mistyped_id_gets_the_closest_ids(db: Path) -> None:
+    target = remember(db, "User hates olives")
+    remember(db, "The cat is called Miso", "--namespace", "pets")
+    typo = target[:4] + ("0" if target[4] != "0" else "1") + target[5:]
+    result = run(db, "forget", typo, "--yes")
+    assert result.exit_code == 1
+    assert f"did you mean {target}?" in one_error_line(result)
+    body = response(db, "forget", typo, code=1)
+    assert body["notFound"] == [typo] and body["suggestions"] == {typo: [target]}
+    elsewhere = run(db, "forget", target, "--namespace", "pets", "--yes")
+    assert elsewhere.exit_code == 1 and f"{target}: not found" in one_error_line(elsewhere)
+    assert target in live(db)
+
+
 # -- protection -----------------------------------------------------------------------------
 
 
@@ -518,7 +532,7 @@ def test_report_counts(db: Path, terminal: None) -> None:
     b = remember(db, "The cat is called Miso", "--namespace", "pets")
     ok(db, "forget", a, "--yes")
     ok(db, "restore", a)
-    ok(db, "forget", b, "--yes", "--actor", "bot")
+    ok(db, "forget", b, "--yes", "--actor", "bot", "--namespace", "pets")
     ok(db, "forget", a, input="n\n")
     report = as_json(db, "report")
     assert report["by_op"] == {"forget": 2, "restore": 1, "forget_declined": 1}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -60,10 +61,18 @@ def check_invariants(db_path: Path, observer: Lethe) -> None:
         assert dangling == 0
         rows = dict(conn.execute("SELECT id, status FROM memories").fetchall())
         history: dict[str, list[str]] = {}
-        for memory_id, op in conn.execute(
-            "SELECT memory_id, op FROM events WHERE memory_id IS NOT NULL ORDER BY seq"
+        recorded_links: set[frozenset[str]] = set()
+        for memory_id, op, details in conn.execute(
+            "SELECT memory_id, op, details FROM events WHERE memory_id IS NOT NULL ORDER BY seq"
         ):
             history.setdefault(memory_id, []).append(op)
+            data = json.loads(details) if details else {}
+            if op == "link" and "other" in data:  # a purge redacts its memory's events
+                recorded_links.add(frozenset((memory_id, data["other"])))
+            if op == "remember":
+                recorded_links.update(frozenset((memory_id, o)) for o in data.get("links", {}))
+        for a, b in conn.execute("SELECT a, b FROM links"):
+            assert frozenset((a, b)) in recorded_links, f"link {a}-{b} has no event"
     finally:
         conn.close()
 

@@ -383,8 +383,8 @@ def test_deletion_report_counts(mem: Lethe) -> None:
     a, b = mem.remember("User likes jazz"), mem.remember("The cat is called Miso", namespace="pets")
     mem.execute(mem.plan_forget([a.id]))
     mem.restore(a.id)
-    mem.forget(b.id, session="chat")
-    mem.forget(b.id, session="chat")
+    mem.forget(b.id, session="chat", namespace="pets")
+    mem.forget(b.id, session="chat", namespace="pets")
     mem.decline([a.id], session="chat")
     report = mem.deletion_report()
     assert report.by_op == {"forget": 2, "restore": 1, "forget_declined": 1}
@@ -433,7 +433,7 @@ def test_purge_of_old_trash_respects_the_namespace(cmem: Lethe, clock: Clock) ->
     a = cmem.remember("User likes jazz")
     b = cmem.remember("The cat is called Miso", namespace="pets")
     cmem.execute(cmem.plan_forget([a.id]))
-    cmem.execute(cmem.plan_forget([b.id]))
+    cmem.execute(cmem.plan_forget([b.id], filters={"namespace": "pets"}))
     clock.advance(days=2)
     pets = cmem.plan_purge(forgotten_before=clock.now - timedelta(days=1), namespace="pets")
     assert [i.id for i in pets.targets] == [b.id] and pets.namespace == "pets"

@@ -326,7 +326,11 @@ def _check(plan: ForgetPlan, result: ForgetResult) -> None:
         return
     verb = "forget" if plan.operation == "forget" else "purge"
     problems = [_refusal(item) for item in result.refused]
-    problems.extend(f"{memory_id}: not found" for memory_id in plan.not_found)
+    for memory_id in plan.not_found:
+        close = plan.suggestions.get(memory_id)
+        problems.append(
+            f"{memory_id}: not found" + (f" (did you mean {', '.join(close)}?)" if close else "")
+        )
     hint = "find ids with lethe recall, lethe list or lethe trash" if plan.not_found else None
     raise fail(f"could not {verb} " + "; ".join(problems), hint=hint)
 

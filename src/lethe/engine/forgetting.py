@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from difflib import SequenceMatcher
 from typing import Any
 
 from lethe import validate
@@ -43,6 +44,7 @@ from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
 from lethe.store.base import StoreTx
 
 MAX_IDS = 100
+SUGGESTIONS = 5
 ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
 
@@ -119,8 +121,18 @@ class ForgetOps(SearchOps):
             reason = validate.label(reason, "reason", allow_empty=True) or None
         ambiguous = False
         not_found: tuple[str, ...] = ()
+        # Explicit ids are looked up inside the plan's namespace only: namespaces isolate,
+        # so an id from another namespace is "not found" here, like one that never existed.
+        # A purge without a namespace (an administrator's erasure) is the one exception.
+        lookup_ns = source.namespace if operation == "purge" else namespace
         if source.memory_ids:
-            found = self.store.get_many(source.memory_ids, active_only=operation == "forget")
+            found = {
+                i: m
+                for i, m in self.store.get_many(
+                    source.memory_ids, active_only=operation == "forget"
+                ).items()
+                if lookup_ns is None or m.namespace == lookup_ns
+            }
             items = explicit_items([found[i] for i in source.memory_ids if i in found], operation)
             not_found = tuple(i for i in source.memory_ids if i not in found)
         elif source.forgotten_before is not None:
@@ -140,6 +152,7 @@ class ForgetOps(SearchOps):
                 else "your filters"
             )
             items = criteria_items(matches, what)
+        missing = [self._not_found(i, lookup_ns) for i in not_found]
         warnings = []
         if len(items) > MANY_MATCHES:
             warnings.append(
@@ -156,11 +169,12 @@ class ForgetOps(SearchOps):
             ambiguous=ambiguous,
             items=tuple(items),
             not_found=not_found,
+            suggestions={m.id: m.suggestions for m in missing if m.suggestions},
             warnings=tuple(warnings),
             notes=" ".join(
                 [
                     notes_for(items, ambiguous=ambiguous, operation=operation),
-                    *(self._not_found(i).message for i in not_found),
+                    *(m.message for m in missing),
                 ]
             ),
         )
@@ -183,7 +197,10 @@ class ForgetOps(SearchOps):
                 }
         return query_items(
             candidates,
-            scoped=flt.narrows_beyond_namespace(),
+            # Only a metadata filter (the user's own scope, e.g. one source file) widens a
+            # query deletion; agent, layer, tags or time narrow the candidates but do not
+            # make a weak match the user's choice.
+            scoped=bool(flt.conditions),
             near_copies=near,
             margin=self.settings.forget_margin,
         )
@@ -242,6 +259,7 @@ class ForgetOps(SearchOps):
             refused=(*plan.refused, *refused),
             stale=tuple(stale),
             not_found=(*plan.not_found, *gone),
+            suggestions=plan.suggestions,
             fresh_plan=self._replan(plan, who) if stale or gone else None,
             notes=result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
         )
@@ -261,6 +279,7 @@ class ForgetOps(SearchOps):
         plan: ForgetPlan | None,
         now: datetime,
         session: str | None = None,
+        requests: dict[str, int] | None = None,
     ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
         executed: list[str] = []
         stale: list[str] = []
@@ -288,6 +307,8 @@ class ForgetOps(SearchOps):
                 details["plan"] = plan.id
             if session is not None:
                 details["session"] = session
+            if requests and item.id in requests:
+                details["requests"] = requests[item.id]
             if item.similarity is not None:
                 details["similarity"] = item.similarity
             reason = plan.reason if plan is not None and plan.reason else item.reason
@@ -323,6 +344,7 @@ class ForgetOps(SearchOps):
         memory_ids: Sequence[str] | str,
         *,
         session: str,
+        namespace: str = DEFAULT_NAMESPACE,
         actor: str | None = None,
         reason: str | None = None,
         operation: Operation = "forget",
@@ -331,16 +353,17 @@ class ForgetOps(SearchOps):
         records a pending confirmation; the same id again from the same session within the
         time-to-live executes it. Each id is tracked separately."""
         session = validate.label(session, "session")
+        namespace = validate.namespace(namespace)
         ids = self._ids(memory_ids)
         if not ids:
             raise InvalidInput("give at least one memory id", hint="find ids with recall first")
         who = validate.label(actor, "actor") if actor else session
-        plan = self._plan(
-            operation, PlanSource(memory_ids=ids), DEFAULT_NAMESPACE, actor=who, reason=reason
-        )
+        source = PlanSource(memory_ids=ids, namespace=namespace if operation == "purge" else None)
+        plan = self._plan(operation, source, namespace, actor=who, reason=reason)
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         confirmed: list[PlanItem] = []
+        requests: dict[str, int] = {}
         awaiting: list[PlanItem] = []
         changed: list[str] = []
         with self.store.transaction() as tx:
@@ -352,6 +375,7 @@ class ForgetOps(SearchOps):
                 if decision == "execute":
                     tx.drop_pending(session, operation, item.id)
                     confirmed.append(item)
+                    requests[item.id] = pending[item.id].request_count + 1
                     continue
                 if decision == "expired":
                     self._expired_event(tx, pending[item.id], now)
@@ -371,7 +395,14 @@ class ForgetOps(SearchOps):
                 )
                 awaiting.append(item)
             executed, _, _, refused_now, touched = self._apply(
-                tx, operation, confirmed, actor=who, plan=None, now=now, session=session
+                tx,
+                operation,
+                confirmed,
+                actor=who,
+                plan=None,
+                now=now,
+                session=session,
+                requests=requests,
             )
         self._after(operation, touched)
         result = None
@@ -384,7 +415,7 @@ class ForgetOps(SearchOps):
                 refused=tuple(refused_now),
                 notes=result_notes(operation, executed, [], [], (), refused_now),
             )
-        missing = tuple(self._not_found(i) for i in plan.not_found)
+        missing = tuple(self._not_found(i, namespace) for i in plan.not_found)
         refused = (*plan.refused, *refused_now)
         return Confirmation(
             status=confirmation_status(executed, awaiting, refused, missing),
@@ -399,12 +430,22 @@ class ForgetOps(SearchOps):
         )
 
     def decline(
-        self, memory_ids: Sequence[str] | str, *, session: str, operation: Operation = "forget"
+        self,
+        memory_ids: Sequence[str] | str,
+        *,
+        session: str,
+        namespace: str = DEFAULT_NAMESPACE,
+        operation: Operation = "forget",
     ) -> int:
         """The human said no (e.g. to an MCP elicitation): drop pending items and record it."""
         session = validate.label(session, "session")
+        namespace = validate.namespace(namespace)
         ids = self._ids(memory_ids)
-        found = self.store.get_many(ids, active_only=False)
+        found = {
+            i: m
+            for i, m in self.store.get_many(ids, active_only=False).items()
+            if m.namespace == namespace
+        }
         now = self._clock()
         with self.store.transaction() as tx:
             for memory_id in ids:
@@ -421,19 +462,41 @@ class ForgetOps(SearchOps):
                 )
         return len(ids)
 
+    def _closest_ids(self, memory_id: str, namespace: str | None) -> list[str]:
+        """Live ids that look most like a mistyped one, from the caller's namespace only (a
+        suggestion must not reveal ids behind the isolation boundary).
+
+        Candidates share a prefix (longest first) or the last four characters; they are
+        ranked by string similarity, so a typo anywhere in the id still finds its original.
+        """
+        kind, _, hexpart = memory_id.partition("_")
+        pool: set[str] = set()
+        for n in (8, 6, 4, 2, 0):
+            pool.update(
+                self.store.ids_like(prefix=f"{kind}_{hexpart[:n]}", namespace=namespace, limit=20)
+            )
+            if len(pool) >= SUGGESTIONS:
+                break
+        if len(hexpart) >= 4:
+            pool.update(self.store.ids_like(suffix=hexpart[-4:], namespace=namespace, limit=20))
+        pool.discard(memory_id)
+        ranked = sorted(pool, key=lambda i: (-SequenceMatcher(None, i, memory_id).ratio(), i))
+        return ranked[:SUGGESTIONS]
+
     def _expired_event(self, tx: StoreTx, pending: Pending, now: datetime) -> None:
+        memory = tx.store.get(pending.memory_id)
         tx.append_event(
             op="confirmation_expired",
             actor=pending.session,
             at=now,
             memory_id=pending.memory_id,
+            namespace=memory.namespace if memory else None,
             details={"operation": pending.operation, "requests": pending.request_count},
             content_sha256=pending.content_sha256,
         )
 
-    def _not_found(self, memory_id: str) -> NotFoundItem:
-        hexpart = memory_id.split("_", 1)[-1]
-        suggestions = self.store.ids_like(f"mem_{hexpart[:6]}", None, 5) if hexpart else []
+    def _not_found(self, memory_id: str, namespace: str | None) -> NotFoundItem:
+        suggestions = self._closest_ids(memory_id, namespace)
         hint = "search with recall (or forget by query) to find the exact id"
         if suggestions:
             hint = f"did you mean {', '.join(suggestions)}? Otherwise {hint}"

@@ -39,8 +39,10 @@ def record(
     ttl: timedelta,
     restart: bool,
 ) -> Pending:
-    """The pending row after this request: a fresh one, or the same one counted again."""
-    if pending is None or restart:
+    """The pending row after this request: a fresh one (first request, or the old one
+    expired), or the same one counted again with the content it now previews (the memory
+    changed since the last preview, so the clock starts again on the new content)."""
+    if pending is None or (restart and pending.expires_at <= now):
         return Pending(
             session=session,
             memory_id=memory_id,
@@ -51,6 +53,10 @@ def record(
             request_count=1,
             expires_at=now + ttl,
         )
-    return pending.model_copy(
-        update={"last_requested_at": now, "request_count": pending.request_count + 1}
-    )
+    update: dict[str, object] = {
+        "last_requested_at": now,
+        "request_count": pending.request_count + 1,
+    }
+    if restart:
+        update |= {"content_sha256": content_sha256, "expires_at": now + ttl}
+    return pending.model_copy(update=update)

@@ -83,6 +83,8 @@ class ForgetPlan(_Frozen):
     ambiguous: bool = False
     items: tuple[PlanItem, ...]
     not_found: tuple[str, ...] = ()
+    suggestions: dict[str, tuple[str, ...]] = {}
+    """For each id not found, the live ids of the namespace that look most like it."""
     warnings: tuple[str, ...] = ()
     notes: str
 
@@ -272,6 +274,7 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
         "plan": entries,
         "lowConfidenceMatches": [i.id for i in plan.items if i.confidence == "low"],
         "notFound": list(plan.not_found),
+        "suggestions": {k: list(v) for k, v in plan.suggestions.items()},
         "warnings": list(plan.warnings),
         "notes": plan.notes,
     }

@@ -31,6 +31,8 @@ class ForgetResult(_Frozen):
     """Targets whose content changed since the preview: not executed."""
     not_found: tuple[str, ...] = ()
     """Targets already gone (or already forgotten) when the plan ran."""
+    suggestions: dict[str, tuple[str, ...]] = {}
+    """For each id the plan did not find, the closest live ids (from the plan)."""
     fresh_plan: ForgetPlan | None = None
     """A new preview, whenever something was stale or gone."""
     notes: str
@@ -103,6 +105,7 @@ def result_json(result: ForgetResult) -> dict[str, Any]:
         ],
         "changedSincePreview": list(result.stale),
         "notFound": list(result.not_found),
+        "suggestions": {k: list(v) for k, v in result.suggestions.items()},
         "notes": result.notes,
     }
     if result.fresh_plan is not None:

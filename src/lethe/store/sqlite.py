@@ -444,10 +444,16 @@ class SQLiteStore:
             ).fetchall()
         return [memory_from_row(r) for r in rows], total
 
-    def ids_like(self, prefix: str, namespace: str | None, limit: int) -> list[str]:
-        """Live ids starting with `prefix` (to suggest the id a caller half-remembered)."""
-        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        clauses, params = ["status = 'active'", "id LIKE ? ESCAPE '\\'"], [f"{escaped}%"]
+    def ids_like(
+        self, *, prefix: str = "", suffix: str = "", namespace: str | None, limit: int
+    ) -> list[str]:
+        """Live ids with this prefix and suffix (to suggest the id a caller half-remembered)."""
+
+        def escape(text: str) -> str:
+            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+        clauses = ["status = 'active'", "id LIKE ? ESCAPE '\\'"]
+        params: list[Any] = [f"{escape(prefix)}%{escape(suffix)}"]
         if namespace is not None:
             clauses.append("namespace = ?")
             params.append(namespace)
