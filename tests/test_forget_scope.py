@@ -221,3 +221,27 @@ def test_decline_only_touches_its_namespace(ns_mem: Lethe) -> None:
     events = ns_mem.audit(op="forget_declined")
     assert [e.memory_id for e in events if e.namespace == "pets"] == [cat.id]
     assert timedelta(0) <= datetime.now(UTC) - events[-1].at < timedelta(minutes=1)
+
+
+def test_every_id_operation_can_be_confined_to_a_namespace(mem: Lethe) -> None:
+    from lethe.errors import EpisodeNotFound, MemoryNotFound
+
+    cat = mem.remember("The cat is called Miso", namespace="pets")
+    dog = mem.remember("The dog is called Rex", namespace="pets")
+    episode = mem.create_episode("Pets", [cat.id], namespace="pets")
+    calls = [
+        lambda ns: mem.get(cat.id, namespace=ns),
+        lambda ns: mem.update(cat.id, importance=0.6, namespace=ns),
+        lambda ns: mem.link(cat.id, dog.id, namespace=ns),
+        lambda ns: mem.links(cat.id, namespace=ns),
+        lambda ns: mem.get_episode(episode.id, namespace=ns),
+    ]
+    for call in calls:
+        with pytest.raises((MemoryNotFound, EpisodeNotFound)):
+            call("default")
+        call("pets")
+        call(None)
+    mem.execute(mem.plan_forget([cat.id], filters={"namespace": "pets"}))
+    with pytest.raises(MemoryNotFound):
+        mem.restore(cat.id, namespace="default")
+    assert mem.restore(cat.id, namespace="pets").id == cat.id

@@ -36,10 +36,16 @@ class EngineBase:
     workspace: Workspace | None
     _clock: Clock
 
-    def get(self, memory_id: str) -> Memory:
+    def get(self, memory_id: str, *, namespace: str | None = None) -> Memory:
+        """A live memory. With `namespace`, one from another namespace is "not found": callers
+        confined to some namespaces (an MCP token) must not learn what lies outside them."""
         validate.memory_id(memory_id)
         memory = self.store.get(memory_id)
-        if memory is None or memory.status != "active":
+        if (
+            memory is None
+            or memory.status != "active"
+            or (namespace is not None and memory.namespace != namespace)
+        ):
             raise MemoryNotFound(
                 f"Memory not found: {memory_id}", hint="search for it with recall or list"
             )

@@ -248,6 +248,7 @@ class MemoryOps(EngineBase):
         importance: float | None = None,
         private: bool | None = None,
         actor: str | None = None,
+        namespace: str | None = None,
     ) -> Memory:
         """Change a memory in place; new content is re-embedded and the event keeps the old hash.
 
@@ -255,7 +256,7 @@ class MemoryOps(EngineBase):
         """
         if metadata is not None and merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        old = self.get(memory_id)
+        old = self.get(memory_id, namespace=namespace)
         changes: dict[str, Any] = {}
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}

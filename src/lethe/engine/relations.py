@@ -28,11 +28,12 @@ class RelationOps(EngineBase):
         kind: str = "related",
         confidence: float = 1.0,
         actor: str = DEFAULT_AGENT,
+        namespace: str | None = None,
     ) -> Link:
         """Link two live memories of one namespace (re-linking sets the new confidence)."""
         kind = validate.label(kind, "link kind")
         confidence = validate.unit_interval(confidence, "confidence")
-        first, _ = self._pair(a, b)
+        first, _ = self._pair(a, b, namespace)
         now = self._clock()
         existing = self.store.get_link(a, b, kind)
         link = Link.between(a, b, kind, confidence, now)
@@ -96,12 +97,12 @@ class RelationOps(EngineBase):
             )
         return link
 
-    def links(self, memory_id: str) -> list[Link]:
-        self.get(memory_id)
+    def links(self, memory_id: str, *, namespace: str | None = None) -> list[Link]:
+        self.get(memory_id, namespace=namespace)
         return self.store.links_of(memory_id)
 
-    def _pair(self, a: str, b: str) -> tuple[Memory, Memory]:
-        first, second = self.get(a), self.get(b)
+    def _pair(self, a: str, b: str, namespace: str | None = None) -> tuple[Memory, Memory]:
+        first, second = self.get(a, namespace=namespace), self.get(b, namespace=namespace)
         if a == b:
             raise InvalidInput("a memory cannot be linked to itself")
         if first.namespace != second.namespace:
@@ -158,9 +159,9 @@ class RelationOps(EngineBase):
             )
         return episode
 
-    def get_episode(self, episode_id: str) -> EpisodeView:
+    def get_episode(self, episode_id: str, *, namespace: str | None = None) -> EpisodeView:
         found = self.store.episode(validate.episode_id(episode_id))
-        if found is None:
+        if found is None or (namespace is not None and found[0].namespace != namespace):
             raise EpisodeNotFound(f"Episode not found: {episode_id}")
         episode, members, missing = found
         return EpisodeView(episode=episode, members=tuple(members), missing=missing)

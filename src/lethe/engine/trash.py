@@ -17,10 +17,14 @@ DELETION_OPS = ("forget", "restore", "purge", "expire", "forget_declined", "conf
 class TrashOps(ForgetOps):
     # -- trash, restore, maintenance, reports --------------------------------------------
 
-    def restore(self, memory_id: str, *, actor: str = DEFAULT_AGENT) -> Memory:
+    def restore(
+        self, memory_id: str, *, actor: str = DEFAULT_AGENT, namespace: str | None = None
+    ) -> Memory:
         """Bring a forgotten memory back with its links, episodes and workspace lines."""
         validate.memory_id(memory_id)
         memory = self.store.get(memory_id)
+        if memory is not None and namespace is not None and memory.namespace != namespace:
+            memory = None
         if memory is None or memory.status != "forgotten":
             state = "is not in the trash" if memory else "does not exist (or was purged)"
             raise MemoryNotFound(
