@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, Literal
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
@@ -436,8 +436,10 @@ class ForgetOps(SearchOps):
         session: str,
         namespace: str = DEFAULT_NAMESPACE,
         operation: Operation = "forget",
+        answer: Literal["decline", "cancel"] = "decline",
     ) -> int:
-        """The human said no (e.g. to an MCP elicitation): drop pending items and record it."""
+        """The human said no (e.g. to an MCP elicitation): drop pending items and record it.
+        `answer` keeps apart a refusal ("decline") from a dismissed question ("cancel")."""
         session = validate.label(session, "session")
         namespace = validate.namespace(namespace)
         ids = self._ids(memory_ids)
@@ -457,7 +459,7 @@ class ForgetOps(SearchOps):
                     at=now,
                     memory_id=memory_id if memory else None,
                     namespace=memory.namespace if memory else None,
-                    details={"operation": operation, "session": session},
+                    details={"operation": operation, "session": session, "answer": answer},
                     content_sha256=memory.content_sha256 if memory else None,
                 )
         return len(ids)

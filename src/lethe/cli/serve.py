@@ -1,0 +1,58 @@
+"""`lethe mcp`: serve the memory to MCP clients over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lethe.cli.app import DbOpt, app
+
+
+@app.command(
+    "mcp",
+    help="Serve this memory to MCP clients (Claude Desktop, Claude Code, Cursor…). stdio by "
+    "default; --http for streamable HTTP at http://HOST:PORT/mcp. See docs/mcp.md.",
+)
+def mcp(
+    db: DbOpt = None,
+    http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP, not stdio.")] = False,
+    host: Annotated[
+        str,
+        typer.Option(
+            "--host", help="HTTP address. A non-loopback one needs --tokens.", show_default=True
+        ),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port.", min=1, max=65535)] = 8765,
+    tokens: Annotated[
+        Path | None,
+        typer.Option(
+            "--tokens",
+            envvar="LETHE_MCP_TOKENS",
+            metavar="FILE",
+            help="TOML file of bearer tokens, each bound to namespaces and a role "
+            "(read, write, forget). HTTP only.",
+        ),
+    ] = None,
+    allow_purge: Annotated[
+        bool,
+        typer.Option("--allow-purge", help="Offer the purge tool (erasure that cannot be undone)."),
+    ] = False,
+) -> None:
+    from lethe.engine import Lethe
+    from lethe.mcp import EngineLoader, Runtime, Tokens, build_server
+
+    if tokens is not None and not http:
+        raise typer.BadParameter("tokens apply to --http only", param_hint="--tokens")
+    grants = Tokens.load(tokens) if tokens is not None else Tokens({})
+    runtime = Runtime(
+        loader=EngineLoader(lambda: Lethe.open(db)), tokens=grants, allow_purge=allow_purge
+    )
+    server = build_server(runtime)
+    if http:
+        from lethe.mcp.http import serve_http
+
+        serve_http(server, grants, host=host, port=port)
+    else:
+        server.run("stdio")

@@ -1,0 +1,76 @@
+"""Argument types with their bounds, so a malformed call is refused by the schema before any
+tool code runs: wrong types, oversize strings, malformed ids, unknown fields."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from pydantic import Field
+
+from lethe.errors import LetheError
+
+MemoryId = Annotated[
+    str,
+    Field(
+        pattern=r"^(mem|sys)_[0-9a-f]{12}$",
+        description="A memory id: mem_ followed by 12 hex digits, as returned by remember/recall",
+    ),
+]
+EpisodeId = Annotated[
+    str, Field(pattern=r"^ep_[0-9a-f]{12}$", description="An episode id: ep_ + 12 hex digits")
+]
+Namespace = Annotated[
+    str | None,
+    Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$",
+        description="Namespace to work in (isolation boundary); default: your first namespace",
+    ),
+]
+Content = Annotated[str, Field(min_length=1, max_length=32_768, description="The memory text")]
+Query = Annotated[str, Field(min_length=1, max_length=2_000, description="What to search for")]
+Tag = Annotated[str, Field(min_length=1, max_length=64)]
+Tags = Annotated[list[Tag], Field(max_length=32, description="Tags (at most 32)")]
+Label = Annotated[str, Field(max_length=128)]
+LayerName = Literal["episodic", "semantic", "learning", "caveat", "goal"]
+Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0.0-1.0; >= 0.9 pins it")]
+Metadata = Annotated[dict[str, Any], Field(description="A JSON object of your own fields")]
+Where = Annotated[
+    list[Annotated[str, Field(max_length=500)]],
+    Field(
+        max_length=20,
+        description='Metadata conditions such as "year >= 2025" or "@metadata.source = notes.md"',
+    ),
+]
+Filters = Annotated[
+    dict[str, Any],
+    Field(
+        description="Scope a forget query: agent, layer, category, tags, since, until, "
+        'or metadata fields such as {"source": "notes.md"}. Only metadata fields widen a '
+        "deletion beyond the single clear best match.",
+    ),
+]
+
+
+def forbid_unknown_arguments(tool: Tool) -> Tool:
+    """Make the tool's argument model reject unknown keys (the SDK ignores them by default),
+    and publish `additionalProperties: false` so clients see it too."""
+    model = tool.fn_metadata.arg_model
+    model.model_config["extra"] = "forbid"
+    model.model_rebuild(force=True)
+    tool.parameters = model.model_json_schema(by_alias=True)
+    return tool
+
+
+@contextmanager
+def tool_errors() -> Iterator[None]:
+    """lethe's own errors become tool errors with their message and hint; the server lives."""
+    try:
+        yield
+    except LetheError as exc:
+        raise ToolError(str(exc)) from None
+    except TimeoutError as exc:
+        raise ToolError(str(exc)) from None

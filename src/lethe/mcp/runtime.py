@@ -1,0 +1,97 @@
+"""What every tool call needs besides its arguments: the engine (opened in the background so
+`initialize` and `tools/list` never wait for the model), the caller's grant, and the session
+that the two-call rule is keyed by."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mcp.server.mcpserver import Context
+
+from lethe.engine import Lethe
+from lethe.forget.plan import ForgetPlan
+from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
+
+OPEN_TIMEOUT_S = 120.0
+
+
+class EngineLoader:
+    """Opens the store and loads the embedder on a thread started with the server."""
+
+    def __init__(self, open_engine: Callable[[], Lethe]) -> None:
+        self._open = open_engine
+        self._ready = threading.Event()
+        self._engine: Lethe | None = None
+        self._error: BaseException | None = None
+        self._started = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if not self._started:
+                self._started = True
+                threading.Thread(target=self._load, name="lethe-open", daemon=True).start()
+
+    def _load(self) -> None:
+        try:
+            self._engine = self._open()
+        except BaseException as exc:  # reported to every caller instead of dying unseen
+            self._error = exc
+        finally:
+            self._ready.set()
+
+    def get(self) -> Lethe:
+        self.start()
+        if not self._ready.wait(OPEN_TIMEOUT_S):
+            raise TimeoutError("the memory store is still opening; try again in a moment")
+        if self._error is not None:
+            raise self._error
+        assert self._engine is not None
+        return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+
+
+@dataclass
+class Runtime:
+    loader: EngineLoader
+    tokens: Tokens = field(default_factory=lambda: Tokens({}))
+    allow_purge: bool = False
+    process_session: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
+    previews: dict[tuple[str, str, tuple[str, ...]], ForgetPlan] = field(default_factory=dict)
+    """Plans shown to a human in an elicitation, executed as shown when they accept."""
+
+    def grant(self, ctx: Context) -> Grant:
+        """The caller's grant. HTTP requests were already authenticated by the middleware;
+        this maps the token to its namespaces and role. stdio and token-less loopback HTTP
+        act for the local user."""
+        if not self.tokens:
+            return LOCAL
+        headers = ctx.headers or {}
+        grant = self.tokens.grant_for(headers.get("authorization"))
+        if grant is None:
+            raise AccessDenied("missing or unknown bearer token")
+        return grant
+
+    def enter(self, ctx: Context, role: Role, namespace: str | None) -> tuple[Lethe, Grant, str]:
+        """Check the caller may do this here, then hand over the engine and the namespace."""
+        grant = self.grant(ctx)
+        grant.require(role)
+        return self.loader.get(), grant, grant.namespace(namespace)
+
+    def session(self, ctx: Context, grant: Grant) -> str:
+        """The key of the two-call rule: the MCP session id over HTTP, the process over stdio
+        (one client per process). A client without a session id (the stateless protocol
+        era) is keyed by its token, so one client still cannot confirm another's item."""
+        headers = ctx.headers
+        if headers is None:
+            return self.process_session
+        session_id = headers.get("mcp-session-id")
+        if session_id:
+            return f"mcp-{session_id}"[:120]
+        return f"token-{grant.name}"

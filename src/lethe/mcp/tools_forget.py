@@ -1,0 +1,380 @@
+"""Tools that forget and undo: forget, purge, list_trash, restore, audit_log.
+
+Confirmation is the engine's: when the client can ask its human (elicitation), the server
+asks and only an explicit accept executes; otherwise the two-call rule applies, keyed by the
+MCP session. A query never deletes here: it only lists candidates to choose from by id.
+"""
+
+# No `from __future__ import annotations`: the SDK reads these signatures at run time, and
+# `Resolve(...)` in an annotation must see the local resolver it names.
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    Resolve,
+)
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, ToolAnnotations
+from mcp_types.version import is_version_at_least
+from pydantic import BaseModel, Field
+
+from lethe.engine import Lethe
+from lethe.forget.plan import ForgetPlan, Operation
+from lethe.forget.results import Confirmation, ForgetResult
+from lethe.mcp.outputs import (
+    AuditOut,
+    CandidateOut,
+    EventOut,
+    ForgetOut,
+    LinkOut,
+    MemoryDetail,
+    MemoryOut,
+    MissingOut,
+    TrashEntryOut,
+    TrashOut,
+    candidate_line,
+    memory_line,
+    reply,
+)
+from lethe.mcp.params import (
+    Filters,
+    Label,
+    MemoryId,
+    Namespace,
+    Query,
+    forbid_unknown_arguments,
+    tool_errors,
+)
+from lethe.mcp.runtime import Runtime
+from lethe.mcp.tools_memory import READ
+
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False)
+UNDO = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
+Ids = Annotated[list[MemoryId], Field(min_length=1, max_length=100)]
+
+
+class ConfirmForget(BaseModel):
+    confirm: bool = Field(description="Yes, forget it")
+
+
+def _ids(memory_id: str | None, memory_ids: list[str] | None) -> list[str]:
+    if memory_id and memory_ids:
+        raise ToolError("give memory_id or memory_ids, not both")
+    return [memory_id] if memory_id else list(memory_ids or [])
+
+
+def _can_elicit(ctx: Context) -> bool:
+    caps = ctx.client_capabilities
+    if caps is None or caps.elicitation is None:
+        return False
+    version = ctx.protocol_version
+    if version is not None and is_version_at_least(version, "2026-07-28"):
+        return True  # asked through the retry flow, no back-channel needed
+    return bool(ctx.session.can_send_request)
+
+
+def _question(plan: ForgetPlan) -> str:
+    verb = "Forget" if plan.operation == "forget" else "Permanently erase"
+    targets = ", ".join(f"'{i.preview}' ({i.id})" for i in plan.targets)
+    return f"{verb} {targets}?"
+
+
+def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> ForgetOut:
+    deleted = list(c.executed.executed) if c.executed else []
+    status = {"partial": "partial", "refused": "refused", "not_found": "not_found"}.get(
+        c.status, c.status
+    )
+    return ForgetOut(
+        status=status,
+        operation=operation,
+        namespace=ns,
+        message=c.message,
+        deleted_ids=deleted,
+        pending_ids=[i.id for i in c.awaiting],
+        changed_ids=list(c.changed),
+        refused=[CandidateOut.of(i) for i in c.refused],
+        not_found=[MissingOut.of(m) for m in c.not_found],
+        expires_in_seconds=c.expires_in_seconds if c.awaiting else None,
+    )
+
+
+def _from_result(r: ForgetResult, ns: str) -> ForgetOut:
+    missing = [
+        MissingOut(id=i, suggestions=list(r.suggestions.get(i, ())), message=f"not found: {i}")
+        for i in r.not_found
+    ]
+    status = "executed" if r.executed and not (r.refused or r.stale or missing) else "partial"
+    if not r.executed:
+        status = "refused" if r.refused else "not_found"
+    return ForgetOut(
+        status=status,
+        operation=r.operation,
+        namespace=ns,
+        message=r.notes,
+        deleted_ids=list(r.executed),
+        changed_ids=list(r.stale),
+        refused=[CandidateOut.of(i) for i in r.refused],
+        not_found=missing,
+    )
+
+
+def _answer(out: ForgetOut) -> CallToolResult:
+    lines = [out.message]
+    lines += [f"- deleted {i}" for i in out.deleted_ids]
+    lines += [f"- awaiting confirmation: {i}" for i in out.pending_ids]
+    lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
+    lines += [f"- {m.message}" for m in out.not_found]
+    if out.pending_ids:
+        guidance = (
+            "Ask the user to confirm. If they agree, call the same tool again with the same "
+            f"id(s) within {out.expires_in_seconds} s; if not, do nothing."
+        )
+    elif out.deleted_ids and out.operation == "forget":
+        guidance = "Forgotten memories stay in the trash; restore undoes it (list_trash)."
+    elif out.status == "declined":
+        guidance = "Nothing was deleted. Do not ask again unless the user brings it up."
+    else:
+        guidance = "Nothing more was deleted. Use the exact ids from recall or forget(query=…)."
+    return reply(out, lines, guidance)
+
+
+def forget_tools(rt: Runtime) -> list[Tool]:
+    def confirm_target(
+        ctx: Context,
+        memory_id: str | None = None,
+        memory_ids: list[str] | None = None,
+        namespace: str | None = None,
+        operation: Operation = "forget",
+    ) -> Elicit[ConfirmForget] | None:
+        """Ask the human, when the client lets us: the model cannot answer for them."""
+        if not (memory_id or memory_ids) or not _can_elicit(ctx):
+            return None
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "forget", namespace)
+            plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.session(ctx, grant))
+        if not plan.targets:
+            return None
+        rt.previews[(rt.session(ctx, grant), operation, plan.source.memory_ids)] = plan
+        return Elicit(_question(plan), ConfirmForget)
+
+    def confirm_forget(
+        ctx: Context,
+        memory_id: str | None = None,
+        memory_ids: list[str] | None = None,
+        namespace: str | None = None,
+    ) -> Elicit[ConfirmForget] | None:
+        return confirm_target(ctx, memory_id, memory_ids, namespace, "forget")
+
+    def confirm_purge(
+        ctx: Context, memory_ids: list[str] | None = None, namespace: str | None = None
+    ) -> Elicit[ConfirmForget] | None:
+        return confirm_target(ctx, None, memory_ids, namespace, "purge")
+
+    def run(
+        ctx: Context,
+        operation: Operation,
+        ids: list[str],
+        namespace: str | None,
+        answer: object,
+    ) -> CallToolResult:
+        """`answer` is what the resolver produced: an elicitation outcome, or an accept
+        without data when the client cannot be asked (then the two-call rule applies)."""
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "forget", namespace)
+            session = rt.session(ctx, grant)
+            data = answer.data if isinstance(answer, AcceptedElicitation) else None
+            if isinstance(answer, AcceptedElicitation) and data is None:
+                c = mem.forget(ids, session=session, namespace=ns, operation=operation)
+                return _answer(_from_confirmation(c, operation, ns))
+            plan = rt.previews.pop((session, operation, tuple(dict.fromkeys(ids))), None)
+            if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
+                plan = plan or _plan(mem, operation, ids, ns, session)
+                return _answer(_from_result(mem.execute(plan, actor=session), ns))
+            said: Literal["decline", "cancel"] = (
+                "cancel" if isinstance(answer, CancelledElicitation) else "decline"
+            )
+            mem.decline(ids, session=session, namespace=ns, operation=operation, answer=said)
+        out = ForgetOut(
+            status="declined",
+            operation=operation,
+            namespace=ns,
+            message=f"The user said no ({said}); nothing was deleted.",
+        )
+        return _answer(out)
+
+    def forget(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[ConfirmForget], Resolve(confirm_forget)],
+        memory_id: MemoryId | None = None,
+        memory_ids: Ids | None = None,
+        query: Query | None = None,
+        filters: Filters | None = None,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, ForgetOut]:
+        ids = _ids(memory_id, memory_ids)
+        if query is not None:
+            if ids:
+                raise ToolError("give ids or a query, not both")
+            return _candidates(rt, ctx, query, filters, namespace)
+        if not ids:
+            raise ToolError("give memory_id, memory_ids or query (to find candidates first)")
+        return run(ctx, "forget", ids, namespace, answer)
+
+    def purge(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[ConfirmForget], Resolve(confirm_purge)],
+        memory_ids: Ids,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, ForgetOut]:
+        if not rt.allow_purge:
+            raise ToolError("purge is disabled; start the server with --allow-purge to enable it")
+        return run(ctx, "purge", list(memory_ids), namespace, answer)
+
+    def list_trash(
+        ctx: Context,
+        limit: Annotated[int, Field(ge=1, le=200)] = 50,
+        offset: Annotated[int, Field(ge=0)] = 0,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, TrashOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            items, total = mem.list_trash(namespace=ns, limit=limit, offset=offset)
+        out = TrashOut(
+            namespace=ns,
+            total=total,
+            items=[
+                TrashEntryOut(
+                    memory=MemoryOut.of(t.memory),
+                    forgotten_at=t.memory.forgotten_at.isoformat()
+                    if t.memory.forgotten_at
+                    else None,
+                    forgotten_by=t.memory.forgotten_by,
+                    reason=t.memory.forget_reason,
+                    purge_after=t.purge_after,
+                )
+                for t in items
+            ],
+        )
+        lines = [f"{total} forgotten memories in {ns}"] + [
+            f"{memory_line(e.memory)} — by {e.forgotten_by}, purge after {e.purge_after or 'never'}"
+            for e in out.items
+        ]
+        return reply(out, lines, "restore(memory_id) brings one back with its links and episodes.")
+
+    def restore(
+        memory_id: MemoryId, ctx: Context, namespace: Namespace = None
+    ) -> Annotated[CallToolResult, MemoryDetail]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            m = mem.restore(memory_id, actor=grant.name, namespace=ns)
+            links = mem.links(m.id, namespace=ns)
+        out = MemoryDetail(memory=MemoryOut.of(m), links=[LinkOut.of(lk) for lk in links])
+        lines = [f"Restored {m.id} with {len(links)} links:", memory_line(out.memory)]
+        return reply(out, lines, "It is back in recall, its episodes and the workspace files.")
+
+    def audit_log(
+        ctx: Context,
+        memory_id: MemoryId | None = None,
+        op: Label | None = None,
+        after_seq: Annotated[int, Field(ge=0)] = 0,
+        limit: Annotated[int, Field(ge=1, le=500)] = 100,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, AuditOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            events = mem.audit(
+                memory_id=memory_id, op=op, namespace=ns, after_seq=after_seq, limit=limit
+            )
+        out = AuditOut(
+            namespace=ns,
+            events=[EventOut.of(e) for e in events],
+            next_after_seq=events[-1].seq if len(events) == limit else None,
+        )
+        lines = [f"{e.seq} {e.at} {e.op} {e.memory_id or '-'} by {e.actor}" for e in out.events]
+        more = (
+            f"More: call again with after_seq={out.next_after_seq}." if out.next_after_seq else ""
+        )
+        return reply(out, lines or ["No events."], f"Events are append-only. {more}".strip())
+
+    specs: list[tuple[Any, str, ToolAnnotations, str]] = [
+        (forget, "Forget memories", DESTRUCTIVE, FORGET),
+        (list_trash, "List the trash", READ, LIST_TRASH),
+        (restore, "Restore a forgotten memory", UNDO, RESTORE),
+        (audit_log, "Audit log", READ, AUDIT_LOG),
+    ]
+    if rt.allow_purge:
+        specs.insert(1, (purge, "Purge memories for good", DESTRUCTIVE, PURGE))
+    return [
+        forbid_unknown_arguments(
+            Tool.from_function(fn, title=title, description=text, annotations=ann)
+        )
+        for fn, title, ann, text in specs
+    ]
+
+
+def _plan(mem: Lethe, operation: Operation, ids: list[str], ns: str, actor: str) -> ForgetPlan:
+    if operation == "purge":
+        return mem.plan_purge(ids, namespace=ns, actor=actor)
+    return mem.plan_forget(ids, filters={"namespace": ns}, actor=actor)
+
+
+def _candidates(
+    rt: Runtime, ctx: Context, query: str, filters: dict[str, Any] | None, namespace: str | None
+) -> CallToolResult:
+    with tool_errors():
+        mem, grant, ns = rt.enter(ctx, "forget", namespace)
+        plan = mem.plan_forget(
+            query=query, filters={**(filters or {}), "namespace": ns}, actor=grant.name
+        )
+    out = ForgetOut(
+        status="candidates",
+        operation="forget",
+        namespace=ns,
+        message=f"{len(plan.items)} candidate(s) for {query!r}; nothing was deleted.",
+        candidates=[CandidateOut.of(i) for i in plan.items],
+    )
+    lines = [out.message] + [candidate_line(c) for c in out.candidates]
+    guidance = (
+        "Pick the exact id and call forget with it (memory_id); ask the user when unsure."
+        if plan.items
+        else "No memory is close to that. Try recall with other words."
+    )
+    return reply(out, lines, guidance)
+
+
+FORGET = """Forget memories safely. Forgotten memories go to the trash (restore undoes it).
+
+1. Find: forget(query="San Francisco") only LISTS candidates with ids and similarity; it
+   never deletes. Show them to the user and let them choose.
+2. Delete by exact id: forget(memory_id="mem_…") (or memory_ids=[…]).
+   - If your client supports elicitation, the user is asked directly; only their "accept"
+     deletes.
+   - Otherwise the first call returns "Please confirm: …" and deletes nothing. Ask the user;
+     if they agree, call forget again with the same id within 5 minutes to delete it.
+
+Example: User: "Delete my memory about San Francisco" → forget(query="San Francisco") →
+"mem_a1… User lives in San Francisco (0.69)", "mem_b2… User visited San Francisco last year
+(0.54)" → ask which → forget(memory_id="mem_a1…") → "Please confirm…" → user: "yes" →
+forget(memory_id="mem_a1…") → deleted.
+
+Protected memories (caveat and goal layers, importance >= 0.9, sys_ ids) are refused with the
+reason and a hint. filters scope a query; only metadata fields widen what it matches."""
+
+PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
+membership, workspace lines and the content inside audit events. Cannot be undone. Same
+confirmation as forget: elicitation, or the same call twice within 5 minutes."""
+
+LIST_TRASH = """List forgotten memories (restorable) with who forgot them and when they will
+be purged automatically."""
+
+RESTORE = """Bring a forgotten memory back from the trash, with its links, episode membership
+and workspace lines exactly as they were."""
+
+AUDIT_LOG = """Read the append-only audit log: every remember, update, link, forget, restore,
+purge, declined or expired confirmation, with actor and time. Filter by memory_id or op
+(e.g. "forget"); page with after_seq."""

@@ -1,0 +1,281 @@
+"""Tools that store and read memories: remember, recall, get_memory, update_memory,
+link_memories, create_episode, get_episode. Each parses, calls the engine, formats."""
+
+# No `from __future__ import annotations`: the SDK reads these signatures at run time, and
+# `Resolve(...)` in an annotation must see the local resolver it names.
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from lethe.mcp.outputs import (
+    EpisodeOut,
+    HitOut,
+    LinkOut,
+    MemoryDetail,
+    MemoryOut,
+    RecallOut,
+    memory_line,
+    reply,
+)
+from lethe.mcp.params import (
+    Content,
+    EpisodeId,
+    Importance,
+    Label,
+    LayerName,
+    MemoryId,
+    Metadata,
+    Namespace,
+    Query,
+    Tags,
+    Where,
+    forbid_unknown_arguments,
+    tool_errors,
+)
+from lethe.mcp.runtime import Runtime
+from lethe.model import DEFAULT_AGENT, EpisodeView, Memory
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+
+
+def _detail(memory: Memory, links: list[LinkOut]) -> MemoryDetail:
+    return MemoryDetail(memory=MemoryOut.of(memory), links=links)
+
+
+def _episode(view: EpisodeView) -> EpisodeOut:
+    e = view.episode
+    return EpisodeOut(
+        id=e.id,
+        namespace=e.namespace,
+        summary=e.summary,
+        start_at=e.start_at.isoformat(),
+        end_at=e.end_at.isoformat(),
+        importance=e.importance,
+        members=[MemoryOut.of(m) for m in view.members],
+        missing=view.missing,
+        note=view.note,
+    )
+
+
+def memory_tools(rt: Runtime) -> list[Tool]:
+    def remember(
+        content: Content,
+        ctx: Context,
+        layer: LayerName = "episodic",
+        category: Label = "",
+        tags: Tags | None = None,
+        metadata: Metadata | None = None,
+        importance: Importance = 0.5,
+        private: bool = False,
+        agent: Label | None = None,
+        namespace: Namespace = None,
+        allow_duplicate: bool = False,
+    ) -> Annotated[CallToolResult, MemoryDetail]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "write", namespace)
+            m = mem.remember(
+                content,
+                namespace=ns,
+                agent=agent or DEFAULT_AGENT,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                importance=importance,
+                private=private,
+                allow_duplicate=allow_duplicate,
+            )
+            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
+        out = _detail(m, links)
+        lines = [f"Remembered {m.id} in {ns}: {m.content}"]
+        lines += [
+            f"- linked to {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})" for lk in links
+        ]
+        return reply(out, lines, "Use this id to update, link or forget it later.")
+
+    def recall(
+        query: Query,
+        ctx: Context,
+        k: Annotated[int, Field(ge=1, le=100, description="How many results (1-100)")] = 10,
+        layer: LayerName | None = None,
+        category: Label | None = None,
+        tags: Tags | None = None,
+        tags_mode: Annotated[str, Field(pattern="^(any|all)$")] = "any",
+        agent: Label | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        where: Where | None = None,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, RecallOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            filters = {
+                "namespace": ns,
+                "layer": layer,
+                "category": category,
+                "tags": tags,
+                "tags_mode": tags_mode,
+                "agent": agent,
+                "since": since,
+                "until": until,
+            }
+            hits = mem.recall(
+                query, k, {k_: v for k_, v in filters.items() if v is not None}, where=where or ()
+            )
+        out = RecallOut(
+            query=query,
+            namespace=ns,
+            hits=[
+                HitOut(
+                    memory=MemoryOut.of(h.memory),
+                    similarity=round(h.similarity, 4),
+                    score=round(h.score, 4),
+                )
+                for h in hits
+            ],
+        )
+        if not hits:
+            return reply(out, ["No memories matched."], "Try other words, or remember it first.")
+        lines = [memory_line(h.memory, h.similarity) for h in out.hits]
+        return reply(out, lines, "Similarity is the cosine (0-1); cite ids when you use a memory.")
+
+    def get_memory(
+        memory_id: MemoryId, ctx: Context, namespace: Namespace = None
+    ) -> Annotated[CallToolResult, MemoryDetail]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            m = mem.get(memory_id, namespace=ns)
+            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
+        lines = [memory_line(MemoryOut.of(m)), f"importance {m.importance}, agent {m.agent}"]
+        lines += [
+            f"- {lk.kind} {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})" for lk in links
+        ]
+        return reply(
+            _detail(m, links), lines, "Change it with update_memory; forget it with forget."
+        )
+
+    def update_memory(
+        memory_id: MemoryId,
+        ctx: Context,
+        content: Content | None = None,
+        layer: LayerName | None = None,
+        category: Label | None = None,
+        tags: Tags | None = None,
+        metadata: Metadata | None = None,
+        merge_metadata: Metadata | None = None,
+        importance: Importance | None = None,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, MemoryDetail]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            m = mem.update(
+                memory_id,
+                content=content,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                merge_metadata=merge_metadata,
+                importance=importance,
+                actor=grant.name,
+                namespace=ns,
+            )
+            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
+        lines = [f"Updated {m.id}:", memory_line(MemoryOut.of(m))]
+        return reply(_detail(m, links), lines, "The audit log keeps the old content's hash.")
+
+    def link_memories(
+        a: MemoryId,
+        b: MemoryId,
+        ctx: Context,
+        kind: Label = "related",
+        confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, LinkOut]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            link = mem.link(a, b, kind=kind, confidence=confidence, actor=grant.name, namespace=ns)
+        out = LinkOut.of(link)
+        lines = [f"Linked {a} and {b} ({kind}, {confidence:.2f})"]
+        return reply(out, lines, "Linking again changes the confidence.")
+
+    def create_episode(
+        summary: Content,
+        memory_ids: Annotated[list[MemoryId], Field(min_length=1, max_length=100)],
+        ctx: Context,
+        importance: Importance = 0.5,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, EpisodeOut]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            episode = mem.create_episode(
+                summary, memory_ids, importance=importance, namespace=ns, actor=grant.name
+            )
+            view = mem.get_episode(episode.id, namespace=ns)
+        out = _episode(view)
+        lines = [f"Episode {out.id}: {out.summary} ({len(out.members)} memories)"]
+        return reply(out, lines, "Read it back with get_episode.")
+
+    def get_episode(
+        episode_id: EpisodeId, ctx: Context, namespace: Namespace = None
+    ) -> Annotated[CallToolResult, EpisodeOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            out = _episode(mem.get_episode(episode_id, namespace=ns))
+        lines = [f"Episode {out.id}: {out.summary} ({out.start_at} – {out.end_at})"]
+        lines += [memory_line(m) for m in out.members]
+        if out.note:
+            lines.append(f"({out.note})")
+        guidance = "Forgotten members are hidden; restore brings them back."
+        return reply(out, lines, guidance if out.missing else "These are the episode's memories.")
+
+    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (remember, "Remember", WRITE, REMEMBER),
+        (recall, "Recall memories", READ, RECALL),
+        (get_memory, "Get a memory", READ, GET_MEMORY),
+        (update_memory, "Update a memory", WRITE, UPDATE_MEMORY),
+        (link_memories, "Link two memories", WRITE, LINK_MEMORIES),
+        (create_episode, "Create an episode", WRITE, CREATE_EPISODE),
+        (get_episode, "Get an episode", READ, GET_EPISODE),
+    ]
+    return [
+        forbid_unknown_arguments(
+            Tool.from_function(fn, title=title, description=text, annotations=ann)
+        )
+        for fn, title, ann, text in specs
+    ]
+
+
+REMEMBER = """Store one memory (a fact, an event, a lesson) for later recall.
+
+Refuses a near-duplicate of an existing memory (cosine >= 0.95) and names it; pass
+allow_duplicate=true only if the user really wants a second copy. Links the new memory to up
+to 5 similar ones. layer: episodic (events), semantic (facts), learning, caveat (warnings,
+protected from forgetting), goal (protected). importance 0-1; >= 0.9 pins it (protected)."""
+
+RECALL = """Search memories by meaning and words (hybrid vector + full-text ranking).
+
+Every hit carries its cosine similarity (0-1) and final score. Narrow with layer, category,
+tags (tags_mode any/all), agent, since/until (ISO times) and metadata conditions in `where`
+("year >= 2025", 'source = "notes.md"', "@metadata.lang in [\\"en\\", \\"fr\\"]")."""
+
+GET_MEMORY = "Read one memory by id, with its links. Forgotten memories are not returned."
+
+UPDATE_MEMORY = """Change a memory in place: content (re-embedded), layer, category, tags,
+metadata (replaces the object) or merge_metadata (sets only the keys given), importance.
+Lower importance below 0.9 here before forgetting a pinned memory."""
+
+LINK_MEMORIES = """Link two memories of one namespace (kind defaults to "related"; confidence
+0-1). Linking an existing pair again sets the new confidence."""
+
+CREATE_EPISODE = """Group memories into an episode with a summary (e.g. one conversation or
+one trip). Its time span is taken from the members."""
+
+GET_EPISODE = """Read an episode: its summary, its live members, and how many of its memories
+no longer exist (forgotten ones are hidden, never dangling)."""

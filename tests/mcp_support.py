@@ -1,0 +1,127 @@
+"""Real MCP clients for the tests: the SDK's `Client` over stdio (spawning `lethe mcp`) and
+over streamable HTTP (a `lethe mcp --http` subprocess), and elicitation callbacks."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import mcp.types as types
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+LETHE = str(Path(sys.executable).parent / "lethe")
+
+
+def stdio_params(db: Path, *extra: str) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
+    return StdioServerParameters(command=LETHE, args=["mcp", "--db", str(db), *extra], env=env)
+
+
+def elicitation(action: str, confirm: bool = True) -> Any:
+    """A client-side elicitation callback that always answers `action`; it records the
+    questions it was asked in its `asked` list."""
+    asked: list[str] = []
+
+    async def callback(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        if action == "accept":
+            return types.ElicitResult(action="accept", content={"confirm": confirm})
+        return types.ElicitResult(action=action)  # type: ignore[arg-type]
+
+    callback.asked = asked  # type: ignore[attr-defined]
+    return callback
+
+
+@asynccontextmanager
+async def stdio_client(
+    db: Path, *extra: str, elicit: Any = None, mode: str = "legacy"
+) -> AsyncIterator[Client]:
+    kwargs: dict[str, Any] = {"mode": mode}
+    if elicit is not None:
+        kwargs["elicitation_callback"] = elicit
+    async with Client(stdio_params(db, *extra), **kwargs) as client:
+        yield client
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def http_server(db: Path, *extra: str) -> Iterator[str]:
+    """`lethe mcp --http` on a free loopback port; yields its URL, stops it afterwards."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
+    proc = subprocess.Popen(
+        [LETHE, "mcp", "--http", "--port", str(port), "--db", str(db), *extra],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited: {proc.stderr.read().decode()}")  # type: ignore[union-attr]
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@asynccontextmanager
+async def http_client(
+    url: str, token: str | None = None, *, elicit: Any = None, mode: str = "legacy"
+) -> AsyncIterator[Client]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    kwargs: dict[str, Any] = {"mode": mode}
+    if elicit is not None:
+        kwargs["elicitation_callback"] = elicit
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), **kwargs) as client,
+    ):
+        yield client
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
+    """Call a tool that must succeed; return its structured content (checked by the client
+    against the tool's output schema)."""
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, text(result)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def error(client: Client, tool: str, **arguments: Any) -> str:
+    """Call a tool that must fail as a tool error (not a crash); return the message."""
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, text(result)
+    return text(result)
+
+
+def text(result: types.CallToolResult) -> str:
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
