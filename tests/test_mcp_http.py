@@ -1,0 +1,202 @@
+"""The MCP server over streamable HTTP: the same tools, bearer tokens bound to namespaces and
+roles, sessions kept apart; driven by the SDK's client against a `lethe mcp --http` process."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+
+from .conftest import snapshot
+from .mcp_support import LETHE, call, elicitation, error, http_client, http_server
+from .test_mcp_stdio import SEED_000, live_ids
+
+TOKENS = {
+    "owner": "owner-token-0123456789abcdef",
+    "reader": "reader-token-0123456789abcdef",
+    "pets": "pets-token-0123456789abcdef",
+}
+TOKEN_FILE = """
+[[token]]
+name = "owner"
+token = "{owner}"
+namespaces = ["default"]
+role = "forget"
+
+[[token]]
+name = "reader"
+token = "{reader}"
+namespaces = ["default"]
+role = "read"
+
+[[token]]
+name = "pets-app"
+token = "{pets}"
+namespaces = ["pets"]
+role = "forget"
+"""
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
+    db = tmp_path / "m.db"
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(TOKEN_FILE.format(**TOKENS), encoding="utf-8")
+    with http_server(db, "--tokens", str(tokens)) as url:
+        yield db, url
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_round_trip_over_http(served: tuple[Path, str]) -> None:
+    db, url = served
+
+    async def scenario() -> None:
+        async with http_client(url, TOKENS["owner"]) as client:
+            ids = [(await call(client, "remember", content=t))["memory"]["id"] for t in SEED_000]
+            assert (await call(client, "recall", query="San Francisco", k=1))["hits"]
+            candidates = await call(client, "forget", query="San Francisco")
+            assert candidates["status"] == "candidates" and live_ids(db) == set(ids)
+            assert (await call(client, "forget", memory_id=ids[0]))["status"] == "pending"
+            assert (await call(client, "forget", memory_id=ids[0]))["status"] == "executed"
+            assert [i["memory"]["id"] for i in (await call(client, "list_trash"))["items"]] == [
+                ids[0]
+            ]
+            await call(client, "restore", memory_id=ids[0])
+            ops = [e["op"] for e in (await call(client, "audit_log"))["events"]]
+            assert ops == ["remember"] * 4 + ["forget", "restore"]
+            assert live_ids(db) == set(ids)
+
+    run(scenario())
+
+
+def test_missing_or_wrong_token_gets_401(served: tuple[Path, str]) -> None:
+    db, url = served
+
+    async def opened() -> None:
+        async with http_client(url, TOKENS["owner"]) as client:
+            await call(client, "remember", content=SEED_000[0])
+
+    run(opened())
+    before = snapshot(db)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream"}
+    for auth in ({}, {"Authorization": "Bearer wrong-token-0123456789"}, {"Authorization": "x"}):
+        response = httpx2.post(url, json=body, headers={**headers, **auth})
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"].startswith("Bearer")
+    assert snapshot(db) == before
+
+
+def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[Path, str]) -> None:
+    db, url = served
+
+    async def scenario() -> None:
+        async with http_client(url, TOKENS["owner"]) as owner:
+            home = (await call(owner, "remember", content=SEED_000[0]))["memory"]["id"]
+        async with http_client(url, TOKENS["pets"]) as pets:
+            cat = (await call(pets, "remember", content="The cat is called Miso"))["memory"]
+            assert cat["namespace"] == "pets"
+            assert "may not use namespace 'default'" in await error(
+                pets, "recall", query="San Francisco", namespace="default"
+            )
+            hits = (await call(pets, "recall", query="San Francisco"))["hits"]
+            assert [h["memory"]["id"] for h in hits] == [cat["id"]]
+            assert "not found" in (await error(pets, "get_memory", memory_id=home)).lower()
+            for _ in range(2):
+                answer = await call(pets, "forget", memory_id=home)
+                assert answer["status"] == "not_found" and answer["deleted_ids"] == []
+                assert home not in str(answer["not_found"][0]["suggestions"])
+        async with http_client(url, TOKENS["reader"]) as reader:
+            assert (await call(reader, "recall", query="San Francisco"))["hits"]
+            for tool, args in (
+                ("forget", {"memory_id": home}),
+                ("forget", {"query": "San Francisco"}),
+                ("remember", {"content": "User likes jazz"}),
+                ("restore", {"memory_id": home}),
+            ):
+                assert "role is 'read'" in await error(reader, tool, **args)
+        ops = [(row[2], row[3]) for row in snapshot(db)["events"]]
+        assert ops == [("remember", home), ("remember", cat["id"])], "nothing else changed"
+        assert home in live_ids(db)
+
+    run(scenario())
+
+
+def test_one_http_session_cannot_confirm_anothers_forget(served: tuple[Path, str]) -> None:
+    db, url = served
+
+    async def scenario() -> None:
+        async with (
+            http_client(url, TOKENS["owner"]) as a,
+            http_client(url, TOKENS["owner"]) as b,
+        ):
+            home = (await call(a, "remember", content=SEED_000[0]))["memory"]["id"]
+            assert (await call(a, "forget", memory_id=home))["status"] == "pending"
+            assert (await call(b, "forget", memory_id=home))["status"] == "pending"
+            assert home in live_ids(db)
+            assert (await call(a, "forget", memory_id=home))["status"] == "executed"
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_elicitation_over_http(served: tuple[Path, str], mode: str) -> None:
+    """Both protocol eras: a direct request (legacy) and the input-required retry (2026)."""
+    db, url = served
+    yes, no = elicitation("accept"), elicitation("decline")
+
+    async def scenario() -> None:
+        async with http_client(url, TOKENS["owner"], elicit=no, mode=mode) as client:
+            home = (await call(client, "remember", content=SEED_000[0]))["memory"]["id"]
+            assert (await call(client, "forget", memory_id=home))["status"] == "declined"
+            assert home in live_ids(db)
+        async with http_client(url, TOKENS["owner"], elicit=yes, mode=mode) as client:
+            assert (await call(client, "forget", memory_id=home))["status"] == "executed"
+            assert home not in live_ids(db)
+
+    run(scenario())
+    assert len(yes.asked) == 1 and len(no.asked) == 1
+
+
+def test_non_loopback_bind_without_tokens_is_refused(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [LETHE, "mcp", "--http", "--host", "0.0.0.0", "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "refusing to serve 0.0.0.0 without tokens" in done.stderr
+    assert not (tmp_path / "m.db").exists(), "nothing created when the start is refused"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "holds no [[token]] tables"),
+        ('[[token]]\ntoken = "short"\n', "at least 16"),
+        ('[[token]]\ntoken = "0123456789abcdef0"\nrole = "admin"\n', "role must be one of"),
+        ('[[token]]\ntoken = "0123456789abcdef0"\nnamespaces = []\n', "non-empty list"),
+        ('[[token]]\ntoken = "0123456789abcdef0"\nsecret = 1\n', "unknown keys: secret"),
+        ("[[token]\n", "cannot read token file"),
+    ],
+    ids=["empty", "short", "role", "namespaces", "unknown-key", "not-toml"],
+)
+def test_bad_token_files_are_refused_at_start(tmp_path: Path, content: str, message: str) -> None:
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(content, encoding="utf-8")
+    done = subprocess.run(
+        [LETHE, "mcp", "--http", "--tokens", str(tokens), "--db", str(tmp_path / "m.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and message in done.stderr, done.stderr
