@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The MCP Inspector's CLI is a second, independent MCP client for the tests (npm registry).
+INSPECTOR := $(VENV)/node/node_modules/.bin/mcp-inspector
+INSPECTOR_VERSION := 2.12.0
 
 .PHONY: demo test lint typecheck bench clean
 
@@ -24,7 +27,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy src
 
-test: lint typecheck
+$(INSPECTOR): $(STAMP)
+	npm install --silent --no-audit --no-fund --prefix $(VENV)/node \
+		@modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+
+test: lint typecheck $(INSPECTOR)
 	$(BIN)/pytest
 
 bench: $(STAMP)
