@@ -8,13 +8,15 @@ import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import Context
 
-from lethe.engine import Lethe
-from lethe.forget.plan import ForgetPlan
 from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
 
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
+    from lethe.forget.plan import ForgetPlan
 OPEN_TIMEOUT_S = 120.0
 
 

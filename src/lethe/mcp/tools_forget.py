@@ -7,7 +7,7 @@ MCP session. A query never deletes here: it only lists candidates to choose from
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import (
     AcceptedElicitation,
@@ -23,7 +23,6 @@ from mcp.types import CallToolResult, ToolAnnotations
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
-from lethe.engine import Lethe
 from lethe.forget.plan import ForgetPlan, Operation
 from lethe.forget.results import Confirmation, ForgetResult
 from lethe.mcp.outputs import (
@@ -52,6 +51,9 @@ from lethe.mcp.params import (
 )
 from lethe.mcp.runtime import Runtime
 from lethe.mcp.tools_memory import READ
+
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
 
 DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False)
 UNDO = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
@@ -317,7 +319,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     ]
 
 
-def _plan(mem: Lethe, operation: Operation, ids: list[str], ns: str, actor: str) -> ForgetPlan:
+def _plan(mem: "Lethe", operation: Operation, ids: list[str], ns: str, actor: str) -> ForgetPlan:
     if operation == "purge":
         return mem.plan_purge(ids, namespace=ns, actor=actor)
     return mem.plan_forget(ids, filters={"namespace": ns}, actor=actor)

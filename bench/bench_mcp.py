@@ -1,0 +1,144 @@
+"""MCP over stdio: process start to the first `tools/list` answer, and tool-call latency of
+recall and forget at a given store size, against the same engine calls made in-process.
+
+The client is the official SDK's (`mcp.Client`, the 2025-11-25 protocol that desktop clients
+speak) spawning `lethe mcp`, so each figure includes JSON-RPC framing, schema validation of
+arguments and of the structured result, and the pipe.
+
+    python bench/bench_mcp.py --db /tmp/lethe-bench/lethe-10000.db
+    python bench/bench_mcp.py --size 10000      # builds a store first (slow)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import corpus
+from common import build_db, log, machine, memory_count, stats_ms, time_each, write_json
+from mcp import Client, StdioServerParameters
+
+from lethe import Lethe
+from lethe.embed import load_default_embedder
+
+LETHE = str(Path(sys.executable).parent / "lethe")
+
+
+def params(db: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=LETHE, args=["mcp", "--db", str(db)])
+
+
+async def first_list(db: Path, runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        async with Client(params(db), mode="legacy") as client:
+            await client.list_tools()
+            out.append(time.perf_counter() - start)
+    return out
+
+
+async def tool_calls(db: Path, queries: list[str], ids: list[str]) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {"recall": [], "forget_preview": [], "forget_execute": []}
+    async with Client(params(db), mode="legacy") as client:
+        await client.call_tool("recall", {"query": "warm up the engine", "k": 1})
+        for query in queries:
+            start = time.perf_counter()
+            result = await client.call_tool("recall", {"query": query, "k": 10})
+            timings["recall"].append(time.perf_counter() - start)
+            assert not result.is_error
+        for memory_id in ids:
+            for step in ("forget_preview", "forget_execute"):
+                start = time.perf_counter()
+                result = await client.call_tool("forget", {"memory_id": memory_id})
+                timings[step].append(time.perf_counter() - start)
+                assert not result.is_error and result.structured_content is not None
+                want = "pending" if step == "forget_preview" else "executed"
+                assert result.structured_content["status"] == want, result.structured_content
+    return timings
+
+
+def in_process(db: Path, queries: list[str], ids: list[str]) -> dict[str, list[float]]:
+    with Lethe.open(db, embedder=load_default_embedder()) as mem:
+        mem.recall("warm up the engine", k=1)
+        recall = time_each(lambda q: mem.recall(q, 10), queries)
+        forget = time_each(lambda i: mem.execute(mem.plan_forget([i])), ids)
+    return {"recall": recall, "forget": forget}
+
+
+def run(db: Path, *, queries: int, forgets: int, starts: int, seed: int = 11) -> dict[str, Any]:
+    texts = corpus.queries(queries, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="lethe-mcp-") as tmp:
+        served, direct = Path(tmp) / "served.db", Path(tmp) / "direct.db"
+        shutil.copyfile(db, served)
+        shutil.copyfile(db, direct)
+        with Lethe.open(served, embedder=load_default_embedder()) as mem:
+            ids = random.Random(seed).sample(mem.store.memory_ids(), 2 * forgets)
+        size = memory_count(served)
+        log(f"process start to tools/list x{starts}")
+        start_times = asyncio.run(first_list(served, starts))
+        log(f"over stdio: recall x{len(texts)}, forget x{forgets} (two calls each)")
+        mcp = asyncio.run(tool_calls(served, texts, ids[:forgets]))
+        log("the same in-process")
+        lib = in_process(direct, texts, ids[forgets:])
+    result = {
+        "size": size,
+        "start_to_tools_list": stats_ms(start_times),
+        "mcp_recall": stats_ms(mcp["recall"]),
+        "mcp_forget_preview": stats_ms(mcp["forget_preview"]),
+        "mcp_forget_execute": stats_ms(mcp["forget_execute"]),
+        "library_recall": stats_ms(lib["recall"]),
+        "library_forget": stats_ms(lib["forget"]),
+    }
+    result["recall_overhead_ms"] = round(
+        result["mcp_recall"]["p50_ms"] - result["library_recall"]["p50_ms"], 3
+    )
+    return result
+
+
+def print_result(r: dict[str, Any]) -> None:
+    print(f"MCP over stdio at {r['size']:,} memories")
+    for name in (
+        "start_to_tools_list",
+        "mcp_recall",
+        "library_recall",
+        "mcp_forget_preview",
+        "mcp_forget_execute",
+        "library_forget",
+    ):
+        s = r[name]
+        print(f"  {name:<21} n={s['n']:<4} p50 {s['p50_ms']:8.2f} ms   p95 {s['p95_ms']:8.2f} ms")
+    print(f"  recall overhead of MCP (p50, same queries): {r['recall_overhead_ms']:.2f} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", type=Path, help="store to measure (copied; never modified)")
+    parser.add_argument("--size", type=int, default=10_000, help="memories, when building")
+    parser.add_argument("--queries", type=int, default=200, help="recall calls (200)")
+    parser.add_argument("--forgets", type=int, default=100, help="forgets, two calls each (100)")
+    parser.add_argument("--starts", type=int, default=10, help="server starts to time (10)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="lethe-mcp-build-") as tmp:
+        db = args.db
+        if db is None:
+            db = Path(tmp) / "store.db"
+            build_db(db, args.size, 0, load_default_embedder())
+        result = {
+            "machine": machine(),
+            **run(db, queries=args.queries, forgets=args.forgets, starts=args.starts),
+        }
+    path = write_json(f"mcp-{result['size']}.json", result)
+    print_result(result)
+    print(f"({path})")
+
+
+if __name__ == "__main__":
+    main()
