@@ -86,6 +86,10 @@ class Runtime:
         grant.require(role)
         return self.loader.get(), grant, grant.namespace(namespace)
 
+    def actor(self, grant: Grant) -> str:
+        """Who the audit log names: the token's name, or "mcp" for the local user's client."""
+        return "mcp" if grant is LOCAL else grant.name
+
     def session(self, ctx: Context, grant: Grant) -> str:
         """The key of the two-call rule: the MCP session id over HTTP, the process over stdio
         (one client per process). A client without a session id (the stateless protocol

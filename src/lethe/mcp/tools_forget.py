@@ -191,12 +191,14 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             session = rt.session(ctx, grant)
             data = answer.data if isinstance(answer, AcceptedElicitation) else None
             if isinstance(answer, AcceptedElicitation) and data is None:
-                c = mem.forget(ids, session=session, namespace=ns, operation=operation)
+                c = mem.forget(
+                    ids, session=session, namespace=ns, operation=operation, actor=rt.actor(grant)
+                )
                 return _answer(_from_confirmation(c, operation, ns))
             plan = rt.previews.pop((session, operation, tuple(dict.fromkeys(ids))), None)
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
                 plan = plan or _plan(mem, operation, ids, ns, session)
-                return _answer(_from_result(mem.execute(plan, actor=session), ns))
+                return _answer(_from_result(mem.execute(plan, actor=rt.actor(grant)), ns))
             said: Literal["decline", "cancel"] = (
                 "cancel" if isinstance(answer, CancelledElicitation) else "decline"
             )
@@ -263,8 +265,9 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             ],
         )
         lines = [f"{total} forgotten memories in {ns}"] + [
-            f"{memory_line(e.memory)} — by {e.forgotten_by}, purge after {e.purge_after or 'never'}"
+            f"{memory_line(e.memory)} — by {e.forgotten_by}, purge after {when}"
             for e in out.items
+            for when in [(e.purge_after or "never")[:10]]
         ]
         return reply(out, lines, "restore(memory_id) brings one back with its links and episodes.")
 
@@ -273,7 +276,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     ) -> Annotated[CallToolResult, MemoryDetail]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
-            m = mem.restore(memory_id, actor=grant.name, namespace=ns)
+            m = mem.restore(memory_id, actor=rt.actor(grant), namespace=ns)
             links = mem.links(m.id, namespace=ns)
         out = MemoryDetail(memory=MemoryOut.of(m), links=[LinkOut.of(lk) for lk in links])
         lines = [f"Restored {m.id} with {len(links)} links:", memory_line(out.memory)]
@@ -331,7 +334,7 @@ def _candidates(
     with tool_errors():
         mem, grant, ns = rt.enter(ctx, "forget", namespace)
         plan = mem.plan_forget(
-            query=query, filters={**(filters or {}), "namespace": ns}, actor=grant.name
+            query=query, filters={**(filters or {}), "namespace": ns}, actor=rt.actor(grant)
         )
     out = ForgetOut(
         status="candidates",

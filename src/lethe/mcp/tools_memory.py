@@ -183,7 +183,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 metadata=metadata,
                 merge_metadata=merge_metadata,
                 importance=importance,
-                actor=grant.name,
+                actor=rt.actor(grant),
                 namespace=ns,
             )
             links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
@@ -200,7 +200,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     ) -> Annotated[CallToolResult, LinkOut]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
-            link = mem.link(a, b, kind=kind, confidence=confidence, actor=grant.name, namespace=ns)
+            link = mem.link(
+                a, b, kind=kind, confidence=confidence, actor=rt.actor(grant), namespace=ns
+            )
         out = LinkOut.of(link)
         lines = [f"Linked {a} and {b} ({kind}, {confidence:.2f})"]
         return reply(out, lines, "Linking again changes the confidence.")
@@ -215,7 +217,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             episode = mem.create_episode(
-                summary, memory_ids, importance=importance, namespace=ns, actor=grant.name
+                summary, memory_ids, importance=importance, namespace=ns, actor=rt.actor(grant)
             )
             view = mem.get_episode(episode.id, namespace=ns)
         out = _episode(view)
