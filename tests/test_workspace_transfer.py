@@ -14,6 +14,7 @@ import pytest
 import lethe.workspace as workspace_module
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.errors import WorkspaceError
 
 
 def test_workspace_projects_daily_logs_and_curated_memory(
@@ -111,7 +112,7 @@ def test_workspace_writes_are_atomic(
             real_replace(src, dst)
 
         monkeypatch.setattr(workspace_module.os, "replace", replace_failing_once)
-        with pytest.raises(OSError, match="No space left"):
+        with pytest.raises(WorkspaceError, match="No space left"):
             mem.remember("Always ask before deleting files", category="lesson")
 
         assert failed, "the swap of MEMORY.md was attempted"
@@ -204,3 +205,17 @@ def test_import_of_an_export_is_faithful(tmp_path: Path, embedder: Embedder) -> 
         assert target.get(twin.id).content == "User lives in San Francisco"
         assert target.links(near.id) == []
         assert {(lk.a, lk.b) for lk in target.links(a.id)} == kept_links
+
+
+def test_an_unwritable_workspace_is_reported_and_the_memory_kept(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "memory").write_text("a file where the daily-log folder belongs")
+    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+        with pytest.raises(WorkspaceError) as info:
+            mem.remember("User likes jazz")
+        assert "saved (mem_" in str(info.value) and str(workspace) in str(info.value)
+        [stored] = mem.list_memories().items
+        assert stored.content == "User likes jazz"

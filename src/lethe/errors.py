@@ -76,6 +76,10 @@ class SchemaTooNew(StoreError):
     """The database was written by a newer lethe than this one."""
 
 
+class WorkspaceError(LetheError):
+    """The change is committed, but the markdown projection could not be written."""
+
+
 class EmbedderUnavailable(LetheError):
     """The embedding model cannot be found or loaded."""
 

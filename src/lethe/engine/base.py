@@ -15,7 +15,7 @@ from typing import Any
 from lethe import validate
 from lethe.config import Settings
 from lethe.embed import Embedder
-from lethe.errors import MemoryNotFound
+from lethe.errors import MemoryNotFound, WorkspaceError
 from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
 from lethe.store.base import Store
@@ -73,5 +73,16 @@ class EngineBase:
                 return out
 
     def _project(self, changed: Sequence[Memory]) -> None:
-        if self.workspace is not None and changed:
+        """Re-derive the workspace files after a commit. The database is the truth: a file
+        that cannot be written is reported, never a reason to undo the change."""
+        if self.workspace is None or not changed:
+            return
+        try:
             self.workspace.refresh(changed)
+        except OSError as exc:
+            ids = ", ".join(m.id for m in changed[:3])
+            raise WorkspaceError(
+                f"saved ({ids}), but the workspace files could not be written: {exc}",
+                hint=f"fix {self.workspace.root} (permissions, disk space); the files are "
+                "rewritten at the next change",
+            ) from exc
