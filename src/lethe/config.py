@@ -10,7 +10,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -41,6 +41,9 @@ class Settings(BaseModel):
     confirm_ttl_seconds: float = Field(300.0, gt=0)
     forget_margin: float = Field(0.05, ge=0, le=1)
     trash_retention_days: float | None = Field(30.0, gt=0)
+    decay_policy: Literal["off", "suggest", "auto"] = "suggest"
+    decay_compress_risk: float = Field(50.0, gt=0)
+    decay_drop_risk: float = Field(200.0, gt=0)
 
     @classmethod
     def load(

@@ -4,7 +4,7 @@ Faces (CLI, MCP server) call its methods and format what comes back; they hold n
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
 one module per responsibility: `memories`, `search`, `relations`, `records`,
-`forgetting`, `trash`.
+`forgetting`, `trash`, `sweeping`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from lethe.config import Settings
 from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
 from lethe.engine.records import RecordOps
-from lethe.engine.trash import TrashOps
+from lethe.engine.sweeping import SweepOps
 from lethe.model import utcnow
 from lethe.store.base import Store
 from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, TrashOps):
+class Lethe(RecordOps, SweepOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(

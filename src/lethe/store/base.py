@@ -10,12 +10,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.vectors import Vector
+
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class DecayColumns:
+    """What a decay sweep reads of every live memory of a namespace, column by column.
+    Times are POSIX seconds; `last_access_at` falls back to creation for never-recalled ones."""
+
+    ids: list[str]
+    importance: F64
+    layers: list[str]
+    created_at: F64
+    last_access_at: F64
+    accesses_total: F64
+    accesses_30d: F64
+    accesses_90d: F64
 
 
 class StoreTx(Protocol):
@@ -111,6 +132,8 @@ class Store(Protocol):
     ) -> list[Event]: ...
 
     def touch(self, ids: Sequence[str], at: datetime) -> None: ...
+
+    def decay_columns(self, namespace: str, now: datetime) -> DecayColumns: ...
 
     def memory_ids(self) -> list[str]: ...
 

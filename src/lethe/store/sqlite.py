@@ -29,6 +29,7 @@ from lethe.errors import (
 )
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.store.base import DecayColumns
 from lethe.store.lexical import fts_query, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
@@ -383,12 +384,65 @@ class SQLiteStore:
         if not ids:
             return
         marks = ", ".join("?" for _ in ids)
+        day = int(ts(at) // 86400)
         with self._lock:
-            self._conn.execute(
-                f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
-                f"WHERE id IN ({marks})",
-                [ts(at), *ids],
-            )
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _store_error(self.path, exc) from None
+            try:
+                self._conn.execute(
+                    f"UPDATE memories SET access_count = access_count + 1, "
+                    f"last_accessed_at = ? WHERE id IN ({marks})",
+                    [ts(at), *ids],
+                )
+                self._conn.executemany(
+                    "INSERT INTO access_days (memory_id, day, count) VALUES (?, ?, 1) "
+                    "ON CONFLICT (memory_id, day) DO UPDATE SET count = count + 1",
+                    [(memory_id, day) for memory_id in ids],
+                )
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def decay_columns(self, namespace: str, now: datetime) -> DecayColumns:
+        """The columns a decay sweep needs for every live memory of a namespace, read in two
+        set-wise queries: the memories, then the access log of the last 90 days."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, importance, layer, created_at, last_accessed_at, access_count "
+                "FROM memories WHERE status = 'active' AND namespace = ? ORDER BY num",
+                (namespace,),
+            ).fetchall()
+            today = int(ts(now) // 86400)
+            recent = self._conn.execute(
+                """SELECT a.memory_id,
+                          SUM(CASE WHEN a.day > ? THEN a.count ELSE 0 END), SUM(a.count)
+                   FROM access_days a JOIN memories m ON m.id = a.memory_id
+                   WHERE a.day > ? AND m.status = 'active' AND m.namespace = ?
+                   GROUP BY a.memory_id""",
+                (today - 30, today - 90, namespace),
+            ).fetchall()
+        ids = [r[0] for r in rows]
+        position = {memory_id: n for n, memory_id in enumerate(ids)}
+        acc30, acc90 = np.zeros(len(ids)), np.zeros(len(ids))
+        for memory_id, last30, last90 in recent:
+            acc30[position[memory_id]], acc90[position[memory_id]] = last30, last90
+        created = np.fromiter((r[3] for r in rows), np.float64, len(rows))
+        accessed = np.fromiter(
+            (r[4] if r[4] is not None else r[3] for r in rows), np.float64, len(rows)
+        )
+        return DecayColumns(
+            ids=ids,
+            importance=np.fromiter((r[1] for r in rows), np.float64, len(rows)),
+            layers=[r[2] for r in rows],
+            created_at=created,
+            last_access_at=accessed,
+            accesses_total=np.fromiter((r[5] for r in rows), np.float64, len(rows)),
+            accesses_30d=acc30,
+            accesses_90d=acc90,
+        )
 
     def memory_ids(self) -> list[str]:
         """Ids of live memories in insertion order."""

@@ -168,6 +168,17 @@ CREATE VIRTUAL TABLE memories_vocab USING fts5vocab (memories_fts, 'row');
 -- An identity for the file, so a vector snapshot beside it is never applied to another store.
 INSERT OR IGNORE INTO lethe_meta (key, value) VALUES ('db_id', lower(hex(randomblob(8))));
 """,
+    5: """
+-- Recalls per memory and day, so heat can count the accesses of the last 30 and 90 days
+-- (seed 003) instead of guessing them from the total. A purge erases them with the row.
+CREATE TABLE access_days (
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    day       INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (memory_id, day)
+) WITHOUT ROWID;
+CREATE INDEX access_days_day ON access_days (day);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -1,0 +1,183 @@
+"""The decay sweep's plan and result (seed 003 under seed 004's policy).
+
+A sweep is a plan like any other destructive path: building it changes nothing, and it
+executes only under the `auto` policy, as one audited operation. Drops become soft deletes;
+compressions become one summary memory (layer `learning`) with the originals in the trash.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from lethe.forget import decay
+from lethe.forget.guard import PIN_IMPORTANCE, PROTECTED_LAYERS
+from lethe.store.base import DecayColumns
+
+SAMPLES = 10
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class SweepItem(_Frozen):
+    id: str
+    action: Literal["compress", "drop"]
+    heat: float
+    risk: float
+    days_idle: float
+    importance: float
+
+
+class SweepPlan(_Frozen):
+    id: str
+    namespace: str
+    policy: decay.Policy
+    created_at: datetime
+    actor: str
+    scanned: int
+    protected: int
+    keep: int
+    compress: int
+    drop: int
+    compress_at: float
+    drop_at: float
+    items: tuple[SweepItem, ...]
+    """Every memory the sweep would compress or drop, riskiest first."""
+    notes: str
+
+    def samples(self, action: Literal["compress", "drop"]) -> list[SweepItem]:
+        return [i for i in self.items if i.action == action][:SAMPLES]
+
+
+class SweepResult(_Frozen):
+    plan_id: str
+    namespace: str
+    dropped: tuple[str, ...]
+    compressed: tuple[str, ...]
+    summary_id: str | None
+    skipped: tuple[str, ...]
+    """Changed, protected or gone since the plan: left alone."""
+    notes: str
+
+
+def new_sweep_id() -> str:
+    return "sweep_" + secrets.token_hex(6)
+
+
+def protected_mask(columns: DecayColumns) -> np.ndarray[tuple[int], np.dtype[np.bool_]]:
+    """The guard's rules for whole columns: sys_ ids, protected layers, pinned importance."""
+    layers = np.array(columns.layers, dtype=object)
+    system = np.array([i.startswith("sys_") for i in columns.ids], dtype=bool)
+    layered = np.isin(layers, list(PROTECTED_LAYERS))
+    mask: np.ndarray[tuple[int], np.dtype[np.bool_]] = (
+        system | layered | (columns.importance >= PIN_IMPORTANCE)
+    )
+    return mask
+
+
+def score(
+    columns: DecayColumns, now: datetime
+) -> tuple[decay.F64, decay.F64, decay.F64, np.ndarray[tuple[int], np.dtype[np.bool_]]]:
+    """Heat, risk, idle days and the protection mask of every memory, in column order."""
+    days_idle = np.maximum(now.timestamp() - columns.last_access_at, 0.0) / 86400.0
+    protected = protected_mask(columns)
+    heat = decay.heat(
+        accesses_30d=columns.accesses_30d,
+        accesses_90d=columns.accesses_90d,
+        accesses_total=columns.accesses_total,
+        days_idle=days_idle,
+        importance=columns.importance,
+    )
+    risk = decay.risk(
+        heat=heat, importance=columns.importance, days_idle=days_idle, protected=protected
+    )
+    return heat, risk, days_idle, protected
+
+
+def build_plan(
+    columns: DecayColumns,
+    *,
+    namespace: str,
+    policy: decay.Policy,
+    now: datetime,
+    actor: str,
+    compress_at: float,
+    drop_at: float,
+) -> SweepPlan:
+    n = len(columns.ids)
+    if policy == "off":
+        return SweepPlan(
+            id=new_sweep_id(),
+            namespace=namespace,
+            policy=policy,
+            created_at=now,
+            actor=actor,
+            scanned=0,
+            protected=0,
+            keep=n,
+            compress=0,
+            drop=0,
+            compress_at=compress_at,
+            drop_at=drop_at,
+            items=(),
+            notes="The decay policy is off: nothing is ever proposed for forgetting.",
+        )
+    heat, risk, days_idle, protected = score(columns, now)
+    actions = decay.decide(risk, compress_at=compress_at, drop_at=drop_at)
+    chosen = np.flatnonzero(actions > 0)
+    chosen = chosen[np.argsort(-risk[chosen], kind="stable")]
+    items = tuple(
+        SweepItem(
+            id=columns.ids[i],
+            action="drop" if actions[i] == 2 else "compress",
+            heat=round(float(heat[i]), 2),
+            risk=round(float(risk[i]), 2),
+            days_idle=round(float(days_idle[i]), 1),
+            importance=float(columns.importance[i]),
+        )
+        for i in chosen
+    )
+    counts = np.bincount(actions, minlength=3)
+    plan_notes = notes(int(counts[1]), int(counts[2]), policy)
+    return SweepPlan(
+        id=new_sweep_id(),
+        namespace=namespace,
+        policy=policy,
+        created_at=now,
+        actor=actor,
+        scanned=n,
+        protected=int(protected.sum()),
+        keep=int(counts[0]),
+        compress=int(counts[1]),
+        drop=int(counts[2]),
+        compress_at=compress_at,
+        drop_at=drop_at,
+        items=items,
+        notes=plan_notes,
+    )
+
+
+def notes(compress: int, drop: int, policy: decay.Policy) -> str:
+    if not compress and not drop:
+        return "Nothing is ripe for forgetting."
+    what = f"{drop} to drop (soft delete) and {compress} to compress into a summary"
+    if policy == "auto":
+        return f"Would forget {what}; execute the plan to apply it (restorable from the trash)."
+    return (
+        f"Suggests {what}. The policy is 'suggest', so this is a report only; set "
+        "decay_policy = auto to let sweeps execute, or forget chosen ids yourself."
+    )
+
+
+def result_notes(dropped: Sequence[str], compressed: Sequence[str], skipped: Sequence[str]) -> str:
+    parts = [f"Dropped {len(dropped)} and compressed {len(compressed)} memories (to the trash)."]
+    if skipped:
+        parts.append(f"{len(skipped)} changed since the plan and were left alone.")
+    return " ".join(parts)
