@@ -1,0 +1,89 @@
+"""`lethe sweep`: the decay report, and under the `auto` policy its execution."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from lethe.cli import forgetting
+from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, app, emit_json, open_lethe, stdout
+from lethe.cli.forgetting import NEEDS_CONFIRMATION, ActorOpt, YesOpt
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
+
+if TYPE_CHECKING:
+    from lethe.forget.sweep import SweepPlan
+
+
+@app.command(
+    help="Score every memory by heat and forgetting risk (seed 003) and show what the decay "
+    "policy would compress or drop. Nothing changes unless --execute, and --execute works "
+    "only when the policy is 'auto' (LETHE_DECAY_POLICY; default 'suggest': report only; "
+    "'off': nothing is ever proposed). Protected memories are never touched.\n\n"
+    "Exit status 3: --execute needs a go-ahead but stdin is not a terminal and --yes was not "
+    "given (nothing was changed).",
+)
+def sweep(
+    namespace: NamespaceOpt = DEFAULT_NAMESPACE,
+    execute: Annotated[
+        bool, typer.Option("--execute", help="Carry the plan out (policy 'auto' only).")
+    ] = False,
+    yes: YesOpt = False,
+    actor: ActorOpt = DEFAULT_AGENT,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    with open_lethe(db) as mem:
+        plan = mem.sweep(namespace=namespace, actor=actor)
+        if not execute or not plan.items:
+            _show(plan, json_)
+            return
+        if not yes:
+            if not forgetting._interactive():
+                _show(plan, json_)
+                typer.echo(
+                    "error: not confirmed: stdin is not a terminal to ask; pass --yes to go "
+                    "ahead (nothing was changed)",
+                    err=True,
+                )
+                raise typer.Exit(NEEDS_CONFIRMATION)
+            _show(plan, False)
+            if not forgetting._ask(f"Compress {plan.compress} and drop {plan.drop} memories?"):
+                typer.echo("declined: nothing was forgotten", err=True)
+                return
+        result = mem.execute_sweep(plan)
+    if json_:
+        emit_json(result.model_dump(mode="json"))
+        return
+    stdout().print(result.notes)
+    if result.summary_id:
+        stdout().print(f"summary memory: {result.summary_id}")
+
+
+def _show(plan: SweepPlan, json_: bool) -> None:
+    if json_:
+        emit_json(plan.model_dump(mode="json"))
+        return
+    out = stdout()
+    out.print(
+        f"sweep {plan.id} · namespace {plan.namespace} · policy {plan.policy} · "
+        f"{plan.scanned} scanned: {plan.keep} keep ({plan.protected} protected), "
+        f"{plan.compress} compress (risk >= {plan.compress_at:g}), "
+        f"{plan.drop} drop (risk >= {plan.drop_at:g})"
+    )
+    if plan.items:
+        table = Table(box=None)
+        for column in ("id", "action", "risk", "heat", "idle days", "importance"):
+            table.add_column(column)
+        for item in [*plan.samples("drop"), *plan.samples("compress")]:
+            table.add_row(
+                item.id,
+                item.action,
+                f"{item.risk:.1f}",
+                f"{item.heat:.1f}",
+                f"{item.days_idle:.0f}",
+                f"{item.importance:g}",
+            )
+        out.print(table)
+    out.print(plan.notes)

@@ -1,0 +1,84 @@
+"""`lethe sweep` end to end: a report under every policy, execution only under `auto` with
+the CLI's go-ahead contract (y/N, --yes, exit 3 without a terminal)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lethe import Lethe
+from lethe.cli import app
+from lethe.embed import Embedder
+
+from .conftest import snapshot
+from .test_cli_forget import isolated_env, terminal  # noqa: F401 (fixtures)
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def old_store(tmp_path: Path, embedder: Embedder) -> tuple[Path, str, str]:
+    """One memory idle for 200 days (a drop) and one written now (kept)."""
+    db = tmp_path / "m.db"
+    then = datetime.now(UTC) - timedelta(days=200)
+    with Lethe.open(db, embedder=embedder, clock=lambda: then) as mem:
+        old = mem.remember("User once owned a red bicycle").id
+    with Lethe.open(db, embedder=embedder) as mem:
+        new = mem.remember("User started learning Portuguese").id
+    return db, old, new
+
+
+def sweep(db: Path, *args: str, policy: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+    env = {"LETHE_DECAY_POLICY": policy} if policy else {}
+    return runner.invoke(app, ["sweep", "--db", str(db), *args], env=env, input=input)
+
+
+def test_report_only_by_default(old_store: tuple[Path, str, str]) -> None:
+    db, old, _ = old_store
+    before = snapshot(db)
+    result = sweep(db, "--json")
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["policy"] == "suggest" and plan["drop"] == 1 and plan["keep"] == 1
+    assert [i["id"] for i in plan["items"]] == [old]
+    text = sweep(db).stdout
+    assert old in text and "report only" in text
+    refused = sweep(db, "--execute", "--yes")
+    assert refused.exit_code == 1 and "policy is 'suggest'" in refused.stderr
+    assert snapshot(db) == before
+
+
+def test_off_proposes_nothing(old_store: tuple[Path, str, str]) -> None:
+    db, _, _ = old_store
+    plan = json.loads(sweep(db, "--json", policy="off").stdout)
+    assert plan["items"] == [] and plan["policy"] == "off"
+
+
+def test_auto_needs_a_go_ahead(old_store: tuple[Path, str, str]) -> None:
+    db, old, new = old_store
+    before = snapshot(db)
+    blocked = sweep(db, "--execute", policy="auto")
+    assert blocked.exit_code == 3 and "--yes" in blocked.stderr
+    assert snapshot(db) == before
+    done = sweep(db, "--execute", "--yes", "--json", policy="auto")
+    assert done.exit_code == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["dropped"] == [old] and result["compressed"] == []
+    listed = runner.invoke(app, ["trash", "--db", str(db), "--json"])
+    assert [i["memory"]["id"] for i in json.loads(listed.stdout)["items"]] == [old]
+    assert new not in listed.stdout
+
+
+@pytest.mark.usefixtures("terminal")
+def test_auto_at_a_terminal_asks(old_store: tuple[Path, str, str]) -> None:
+    db, _, _ = old_store
+    before = snapshot(db)
+    declined = sweep(db, "--execute", policy="auto", input="n\n")
+    assert declined.exit_code == 0 and "declined" in declined.stderr
+    assert snapshot(db) == before
+    accepted = sweep(db, "--execute", policy="auto", input="y\n")
+    assert accepted.exit_code == 0 and "Dropped 1" in accepted.stdout
