@@ -21,9 +21,11 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 LETHE = str(Path(sys.executable).parent / "lethe")
 
 
-def stdio_params(db: Path, *extra: str) -> StdioServerParameters:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
-    return StdioServerParameters(command=LETHE, args=["mcp", "--db", str(db), *extra], env=env)
+def stdio_params(db: Path, *extra: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
+    return StdioServerParameters(
+        command=LETHE, args=["mcp", "--db", str(db), *extra], env={**clean, **(env or {})}
+    )
 
 
 def elicitation(action: str, confirm: bool = True) -> Any:
@@ -43,12 +45,16 @@ def elicitation(action: str, confirm: bool = True) -> Any:
 
 @asynccontextmanager
 async def stdio_client(
-    db: Path, *extra: str, elicit: Any = None, mode: str = "legacy"
+    db: Path,
+    *extra: str,
+    elicit: Any = None,
+    mode: str = "legacy",
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Client]:
     kwargs: dict[str, Any] = {"mode": mode}
     if elicit is not None:
         kwargs["elicitation_callback"] = elicit
-    async with Client(stdio_params(db, *extra), **kwargs) as client:
+    async with Client(stdio_params(db, *extra, env=env), **kwargs) as client:
         yield client
 
 

@@ -44,6 +44,7 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
             "create_episode",
             "forget",
             "restore",
+            "sweep",
         }, "purge is off unless --allow-purge"
         for name, tool in tools.items():
             assert tool.annotations is not None and tool.description

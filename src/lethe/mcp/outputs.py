@@ -14,11 +14,11 @@ from lethe.forget.results import NotFoundItem
 from lethe.model import Event, Link, Memory
 
 
-class _Out(BaseModel):
+class Output(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class MemoryOut(_Out):
+class MemoryOut(Output):
     id: str
     namespace: str
     agent: str
@@ -52,7 +52,7 @@ class MemoryOut(_Out):
         )
 
 
-class LinkOut(_Out):
+class LinkOut(Output):
     a: str
     b: str
     kind: str
@@ -63,24 +63,24 @@ class LinkOut(_Out):
         return cls(a=link.a, b=link.b, kind=link.kind, confidence=link.confidence)
 
 
-class MemoryDetail(_Out):
+class MemoryDetail(Output):
     memory: MemoryOut
     links: list[LinkOut]
 
 
-class HitOut(_Out):
+class HitOut(Output):
     memory: MemoryOut
     similarity: float
     score: float
 
 
-class RecallOut(_Out):
+class RecallOut(Output):
     query: str
     namespace: str
     hits: list[HitOut]
 
 
-class EpisodeOut(_Out):
+class EpisodeOut(Output):
     id: str
     namespace: str
     summary: str
@@ -92,7 +92,7 @@ class EpisodeOut(_Out):
     note: str | None
 
 
-class CandidateOut(_Out):
+class CandidateOut(Output):
     id: str
     preview: str
     similarity: float | None
@@ -116,7 +116,7 @@ class CandidateOut(_Out):
         )
 
 
-class MissingOut(_Out):
+class MissingOut(Output):
     id: str
     suggestions: list[str]
     message: str
@@ -131,7 +131,7 @@ ForgetStatus = Literal[
 ]
 
 
-class ForgetOut(_Out):
+class ForgetOut(Output):
     status: ForgetStatus
     operation: Literal["forget", "purge"]
     namespace: str
@@ -145,7 +145,7 @@ class ForgetOut(_Out):
     expires_in_seconds: int | None = None
 
 
-class TrashEntryOut(_Out):
+class TrashEntryOut(Output):
     memory: MemoryOut
     forgotten_at: str | None
     forgotten_by: str | None
@@ -153,13 +153,13 @@ class TrashEntryOut(_Out):
     purge_after: str | None
 
 
-class TrashOut(_Out):
+class TrashOut(Output):
     namespace: str
     total: int
     items: list[TrashEntryOut]
 
 
-class EventOut(_Out):
+class EventOut(Output):
     seq: int
     at: str
     op: str
@@ -185,13 +185,13 @@ class EventOut(_Out):
         )
 
 
-class AuditOut(_Out):
+class AuditOut(Output):
     namespace: str
     events: list[EventOut]
     next_after_seq: int | None
 
 
-def reply(data: _Out, lines: list[str], guidance: str) -> CallToolResult:
+def reply(data: Output, lines: list[str], guidance: str) -> CallToolResult:
     """One answer: structured content for programs, text with guidance for the model."""
     text = "\n".join([*lines, "---", guidance])
     return CallToolResult(

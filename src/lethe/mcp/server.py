@@ -15,6 +15,7 @@ from mcp.server.mcpserver import MCPServer
 
 import lethe
 from lethe.mcp.runtime import Runtime
+from lethe.mcp.tools_decay import decay_tools
 from lethe.mcp.tools_forget import forget_tools
 from lethe.mcp.tools_memory import memory_tools
 
@@ -39,7 +40,7 @@ def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
         title="lethe memory",
         instructions=INSTRUCTIONS,
         version=lethe.__version__,
-        tools=[*memory_tools(runtime), *forget_tools(runtime)],
+        tools=[*memory_tools(runtime), *forget_tools(runtime), *decay_tools(runtime)],
         lifespan=lifespan,
         log_level="WARNING",
     )

@@ -1,0 +1,100 @@
+"""Tools for decay and upkeep: sweep (and, with the rest of issue 5, consolidate, context)."""
+
+# No `from __future__ import annotations`: the SDK reads these signatures at run time.
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, ToolAnnotations
+
+from lethe.mcp.outputs import Output, reply
+from lethe.mcp.params import Namespace, forbid_unknown_arguments, tool_errors
+from lethe.mcp.runtime import Runtime
+
+
+class SweepItemOut(Output):
+    id: str
+    action: str
+    risk: float
+    heat: float
+    days_idle: float
+    importance: float
+
+
+class SweepOut(Output):
+    plan_id: str
+    namespace: str
+    policy: str
+    executed: bool
+    scanned: int
+    keep: int
+    compress: int
+    drop: int
+    samples: list[SweepItemOut]
+    dropped_ids: list[str]
+    compressed_ids: list[str]
+    summary_id: str | None
+    message: str
+
+
+def decay_tools(rt: Runtime) -> list[Tool]:
+    def sweep(
+        ctx: Context, execute: bool = False, namespace: Namespace = None
+    ) -> Annotated[CallToolResult, SweepOut]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "forget" if execute else "read", namespace)
+            plan = mem.sweep(namespace=ns, actor=rt.actor(grant))
+            result = mem.execute_sweep(plan) if execute and plan.items else None
+        samples = [*plan.samples("drop"), *plan.samples("compress")]
+        out = SweepOut(
+            plan_id=plan.id,
+            namespace=ns,
+            policy=plan.policy,
+            executed=result is not None,
+            scanned=plan.scanned,
+            keep=plan.keep,
+            compress=plan.compress,
+            drop=plan.drop,
+            samples=[SweepItemOut(**s.model_dump()) for s in samples],
+            dropped_ids=list(result.dropped) if result else [],
+            compressed_ids=list(result.compressed) if result else [],
+            summary_id=result.summary_id if result else None,
+            message=result.notes if result else plan.notes,
+        )
+        lines = [
+            f"{plan.scanned} scanned: {plan.keep} keep, {plan.compress} compress, "
+            f"{plan.drop} drop (policy {plan.policy})",
+            *(f"- {s.id} {s.action} (risk {s.risk:g}, heat {s.heat:g})" for s in out.samples),
+            out.message,
+        ]
+        guidance = (
+            "Forgotten memories are in the trash; restore undoes any of them."
+            if result
+            else "This is a report. Forget chosen ids with forget, or ask the operator to "
+            "allow automatic sweeps (decay_policy = auto)."
+        )
+        return reply(out, lines, guidance)
+
+    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (
+            sweep,
+            "Decay sweep",
+            ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+            SWEEP,
+        ),
+    ]
+    return [
+        forbid_unknown_arguments(
+            Tool.from_function(fn, title=title, description=text, annotations=ann)
+        )
+        for fn, title, ann, text in specs
+    ]
+
+
+SWEEP = """Score every memory by heat (recent, frequent, important = hot) and forgetting risk
+(cold, unimportant, long untouched), and report what would be compressed into a summary or
+dropped. A dry run unless execute=true, and execute works only when the server's decay
+policy is 'auto' (default 'suggest': report only; 'off': nothing is proposed). Protected
+memories (caveat, goal, importance >= 0.9) are never touched; everything forgotten goes to
+the trash and can be restored."""
