@@ -16,6 +16,7 @@ from typing import Any
 from lethe.config import Settings
 from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
+from lethe.engine.consolidation import ConsolidateOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
 from lethe.model import utcnow
@@ -24,7 +25,7 @@ from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SweepOps):
+class Lethe(RecordOps, SweepOps, ConsolidateOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(

@@ -244,6 +244,24 @@ class SQLiteStore:
             self._sync.sync()
             return self._sync.index.search_many(queries, namespace=namespace, k=n)
 
+    def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]:
+        """Every live memory's vector in one namespace (for all-pairs work such as
+        consolidation), straight from the synced index: no BLOB is read."""
+        with self._lock:
+            self._sync.sync()
+            return self._sync.index.namespace_matrix(namespace)
+
+    def fresh_links_close_in_time(self, namespace: str, window_s: float) -> list[Link]:
+        """Links between live memories of a namespace written within `window_s` of each
+        other, never changed since they were made."""
+        sql = """
+            SELECT l.* FROM links l
+            JOIN memories ma ON ma.id = l.a JOIN memories mb ON mb.id = l.b
+            WHERE ma.status = 'active' AND mb.status = 'active' AND ma.namespace = ?
+              AND abs(ma.created_at - mb.created_at) <= ? AND l.updated_at = l.created_at"""
+        with self._lock:
+            return [link_from_row(r) for r in self._conn.execute(sql, (namespace, window_s))]
+
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
         with self._lock:
             self._sync.sync()

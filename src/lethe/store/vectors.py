@@ -99,6 +99,16 @@ class VectorIndex:
         namespaces = [names[int(self._namespace[s])] for s in slots]
         return ids, namespaces, self._matrix[np.asarray(slots, dtype=np.intp)]
 
+    def namespace_matrix(self, namespace: str) -> tuple[list[str], Vector]:
+        """Live ids of one namespace and a compact copy of their vectors, in slot order."""
+        code = self._ns_codes.get(namespace)
+        if code is None:
+            return [], np.empty((0, self._matrix.shape[1]), dtype=np.float32)
+        used = len(self._ids)
+        slots = np.flatnonzero(self._namespace[:used] == code)
+        slots = slots[[self._ids[s] is not None for s in slots.tolist()]]
+        return [self._ids[s] or "" for s in slots.tolist()], self._matrix[slots]
+
     def vector(self, memory_id: str) -> Vector | None:
         slot = self._slot.get(memory_id)
         return None if slot is None else self._matrix[slot].copy()

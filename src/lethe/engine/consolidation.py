@@ -1,0 +1,137 @@
+"""Consolidation (seed 001): find what memory holds twice, and strengthen what belongs together.
+
+It reports near-duplicate pairs for a person or an agent to resolve with `forget` — it never
+deletes — and bumps, once, the links between memories that were recorded close in time.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from lethe import validate
+from lethe.engine.relations import RelationOps
+from lethe.errors import InvalidInput
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Link
+from lethe.neardup import near_duplicates
+
+DEFAULT_WINDOW_MINUTES = 30.0
+TEMPORAL_BUMP = 0.05
+MAX_PAIRS = 1000
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class PairSide(_Frozen):
+    id: str
+    content: str
+
+
+class DuplicatePair(_Frozen):
+    a: PairSide
+    b: PairSide
+    similarity: float
+
+
+class ConsolidationReport(_Frozen):
+    namespace: str
+    threshold: float
+    scanned: int
+    total_pairs: int
+    pairs: tuple[DuplicatePair, ...]
+    """The most similar pairs first, at most `limit` of them."""
+    bumped: tuple[Link, ...]
+    """Links between memories recorded within the window, strengthened by this run."""
+    notes: str
+
+
+class ConsolidateOps(RelationOps):
+    def consolidate(
+        self,
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        threshold: float | None = None,
+        limit: int = 50,
+        window_minutes: float = DEFAULT_WINDOW_MINUTES,
+        actor: str = DEFAULT_AGENT,
+    ) -> ConsolidationReport:
+        namespace = validate.namespace(namespace)
+        threshold = validate.unit_interval(
+            self.settings.consolidate_threshold if threshold is None else threshold, "threshold"
+        )
+        limit = validate.positive_int(limit, "limit", maximum=MAX_PAIRS)
+        if not window_minutes >= 0:
+            raise InvalidInput(f"window_minutes must be >= 0, got {window_minutes!r}")
+        actor = validate.label(actor, "actor")
+        ids, matrix = self.store.namespace_vectors(namespace)
+        rows, cols, sims = near_duplicates(matrix, threshold)
+        top = zip(rows[:limit].tolist(), cols[:limit].tolist(), sims[:limit].tolist(), strict=True)
+        shown = [(ids[r], ids[c], s) for r, c, s in top]
+        live = self.store.get_many([i for a, b, _ in shown for i in (a, b)])
+        pairs = tuple(
+            DuplicatePair(
+                a=PairSide(id=a, content=live[a].content),
+                b=PairSide(id=b, content=live[b].content),
+                similarity=round(s, 4),
+            )
+            for a, b, s in shown
+            if a in live and b in live
+        )
+        bumped = self._bump_close_in_time(namespace, window_minutes * 60.0, actor)
+        return ConsolidationReport(
+            namespace=namespace,
+            threshold=threshold,
+            scanned=len(ids),
+            total_pairs=len(rows),
+            pairs=pairs,
+            bumped=tuple(bumped),
+            notes=_notes(len(rows), len(pairs), len(bumped)),
+        )
+
+    def _bump_close_in_time(self, namespace: str, window_s: float, actor: str) -> list[Link]:
+        """Strengthen each link made between memories recorded close together, once: a link
+        changed since it was made (by this or by anyone) is left as it is."""
+        candidates = self.store.fresh_links_close_in_time(namespace, window_s)
+        if not candidates:
+            return []
+        now = self._clock()
+        bumped = []
+        with self.store.transaction() as tx:
+            for link in candidates:
+                confidence = round(min(1.0, link.confidence + TEMPORAL_BUMP), 6)
+                new = link.model_copy(update={"confidence": confidence, "updated_at": now})
+                tx.upsert_link(new)
+                tx.append_event(
+                    op="bump",
+                    actor=actor,
+                    at=now,
+                    memory_id=link.a,
+                    namespace=namespace,
+                    details={
+                        "other": link.b,
+                        "kind": link.kind,
+                        "from": link.confidence,
+                        "to": confidence,
+                        "by": "consolidate",
+                    },
+                )
+                bumped.append(new)
+        return bumped
+
+
+def _notes(total: int, shown: int, bumped: int) -> str:
+    found = (
+        "No near-duplicate pairs."
+        if not total
+        else f"Found {total} near-duplicate pair(s)"
+        + (f", showing the {shown} most similar." if shown < total else ".")
+    )
+    links = f" Strengthened {bumped} link(s) between memories recorded close in time."
+    return found + (links if bumped else "")
+
+
+GUIDANCE = (
+    "Review each pair with recall. If one is redundant, use forget to remove it. "
+    "If both have value, consider which perspective to keep."
+)
