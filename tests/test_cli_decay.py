@@ -82,3 +82,21 @@ def test_auto_at_a_terminal_asks(old_store: tuple[Path, str, str]) -> None:
     assert snapshot(db) == before
     accepted = sweep(db, "--execute", policy="auto", input="y\n")
     assert accepted.exit_code == 0 and "Dropped 1" in accepted.stdout
+
+
+def test_consolidate_shows_pairs_and_deletes_nothing(tmp_path: Path, embedder: Embedder) -> None:
+    db = tmp_path / "m.db"
+    with Lethe.open(db, embedder=embedder) as mem:
+        a = mem.remember("Today's conversation was fun. I learned a lot from Master.").id
+        b = mem.remember("Today's conversation was enjoyable. Master taught me many things.").id
+    result = runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "0.85"])
+    assert result.exit_code == 0, result.stderr
+    assert f"{a} <-> {b}" in result.stdout or f"{b} <-> {a}" in result.stdout
+    assert "use forget to remove it" in result.stdout
+    body = json.loads(
+        runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "0.85", "--json"]).stdout
+    )
+    assert body["total_pairs"] == 1 and body["bumped"] == []
+    assert runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "2"]).exit_code == 1
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert {m.id for m in mem.list_memories().items} == {a, b}

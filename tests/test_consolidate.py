@@ -10,8 +10,8 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.engine.consolidation import GUIDANCE
 from lethe.errors import InvalidInput
+from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.neardup import near_duplicates
 
 from .conftest import snapshot

@@ -41,3 +41,28 @@ def test_sweep_reports_and_executes_only_under_auto(tmp_path: Path, embedder: Em
         assert old not in live_ids(db) and len(live_ids(db)) == 1
 
     asyncio.run(scenario())
+
+
+def test_consolidate_lists_pairs_and_points_to_forget(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    fun = "Today's conversation was fun. I learned a lot from Master."
+    enjoyable = "Today's conversation was enjoyable. Master taught me many things."
+
+    async def scenario() -> None:
+        async with stdio_client(db) as client:
+            a = (await call(client, "remember", content=fun))["memory"]["id"]
+            b = (await call(client, "remember", content=enjoyable))["memory"]["id"]
+            result = await client.call_tool("consolidate", {"threshold": 0.85})
+            out = result.structured_content
+            assert out is not None and out["total_pairs"] == 1
+            [pair] = out["pairs"]
+            assert {pair["a_id"], pair["b_id"]} == {a, b}
+            text = result.content[0].text  # type: ignore[union-attr]
+            assert f"A: {fun}" in text or f"B: {fun}" in text
+            assert text.endswith(
+                "If one is redundant, use forget to remove it. "
+                "If both have value, consider which perspective to keep."
+            )
+            assert live_ids(db) == {a, b}, "consolidate never deletes"
+
+    asyncio.run(scenario())

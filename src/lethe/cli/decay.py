@@ -87,3 +87,46 @@ def _show(plan: SweepPlan, json_: bool) -> None:
             )
         out.print(table)
     out.print(plan.notes)
+
+
+@app.command(
+    help="Find near-duplicate memories (cosine >= 0.90, LETHE_CONSOLIDATE_THRESHOLD) and show "
+    "both contents with their similarity, most similar first; nothing is deleted (use lethe "
+    "forget ID for the redundant one). Links between memories recorded close in time are "
+    "strengthened once (+0.05, audited as bump).",
+)
+def consolidate(
+    namespace: NamespaceOpt = DEFAULT_NAMESPACE,
+    threshold: Annotated[
+        float | None, typer.Option("--threshold", help="Cosine from which a pair is listed.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Most pairs to show (1-1000).")] = 50,
+    window: Annotated[
+        float, typer.Option("--window", help="Minutes apart that count as close in time.")
+    ] = 30.0,
+    actor: ActorOpt = DEFAULT_AGENT,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
+
+    with open_lethe(db) as mem:
+        report = mem.consolidate(
+            namespace=namespace,
+            threshold=threshold,
+            limit=limit,
+            window_minutes=window,
+            actor=actor,
+        )
+    if json_:
+        emit_json(report.model_dump(mode="json"))
+        return
+    out = stdout()
+    out.print(report.notes)
+    for pair in report.pairs:
+        out.print(f"- {pair.a.id} <-> {pair.b.id} (similarity: {pair.similarity:.2f})")
+        out.print(f"  A: {pair.a.content}", markup=False)
+        out.print(f"  B: {pair.b.content}", markup=False)
+    if report.pairs:
+        out.print("")
+        out.print(GUIDANCE)

@@ -129,9 +129,3 @@ def _notes(total: int, shown: int, bumped: int) -> str:
     )
     links = f" Strengthened {bumped} link(s) between memories recorded close in time."
     return found + (links if bumped else "")
-
-
-GUIDANCE = (
-    "Review each pair with recall. If one is redundant, use forget to remove it. "
-    "If both have value, consider which perspective to keep."
-)

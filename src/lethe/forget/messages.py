@@ -74,3 +74,10 @@ def confirmation_message(
     lines.extend(f"Refused {i.id}: {i.protection}. {i.hint}" for i in refused)
     lines.extend(m.message for m in missing)
     return "\n".join(lines)
+
+
+CONSOLIDATE_GUIDANCE = (
+    "Review each pair with recall. If one is redundant, use forget to remove it. "
+    "If both have value, consider which perspective to keep."
+)
+"""Seed 001's scaffold after a consolidation: from detection to the deletion tool."""

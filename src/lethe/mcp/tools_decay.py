@@ -7,7 +7,9 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
 
+from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Namespace, forbid_unknown_arguments, tool_errors
 from lethe.mcp.runtime import Runtime
@@ -35,6 +37,24 @@ class SweepOut(Output):
     dropped_ids: list[str]
     compressed_ids: list[str]
     summary_id: str | None
+    message: str
+
+
+class PairOut(Output):
+    a_id: str
+    a_content: str
+    b_id: str
+    b_content: str
+    similarity: float
+
+
+class ConsolidateOut(Output):
+    namespace: str
+    threshold: float
+    scanned: int
+    total_pairs: int
+    pairs: list[PairOut]
+    bumped_links: int
     message: str
 
 
@@ -76,7 +96,52 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         )
         return reply(out, lines, guidance)
 
+    def consolidate(
+        ctx: Context,
+        threshold: Annotated[float, Field(gt=0.0, le=1.0)] | None = None,
+        limit: Annotated[int, Field(ge=1, le=200)] = 20,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, ConsolidateOut]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            report = mem.consolidate(
+                namespace=ns, threshold=threshold, limit=limit, actor=rt.actor(grant)
+            )
+        out = ConsolidateOut(
+            namespace=ns,
+            threshold=report.threshold,
+            scanned=report.scanned,
+            total_pairs=report.total_pairs,
+            pairs=[
+                PairOut(
+                    a_id=p.a.id,
+                    a_content=p.a.content,
+                    b_id=p.b.id,
+                    b_content=p.b.content,
+                    similarity=p.similarity,
+                )
+                for p in report.pairs
+            ],
+            bumped_links=len(report.bumped),
+            message=report.notes,
+        )
+        lines = [report.notes]
+        for p in out.pairs:
+            lines += [
+                f"- {p.a_id} <-> {p.b_id} (similarity: {p.similarity:.2f})",
+                f"  A: {p.a_content}",
+                f"  B: {p.b_content}",
+            ]
+        guidance = GUIDANCE if out.pairs else "Nothing to merge."
+        return reply(out, lines, guidance)
+
     specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (
+            consolidate,
+            "Find near-duplicates",
+            ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+            CONSOLIDATE,
+        ),
         (
             sweep,
             "Decay sweep",
@@ -98,3 +163,8 @@ dropped. A dry run unless execute=true, and execute works only when the server's
 policy is 'auto' (default 'suggest': report only; 'off': nothing is proposed). Protected
 memories (caveat, goal, importance >= 0.9) are never touched; everything forgotten goes to
 the trash and can be restored."""
+
+CONSOLIDATE = """List near-duplicate memories (cosine >= 0.90 unless threshold is given) with
+both contents and their similarity, most similar first. Deletes nothing: if one of a pair is
+redundant, forget it by id; if both have value, keep the better perspective. Also strengthens
+(once) the links between memories recorded close in time."""
