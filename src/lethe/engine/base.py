@@ -72,6 +72,12 @@ class EngineBase:
             if not items or len(out) >= total:
                 return out
 
+    def _entered(self, memory: Memory) -> None:
+        """A memory was just written by its agent: working memory (if any) takes it in."""
+
+    def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
+        """Recalled memories return to the recalling agent's working memory (if any)."""
+
     def _project(self, changed: Sequence[Memory]) -> None:
         """Re-derive the workspace files after a commit. The database is the truth: a file
         that cannot be written is reported, never a reason to undo the change."""

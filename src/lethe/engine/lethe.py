@@ -19,13 +19,14 @@ from lethe.engine.base import Clock
 from lethe.engine.consolidation import ConsolidateOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
+from lethe.engine.working import WorkingOps
 from lethe.model import utcnow
 from lethe.store.base import Store
 from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SweepOps, ConsolidateOps):
+class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(

@@ -73,6 +73,7 @@ class MemoryOps(EngineBase):
                     )
             memory, _ = self._insert(tx, draft, memory_id, vector, neighbours)
         self._project([memory])
+        self._entered(memory)
         return memory
 
     def remember_many(

@@ -25,8 +25,10 @@ class SearchOps(EngineBase):
         *,
         where: Iterable[str] = (),
         touch: bool = True,
+        attend: str | None = None,
     ) -> list[RecallHit]:
-        """Hybrid search: vector and full-text ranks fused; every hit carries its cosine."""
+        """Hybrid search: vector and full-text ranks fused; every hit carries its cosine.
+        With `attend`, the hits also enter that agent's working memory."""
         text = validate.content(query, max_bytes=self.settings.max_content_bytes, what="query")
         k = validate.positive_int(k, "k", maximum=MAX_K)
         flt = self._filters(filters, where)
@@ -51,6 +53,8 @@ class SearchOps(EngineBase):
                 break
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], self._clock())
+        if attend is not None and hits:
+            self._bring_back(attend, flt.namespace, [h.memory.id for h in hits])
         return hits
 
     def _hybrid(

@@ -13,7 +13,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -243,6 +243,21 @@ class SQLiteStore:
         with self._lock:
             self._sync.sync()
             return self._sync.index.search_many(queries, namespace=namespace, k=n)
+
+    def working_set(self, agent: str, namespace: str) -> list[tuple[Memory, int, datetime]]:
+        """An agent's working memory: live memories with their token counts and when they
+        entered it. Forgotten memories drop out here, without touching the rows."""
+        sql = f"""
+            SELECT {MEMORY_COLUMNS}, w.tokens AS w_tokens, w.added_at AS w_added
+            FROM working_set w JOIN memories m ON m.id = w.memory_id
+            WHERE w.agent = ? AND w.namespace = ? AND m.status = 'active'
+            ORDER BY w.added_at"""
+        with self._lock:
+            rows = self._conn.execute(sql, (agent, namespace)).fetchall()
+        return [
+            (memory_from_row(r), int(r["w_tokens"]), datetime.fromtimestamp(r["w_added"], UTC))
+            for r in rows
+        ]
 
     def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]:
         """Every live memory's vector in one namespace (for all-pairs work such as

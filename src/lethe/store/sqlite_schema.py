@@ -179,6 +179,19 @@ CREATE TABLE access_days (
 ) WITHOUT ROWID;
 CREATE INDEX access_days_day ON access_days (day);
 """,
+    6: """
+-- Working memory (seed 004): what each agent holds in its prompt-sized context. Rows here
+-- are references; evicting one never touches the memory itself.
+CREATE TABLE working_set (
+    agent     TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    tokens    INTEGER NOT NULL,
+    added_at  REAL NOT NULL,
+    PRIMARY KEY (agent, namespace, memory_id)
+) WITHOUT ROWID;
+CREATE INDEX working_set_memory ON working_set (memory_id);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -160,6 +160,23 @@ class SQLiteTx:
 
     # -- forgetting ---------------------------------------------------------------------
 
+    def working_put(
+        self, agent: str, namespace: str, memory_id: str, tokens: int, at: datetime
+    ) -> None:
+        self._conn.execute(
+            """INSERT INTO working_set (agent, namespace, memory_id, tokens, added_at)
+               VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT (agent, namespace, memory_id)
+               DO UPDATE SET tokens = excluded.tokens, added_at = excluded.added_at""",
+            (agent, namespace, memory_id, tokens, ts(at)),
+        )
+
+    def working_drop(self, agent: str, namespace: str, memory_id: str) -> None:
+        self._conn.execute(
+            "DELETE FROM working_set WHERE agent = ? AND namespace = ? AND memory_id = ?",
+            (agent, namespace, memory_id),
+        )
+
     def set_forgotten(
         self, memory_id: str, *, at: datetime, actor: str, reason: str | None
     ) -> bool:

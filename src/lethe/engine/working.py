@@ -1,0 +1,83 @@
+"""Working memory operations: attend (add, evicting over budget) and context (read)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lethe import validate
+from lethe.engine.base import EngineBase
+from lethe.errors import InvalidInput, MemoryNotFound
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory
+from lethe.working import Slot, WorkingContext, choose_evictions, context_of
+
+MAX_ATTEND = 100
+
+
+class WorkingOps(EngineBase):
+    def context(
+        self, agent: str = DEFAULT_AGENT, *, namespace: str = DEFAULT_NAMESPACE
+    ) -> WorkingContext:
+        """An agent's working memory, most valuable first; `.text` is ready for a prompt."""
+        agent, namespace = validate.label(agent, "agent"), validate.namespace(namespace)
+        slots = self._slots(agent, namespace)
+        return context_of(agent, namespace, self._budget(), slots, self._clock())
+
+    def attend(
+        self,
+        memory_ids: Sequence[str] | str,
+        *,
+        agent: str = DEFAULT_AGENT,
+        namespace: str = DEFAULT_NAMESPACE,
+    ) -> WorkingContext:
+        """Bring memories into an agent's working memory. Over the token budget, the least
+        valuable items are evicted: from working memory only (audited as `evict`); the
+        memories stay in long-term storage, recallable."""
+        agent, namespace = validate.label(agent, "agent"), validate.namespace(namespace)
+        ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
+        if len(ids) > MAX_ATTEND:
+            raise InvalidInput(f"at most {MAX_ATTEND} memories at a time, got {len(ids)}")
+        ids = list(dict.fromkeys(validate.memory_id(i) for i in ids))
+        found = {i: m for i, m in self.store.get_many(ids).items() if m.namespace == namespace}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise MemoryNotFound(
+                f"Memory not found in namespace {namespace!r}: {', '.join(missing)}",
+                hint="attend takes live memories of the agent's namespace",
+            )
+        budget = self._budget()
+        tokens = {i: self.embedder.count_tokens(found[i].content) for i in ids}
+        too_large = [i for i in ids if tokens[i] > budget]
+        admitted = [i for i in ids if i not in too_large]
+        now = self._clock()
+        with self.store.transaction() as tx:
+            for memory_id in admitted:
+                tx.working_put(agent, namespace, memory_id, tokens[memory_id], now)
+            slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
+            evicted = choose_evictions(slots, budget, now, arriving=set(admitted))
+            for slot in evicted:
+                tx.working_drop(agent, namespace, slot.memory.id)
+                tx.append_event(
+                    op="evict",
+                    actor=agent,
+                    at=now,
+                    memory_id=slot.memory.id,
+                    namespace=namespace,
+                    details={"agent": agent, "tokens": slot.tokens, "budget": budget},
+                )
+        gone = {s.memory.id for s in evicted}
+        kept = [s for s in slots if s.memory.id not in gone]
+        return context_of(
+            agent, namespace, budget, kept, now, evicted=sorted(gone), too_large=too_large
+        )
+
+    def _entered(self, memory: Memory) -> None:
+        self.attend([memory.id], agent=memory.agent, namespace=memory.namespace)
+
+    def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
+        self.attend(memory_ids, agent=agent, namespace=namespace)
+
+    def _slots(self, agent: str, namespace: str) -> list[Slot]:
+        return [Slot(m, t, at) for m, t, at in self.store.working_set(agent, namespace)]
+
+    def _budget(self) -> int:
+        return self.settings.working_budget_tokens
