@@ -100,3 +100,18 @@ def test_consolidate_shows_pairs_and_deletes_nothing(tmp_path: Path, embedder: E
     assert runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "2"]).exit_code == 1
     with Lethe.open(db, embedder=embedder) as mem:
         assert {m.id for m in mem.list_memories().items} == {a, b}
+
+
+def test_context_prints_the_working_set(tmp_path: Path, embedder: Embedder) -> None:
+    db = tmp_path / "m.db"
+    with Lethe.open(db, embedder=embedder) as mem:
+        note = mem.remember("User likes jazz", agent="assistant")
+    text = runner.invoke(app, ["context", "assistant", "--db", str(db)]).stdout
+    assert text.startswith("## Working memory of assistant (")
+    assert f"- [episodic] User likes jazz [id:{note.id}]" in text
+    body = json.loads(
+        runner.invoke(app, ["context", "assistant", "--db", str(db), "--json"]).stdout
+    )
+    assert [i["id"] for i in body["items"]] == [note.id] and body["budget"] == 4000
+    empty = runner.invoke(app, ["context", "nobody", "--db", str(db)])
+    assert empty.exit_code == 0 and "(empty)" in empty.stdout

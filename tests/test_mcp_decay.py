@@ -66,3 +66,23 @@ def test_consolidate_lists_pairs_and_points_to_forget(tmp_path: Path) -> None:
             assert live_ids(db) == {a, b}, "consolidate never deletes"
 
     asyncio.run(scenario())
+
+
+def test_context_and_recall_into_working_memory(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+
+    async def scenario() -> None:
+        async with stdio_client(db, env={"LETHE_WORKING_BUDGET_TOKENS": "8"}) as client:
+            jazz = (await call(client, "remember", content="User likes jazz"))["memory"]["id"]
+            for text in ("User owns a red bicycle", "User speaks Portuguese"):
+                await call(client, "remember", content=text)
+            working = await call(client, "context")
+            assert working["budget"] == 8 and working["tokens"] <= 8
+            assert jazz not in {i["id"] for i in working["items"]}, "evicted, oldest and cheap"
+            assert (await call(client, "get_memory", memory_id=jazz))["memory"]["id"] == jazz
+            await call(client, "recall", query="User likes jazz", k=1, attend="user")
+            back = await call(client, "context", agent="user")
+            assert jazz in {i["id"] for i in back["items"]}
+            assert f"[id:{jazz}]" in back["text"]
+
+    asyncio.run(scenario())

@@ -18,7 +18,7 @@ SEED_000 = [
     "User loves California wine",
     "The Golden Gate Bridge is in the Bay Area",
 ]
-READ_ONLY = {"recall", "get_memory", "get_episode", "list_trash", "audit_log"}
+READ_ONLY = {"recall", "get_memory", "get_episode", "list_trash", "audit_log", "context"}
 
 
 def run(coro: Any) -> Any:

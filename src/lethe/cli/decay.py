@@ -130,3 +130,22 @@ def consolidate(
     if report.pairs:
         out.print("")
         out.print(GUIDANCE)
+
+
+@app.command(
+    help="Show an agent's working memory: the memories it keeps in its prompt, most valuable "
+    "first, within its token budget (LETHE_WORKING_BUDGET_TOKENS, default 4000). Plain "
+    "output is the prompt-ready text; --json the items with their token counts.",
+)
+def context(
+    agent: Annotated[str, typer.Argument(help="Whose working memory.")] = DEFAULT_AGENT,
+    namespace: NamespaceOpt = DEFAULT_NAMESPACE,
+    db: DbOpt = None,
+    json_: JsonOpt = False,
+) -> None:
+    with open_lethe(db) as mem:
+        working = mem.context(agent, namespace=namespace)
+    if json_:
+        emit_json(working.model_dump(mode="json"))
+        return
+    stdout().print(working.text, markup=False, highlight=False)

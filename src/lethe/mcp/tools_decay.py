@@ -11,8 +11,9 @@ from pydantic import Field
 
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import Namespace, forbid_unknown_arguments, tool_errors
+from lethe.mcp.params import Label, Namespace, forbid_unknown_arguments, tool_errors
 from lethe.mcp.runtime import Runtime
+from lethe.model import DEFAULT_AGENT
 
 
 class SweepItemOut(Output):
@@ -56,6 +57,23 @@ class ConsolidateOut(Output):
     pairs: list[PairOut]
     bumped_links: int
     message: str
+
+
+class WorkingItemOut(Output):
+    id: str
+    content: str
+    layer: str
+    importance: float
+    tokens: int
+
+
+class ContextOut(Output):
+    agent: str
+    namespace: str
+    budget: int
+    tokens: int
+    items: list[WorkingItemOut]
+    text: str
 
 
 def decay_tools(rt: Runtime) -> list[Tool]:
@@ -135,7 +153,42 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         guidance = GUIDANCE if out.pairs else "Nothing to merge."
         return reply(out, lines, guidance)
 
+    def context(
+        ctx: Context, agent: Label = DEFAULT_AGENT, namespace: Namespace = None
+    ) -> Annotated[CallToolResult, ContextOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "read", namespace)
+            working = mem.context(agent, namespace=ns)
+        out = ContextOut(
+            agent=working.agent,
+            namespace=ns,
+            budget=working.budget,
+            tokens=working.tokens,
+            items=[
+                WorkingItemOut(
+                    id=i.id,
+                    content=i.content,
+                    layer=i.layer,
+                    importance=i.importance,
+                    tokens=i.tokens,
+                )
+                for i in working.items
+            ],
+            text=working.text,
+        )
+        guidance = (
+            "Keep this in mind for the conversation. recall(..., attend=agent) brings more in; "
+            "evicted memories stay recallable."
+        )
+        return reply(out, [working.text], guidance)
+
     specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (
+            context,
+            "Working memory",
+            ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True),
+            CONTEXT,
+        ),
         (
             consolidate,
             "Find near-duplicates",
@@ -168,3 +221,8 @@ CONSOLIDATE = """List near-duplicate memories (cosine >= 0.90 unless threshold i
 both contents and their similarity, most similar first. Deletes nothing: if one of a pair is
 redundant, forget it by id; if both have value, keep the better perspective. Also strengthens
 (once) the links between memories recorded close in time."""
+
+CONTEXT = """An agent's working memory: the memories it keeps in its prompt, most valuable
+first (importance, recency, use), within a token budget. Adding over the budget evicts the
+least valuable from working memory only: they stay in long-term memory and recall finds
+them."""
