@@ -1,0 +1,134 @@
+"""Forget mode (seed 002): the guarded session every driver uses, and the deterministic
+planner. Every answer is validated against the published response schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from lethe import Lethe
+from lethe.errors import InvalidInput
+from lethe.forget.session import ForgetModeRefusal, ForgetSession, plan_instruction
+from lethe.schemas import load
+
+from .conftest import snapshot
+from .test_forget import SEED_000
+
+validator = jsonschema.Draft202012Validator(load("forget-response"))
+
+
+def valid(answer: dict[str, Any]) -> dict[str, Any]:
+    validator.validate(answer)
+    return answer
+
+
+@pytest.fixture
+def seeded(mem: Lethe) -> dict[str, str]:
+    ids = {t: mem.remember(t).id for t in SEED_000}
+    ids["notes"] = mem.remember(
+        "Pricing idea: charge per seat", metadata={"sourcePath": "scripts/old/ep01.md"}
+    ).id
+    ids["notes2"] = mem.remember(
+        "Episode one opens at the harbour", metadata={"sourcePath": "scripts/old/ep01.md"}
+    ).id
+    return ids
+
+
+def test_dry_run_lists_candidates_and_refuses_to_delete(
+    mem: Lethe, seeded: dict[str, str], db_path: Path
+) -> None:
+    before = snapshot(db_path)
+    session = ForgetSession(mem, "Forget where I live")
+    found = session.search_memories("San Francisco")
+    assert found["searchesLeft"] == 2
+    assert [c["id"] for c in found["candidates"][:2]] == [seeded[SEED_000[0]], seeded[SEED_000[1]]]
+    with pytest.raises(ForgetModeRefusal, match="dry run"):
+        session.delete_memories([seeded[SEED_000[0]]])
+    answer = valid(session.result())
+    assert answer["dryRun"] is True and answer["index"] == "default"
+    assert answer["plan"][0]["id"] == seeded[SEED_000[0]]
+    assert answer["plan"][0]["action"] == "delete", "the clear best match"
+    assert all(e["action"] == "skip" for e in answer["plan"][1:])
+    assert seeded[SEED_000[2]] in answer["lowConfidenceMatches"]
+    assert snapshot(db_path) == before
+
+
+def test_at_most_three_searches(mem: Lethe, seeded: dict[str, str]) -> None:
+    session = ForgetSession(mem, "Forget San Francisco")
+    for query in ("San Francisco", "Bay Area", "California"):
+        session.search_memories(query)
+    with pytest.raises(ForgetModeRefusal, match="at most 3 searches"):
+        session.search_memories("Golden Gate")
+
+
+def test_execution_deletes_only_what_the_tiers_allow(mem: Lethe, seeded: dict[str, str]) -> None:
+    session = ForgetSession(mem, "Forget where I live", dry_run=False)
+    session.search_memories("San Francisco")
+    done = session.delete_memories([seeded[SEED_000[0]], seeded[SEED_000[1]], "sys_0123456789ab"])
+    assert done["deletedIds"] == [seeded[SEED_000[0]]]
+    reasons = {r["id"]: r["reason"] for r in done["refused"]}
+    assert "high-confidence" in reasons[seeded[SEED_000[1]]]
+    assert "never deleted" in reasons["sys_0123456789ab"]
+    answer = valid(session.result())
+    assert answer["deletedCount"] == 1 and answer["deletedIds"] == [seeded[SEED_000[0]]]
+    skipped = {s["id"] for s in answer["skippedLowConfidence"]}
+    assert seeded[SEED_000[1]] in skipped
+    live = {m.id for m in mem.list_memories(limit=100).items}
+    assert seeded[SEED_000[1]] in live and seeded[SEED_000[0]] not in live
+    with pytest.raises(InvalidInput, match="malformed"):
+        session.delete_memories(["mem_123"])
+
+
+def test_metadata_filter_deletes_everything_from_one_source(
+    mem: Lethe, seeded: dict[str, str]
+) -> None:
+    answer = valid(
+        plan_instruction(
+            mem,
+            "Remove everything from scripts/old/ep01.md",
+            query="scripts old episode pricing harbour",
+            filters={"sourcePath": "scripts/old/ep01.md"},
+            dry_run=False,
+        )
+    )
+    assert set(answer["deletedIds"]) <= {seeded["notes"], seeded["notes2"]}
+    assert all(i not in answer["deletedIds"] for t, i in seeded.items() if t in SEED_000)
+
+
+def test_explicit_ids_bypass_similarity_never_protection(mem: Lethe) -> None:
+    weak = mem.remember("User likes jazz")
+    caveat = mem.remember("Never drink and drive", layer="caveat")
+    answer = valid(
+        plan_instruction(
+            mem,
+            "Delete these two",
+            explicit_ids=[weak.id, caveat.id],
+            dry_run=False,
+        )
+    )
+    assert answer["deletedIds"] == [weak.id]
+    assert [r["id"] for r in answer["refused"]] == [caveat.id]
+
+
+def test_no_match_and_ambiguous_answers(mem: Lethe) -> None:
+    for text in ("User lives in San Francisco", "User works in San Francisco"):
+        mem.remember(text)
+    nothing = valid(plan_instruction(mem, "Forget my quantum chromodynamics notes"))
+    assert nothing["plan"] == [] and nothing["notes"].startswith("No memories found")
+    ambiguous = valid(plan_instruction(mem, "San Francisco", dry_run=False))
+    assert ambiguous["deletedCount"] == 0 and len(ambiguous["skippedLowConfidence"]) == 2
+
+
+def test_bad_input_is_refused(mem: Lethe) -> None:
+    with pytest.raises(InvalidInput):
+        ForgetSession(mem, "   ")
+    with pytest.raises(InvalidInput):
+        ForgetSession(mem, "x", explicit_ids=["nope"])
+    session = ForgetSession(mem, "x", dry_run=False)
+    with pytest.raises(InvalidInput):
+        session.delete_memories([])
+    with pytest.raises(InvalidInput):
+        session.search_memories("x", filters="sourcePath=a")  # type: ignore[arg-type]
