@@ -41,6 +41,9 @@ class Settings(BaseModel):
     confirm_ttl_seconds: float = Field(300.0, gt=0)
     forget_margin: float = Field(0.05, ge=0, le=1)
     trash_retention_days: float | None = Field(30.0, gt=0)
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = Field(None, repr=False)
     working_budget_tokens: int = Field(4000, gt=0)
     consolidate_threshold: float = Field(0.90, gt=0, le=1)
     decay_policy: Literal["off", "suggest", "auto"] = "suggest"

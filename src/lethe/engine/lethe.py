@@ -17,6 +17,7 @@ from lethe.config import Settings
 from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
 from lethe.engine.consolidation import ConsolidateOps
+from lethe.engine.forget_mode import ForgetModeOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
 from lethe.engine.working import WorkingOps
@@ -26,7 +27,7 @@ from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps):
+class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps, ForgetModeOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(
