@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 from contextlib import redirect_stdout
 from datetime import timedelta
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -130,12 +131,27 @@ def forget(
         bool,
         typer.Option("--execute", help="Carry out a --query or filter plan (after confirmation)."),
     ] = False,
+    instruction: Annotated[
+        str | None,
+        typer.Option(
+            "--instruction",
+            "-i",
+            metavar="TEXT",
+            help="Forget mode (seed 002): plan from a natural-language instruction, with an "
+            "LLM when LETHE_LLM_BASE_URL and LETHE_LLM_MODEL are set, else deterministically "
+            "(--query, --filter and ids scope it). Prints seed 002's JSON; --execute deletes "
+            "after the go-ahead.",
+        ),
+    ] = None,
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    if instruction is not None:
+        _forget_mode(instruction, ids, query, filter_, namespace, execute, yes, db)
+        return
     if older_than is not None and until is not None:
         raise fail("give --older-than or --until, not both", hint="they both bound creation time")
     filters = build_filters(
@@ -263,6 +279,53 @@ def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: 
     result = mem.execute(plan)
     _show_result(result, json_)
     _check(plan, result)
+
+
+def _forget_mode(
+    instruction: str,
+    ids: list[str] | None,
+    query: str | None,
+    where: list[str] | None,
+    namespace: str,
+    execute: bool,
+    yes: bool,
+    db: Path | None,
+) -> None:
+    """Seed 002's flow: always a dry run first; deleting is a second run after the go-ahead.
+    Output is the seed's JSON document (this mode has no other form)."""
+    with open_lethe(db) as mem:
+
+        def run(dry_run: bool) -> dict[str, Any]:
+            return mem.forget_instruction(
+                instruction,
+                query=query,
+                where=where or (),
+                explicit_ids=ids or (),
+                namespace=namespace,
+                dry_run=dry_run,
+            )
+
+        plan = run(True)
+        deletable = [e for e in plan["plan"] if e.get("action") == "delete"]
+        if not execute or not deletable:
+            emit_json(plan)
+            return
+        if not yes:
+            if not _interactive():
+                emit_json(plan)
+                typer.echo(
+                    f"error: not confirmed: {len(deletable)} memory(ies) would be forgotten, "
+                    "and stdin is not a terminal to ask; pass --yes to go ahead (nothing was "
+                    "changed)",
+                    err=True,
+                )
+                raise typer.Exit(NEEDS_CONFIRMATION)
+            stderr().print_json(data=plan)
+            if not _ask(f"Forget {len(deletable)} memory(ies)?"):
+                emit_json(plan)
+                typer.echo("declined: nothing was forgotten", err=True)
+                return
+        emit_json(run(False))
 
 
 def _ask(question: str) -> bool:

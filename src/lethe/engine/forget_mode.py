@@ -17,6 +17,7 @@ class ForgetModeOps(EngineBase):
         *,
         query: str | None = None,
         filters: dict[str, Any] | None = None,
+        where: Sequence[str] = (),
         explicit_ids: Sequence[str] = (),
         namespace: str = DEFAULT_NAMESPACE,
         dry_run: bool = True,
@@ -45,6 +46,7 @@ class ForgetModeOps(EngineBase):
                 namespace=namespace,
                 dry_run=dry_run,
                 filters=filters,
+                where=where,
                 explicit_ids=explicit_ids,
             )
         return plan_instruction(
@@ -52,6 +54,7 @@ class ForgetModeOps(EngineBase):
             instruction,
             query=query,
             filters=filters,
+            where=where,
             explicit_ids=explicit_ids,
             namespace=namespace,
             dry_run=dry_run,

@@ -81,6 +81,7 @@ def run_agent(
     namespace: str,
     dry_run: bool,
     filters: dict[str, Any] | None = None,
+    where: Sequence[str] = (),
     explicit_ids: Sequence[str] = (),
 ) -> dict[str, Any]:
     session = ForgetSession(
@@ -91,6 +92,7 @@ def run_agent(
         "dryRun": dry_run,
         "index": namespace,
         **({"filters": filters} if filters else {}),
+        **({"filterExpressions": list(where)} if where else {}),
         **({"explicitMemoryIds": list(session.explicit)} if session.explicit else {}),
     }
     messages: list[dict[str, Any]] = [

@@ -57,6 +57,12 @@ class ForgetSession:
         self.deleted: list[str] = []
         self.refused: list[dict[str, Any]] = []
         self.warnings: list[str] = []
+        if self.explicit:
+            # Named ids are part of the plan from the start (similarity plays no part).
+            named = mem.plan_forget(
+                self.explicit, filters={"namespace": self.namespace}, actor=self.actor
+            )
+            self.candidates.update({i.id: i for i in named.items})
 
     # -- the two tools ------------------------------------------------------------------
 
@@ -234,6 +240,7 @@ def plan_instruction(
     *,
     query: str | None = None,
     filters: dict[str, Any] | None = None,
+    where: Sequence[str] = (),
     explicit_ids: Sequence[str] = (),
     namespace: str = DEFAULT_NAMESPACE,
     dry_run: bool = True,
@@ -245,7 +252,7 @@ def plan_instruction(
         mem, instruction, namespace=namespace, dry_run=dry_run, explicit_ids=explicit_ids
     )
     if query is not None or not explicit_ids:
-        session.search_memories(query or instruction, filters)
+        session.search_memories(query or instruction, filters, where)
     if not dry_run and session.deletable:
         session.delete_memories(sorted(session.deletable))
     return session.result()
