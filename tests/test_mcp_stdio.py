@@ -18,7 +18,15 @@ SEED_000 = [
     "User loves California wine",
     "The Golden Gate Bridge is in the Bay Area",
 ]
-READ_ONLY = {"recall", "get_memory", "get_episode", "list_trash", "audit_log", "context"}
+READ_ONLY = {
+    "recall",
+    "get_memory",
+    "get_episode",
+    "list_trash",
+    "audit_log",
+    "context",
+    "search_memories",
+}
 
 
 def run(coro: Any) -> Any:
@@ -46,6 +54,8 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
             "restore",
             "sweep",
             "consolidate",
+            "search_memories",
+            "delete_memories",
         }, "purge is off unless --allow-purge"
         for name, tool in tools.items():
             assert tool.annotations is not None and tool.description

@@ -17,6 +17,7 @@ from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
 if TYPE_CHECKING:
     from lethe.engine import Lethe
     from lethe.forget.plan import ForgetPlan
+    from lethe.forget.session import ForgetSession
 OPEN_TIMEOUT_S = 120.0
 
 
@@ -67,6 +68,8 @@ class Runtime:
     process_session: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
     previews: dict[tuple[str, str, tuple[str, ...]], ForgetPlan] = field(default_factory=dict)
     """Plans shown to a human in an elicitation, executed as shown when they accept."""
+    forget_sessions: dict[str, ForgetSession] = field(default_factory=dict)
+    """Forget mode: one guarded session per MCP session, set by the forget-mode prompt."""
 
     def grant(self, ctx: Context) -> Grant:
         """The caller's grant. HTTP requests were already authenticated by the middleware;

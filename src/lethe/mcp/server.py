@@ -17,6 +17,7 @@ import lethe
 from lethe.mcp.runtime import Runtime
 from lethe.mcp.tools_decay import decay_tools
 from lethe.mcp.tools_forget import forget_tools
+from lethe.mcp.tools_forget_mode import forget_mode_prompt, forget_mode_tools
 from lethe.mcp.tools_memory import memory_tools
 
 INSTRUCTIONS = """lethe is the user's long-term memory. remember stores, recall searches
@@ -35,12 +36,19 @@ def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
         finally:
             runtime.loader.close()
 
-    return MCPServer(
+    server: MCPServer[dict[str, Any]] = MCPServer(
         "lethe",
         title="lethe memory",
         instructions=INSTRUCTIONS,
         version=lethe.__version__,
-        tools=[*memory_tools(runtime), *forget_tools(runtime), *decay_tools(runtime)],
+        tools=[
+            *memory_tools(runtime),
+            *forget_tools(runtime),
+            *decay_tools(runtime),
+            *forget_mode_tools(runtime),
+        ],
         lifespan=lifespan,
         log_level="WARNING",
     )
+    server.add_prompt(forget_mode_prompt(runtime))
+    return server

@@ -1,0 +1,125 @@
+"""Forget mode over MCP (seed 002): the prompt `forget-mode` and the tools `search_memories` /
+`delete_memories`, so the client's own LLM carries out one instruction against a guarded
+session kept per MCP session. The prompt's `dryRun` comes from the human who picks the
+prompt; the model cannot lift it."""
+
+# No `from __future__ import annotations`: the SDK reads these signatures at run time.
+import json
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.prompts import Prompt
+from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from lethe import prompts
+from lethe.forget.session import ForgetSession
+from lethe.mcp.outputs import Output, reply
+from lethe.mcp.params import Query, Where, forbid_unknown_arguments, tool_errors
+from lethe.mcp.runtime import Runtime
+
+
+class SearchOut(Output):
+    searches_left: int
+    ambiguous: bool
+    candidates: list[dict[str, Any]]
+    notes: str
+
+
+class DeleteOut(Output):
+    deleted_ids: list[str]
+    refused: list[dict[str, Any]]
+    result: dict[str, Any]
+    """The session's answer so far, in seed 002's response schema."""
+
+
+def _truthy(value: str) -> bool:
+    return value.strip().lower() not in ("false", "0", "no", "off")
+
+
+def forget_mode_prompt(rt: Runtime) -> Prompt:
+    def forget_mode(instruction: str, ctx: Context, dryRun: str = "true") -> str:
+        dry_run = _truthy(dryRun)
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "read" if dry_run else "forget", None)
+            session = ForgetSession(
+                mem, instruction, namespace=ns, dry_run=dry_run, actor=rt.actor(grant)
+            )
+        rt.forget_sessions[rt.session(ctx, grant)] = session
+        return prompts.forget_mode(session.instruction, dry_run=dry_run, namespace=ns)
+
+    return Prompt.from_function(
+        forget_mode,
+        name="forget-mode",
+        title="Forget mode",
+        description="Carry out one forget instruction with search_memories and "
+        "delete_memories (seed 002). dryRun defaults to true: a plan only.",
+    )
+
+
+def forget_mode_tools(rt: Runtime) -> list[Tool]:
+    def session_of(ctx: Context, query: str) -> ForgetSession:
+        mem, grant, ns = rt.enter(ctx, "read", None)
+        key = rt.session(ctx, grant)
+        if key not in rt.forget_sessions:
+            rt.forget_sessions[key] = ForgetSession(
+                mem, query, namespace=ns, dry_run=True, actor=rt.actor(grant)
+            )
+        return rt.forget_sessions[key]
+
+    def search_memories(
+        query: Query,
+        ctx: Context,
+        filters: Annotated[dict[str, Any], Field(description="metadata fields")] | None = None,
+        where: Where | None = None,
+    ) -> Annotated[CallToolResult, SearchOut]:
+        with tool_errors():
+            found = session_of(ctx, query).search_memories(query, filters, where or ())
+        out = SearchOut(
+            searches_left=found["searchesLeft"],
+            ambiguous=found["ambiguous"],
+            candidates=found["candidates"],
+            notes=found["notes"],
+        )
+        lines = [json.dumps(found["candidates"], ensure_ascii=False), found["notes"]]
+        guidance = (
+            f"{out.searches_left} search(es) left. Only candidates marked deletable can be "
+            "deleted; in dry run, answer with the plan JSON."
+        )
+        return reply(out, lines, guidance)
+
+    def delete_memories(
+        ids: Annotated[list[str], Field(min_length=1, max_length=100)], ctx: Context
+    ) -> Annotated[CallToolResult, DeleteOut]:
+        with tool_errors():
+            session = session_of(ctx, "delete")
+            done = session.delete_memories(ids)
+            result = session.result()
+        out = DeleteOut(deleted_ids=done["deletedIds"], refused=done["refused"], result=result)
+        lines = [json.dumps(result, ensure_ascii=False)]
+        return reply(out, lines, "Answer with this JSON; deleted memories are in the trash.")
+
+    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (
+            search_memories,
+            "Forget mode: search",
+            ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
+            "Forget mode (prompt forget-mode): find candidates for the instruction. At most 3 "
+            "searches; each candidate has a score and whether it is deletable.",
+        ),
+        (
+            delete_memories,
+            "Forget mode: delete",
+            ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+            "Forget mode: delete deletable candidates by id. Refused while the forget-mode "
+            "prompt's dryRun is true (the default); sys_ ids are never deleted.",
+        ),
+    ]
+    return [
+        forbid_unknown_arguments(
+            Tool.from_function(fn, title=title, description=text, annotations=ann)
+        )
+        for fn, title, ann, text in specs
+    ]
