@@ -200,3 +200,36 @@ def test_an_unreachable_endpoint_is_a_clear_error(db_path: Path, embedder: Embed
         assert snapshot(db_path) == before
         fallback = mem.forget_instruction("Forget jazz", use_llm=False)
         validator.validate(fallback)
+
+
+def test_a_sweep_compresses_with_an_llm_written_summary(
+    db_path: Path, embedder: Embedder, llm: ScriptedLLM
+) -> None:
+    from .test_forget import Clock
+
+    clock = Clock()
+    settings = {"llm_base_url": llm.url, "llm_model": "scripted-model", "decay_policy": "auto"}
+    with Lethe.open(db_path, embedder=embedder, clock=clock, **settings) as mem:
+        a = mem.remember("User tried a pottery class").id
+        b = mem.remember("User went to a jazz concert in spring").id
+        clock.advance(days=55)
+        plan = mem.sweep()
+        assert {i.id for i in plan.items if i.action == "compress"} == {a, b}
+        llm.script = [{"content": "Summary: pottery class; spring jazz concert."}]
+        result = mem.execute_sweep(plan)
+        assert mem.get(result.summary_id or "").content == (
+            "Summary: pottery class; spring jazz concert."
+        )
+        request = llm.requests[-1]
+        assert "tools" not in request
+        assert "pottery class" in request["messages"][1]["content"]
+
+        mem.restore(a)
+        mem.restore(b)
+        clock.advance(days=1)
+        llm.server.shutdown()
+        llm.server.server_close()
+        before = snapshot(db_path)
+        with pytest.raises(LLMUnavailable):
+            mem.execute_sweep(mem.sweep())
+        assert snapshot(db_path) == before, "a failed summary changes nothing"

@@ -65,7 +65,7 @@ class SweepOps(TrashOps, MemoryOps):
                 skipped.append(item.id)
             else:
                 (drops if item.action == "drop" else compresses).append((item, memory))
-        summary_text = extractive_summary([m.content for _, m in compresses])
+        summary_text = self._summary([m.content for _, m in compresses]) if compresses else ""
         vector = self.embedder.embed([summary_text])[0] if compresses else None
         touched: list[Memory] = []
         summary: Memory | None = None
@@ -127,6 +127,21 @@ class SweepOps(TrashOps, MemoryOps):
             skipped=tuple(skipped),
             notes=result_notes(dropped, compressed, skipped),
         )
+
+    def _summary(self, contents: list[str]) -> str:
+        """LLM-written when an endpoint is configured (a failure stops the sweep before it
+        changes anything), else extractive: the memories' own first sentences."""
+        settings = self.settings
+        if settings.llm_base_url and settings.llm_model:
+            from lethe.forget.agent import summarize
+
+            return summarize(
+                contents,
+                base_url=settings.llm_base_url,
+                model=settings.llm_model,
+                api_key=settings.llm_api_key,
+            )
+        return extractive_summary(contents)
 
     def _sweep_forget(
         self,

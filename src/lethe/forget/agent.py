@@ -125,6 +125,27 @@ def run_agent(
     )
 
 
+SUMMARY_PROMPT = (
+    "You compress old memories of an AI agent into one short note. Keep every fact that "
+    "matters (names, dates, preferences, decisions); drop repetition; invent nothing. Answer "
+    "with the note only, at most 120 words."
+)
+
+
+def summarize(contents: Sequence[str], *, base_url: str, model: str, api_key: str | None) -> str:
+    """An LLM-written summary of memories a decay sweep compresses (no tools involved)."""
+    listing = "\n".join(f"- {text}" for text in contents)
+    messages = [
+        {"role": "system", "content": SUMMARY_PROMPT},
+        {"role": "user", "content": f"Memories to compress:\n{listing}"},
+    ]
+    message = _complete(base_url, model, api_key, messages, tools=False)
+    text = message.get("content")
+    if not isinstance(text, str) or not text.strip():
+        raise LLMUnavailable("the LLM endpoint returned an empty summary")
+    return text.strip()
+
+
 def _run_tool(session: ForgetSession, call: dict[str, Any], refusals: list[str]) -> Any:
     function = call.get("function") or {}
     name = function.get("name")
@@ -169,11 +190,17 @@ def _notes(content: Any, refusals: Sequence[str]) -> str | None:
 
 
 def _complete(
-    base_url: str, model: str, api_key: str | None, messages: list[dict[str, Any]]
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    messages: list[dict[str, Any]],
+    *,
+    tools: bool = True,
 ) -> dict[str, Any]:
-    body = json.dumps(
-        {"model": model, "messages": messages, "tools": TOOLS, "tool_choice": "auto"}
-    ).encode()
+    payload: dict[str, Any] = {"model": model, "messages": messages}
+    if tools:
+        payload |= {"tools": TOOLS, "tool_choice": "auto"}
+    body = json.dumps(payload).encode()
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
