@@ -44,7 +44,7 @@ def test_report_only_by_default(old_store: tuple[Path, str, str]) -> None:
     assert result.exit_code == 0, result.stderr
     plan = json.loads(result.stdout)
     assert plan["policy"] == "suggest" and plan["drop"] == 1 and plan["keep"] == 1
-    assert [i["id"] for i in plan["items"]] == [old]
+    assert [i["id"] for i in plan["samples"]] == [old]
     text = sweep(db).stdout
     assert old in text and "report only" in text
     refused = sweep(db, "--execute", "--yes")
@@ -55,7 +55,7 @@ def test_report_only_by_default(old_store: tuple[Path, str, str]) -> None:
 def test_off_proposes_nothing(old_store: tuple[Path, str, str]) -> None:
     db, _, _ = old_store
     plan = json.loads(sweep(db, "--json", policy="off").stdout)
-    assert plan["items"] == [] and plan["policy"] == "off"
+    assert plan["samples"] == [] and plan["policy"] == "off"
 
 
 def test_auto_needs_a_go_ahead(old_store: tuple[Path, str, str]) -> None:

@@ -132,7 +132,7 @@ def test_policy_off_never_proposes(db_path: Path, embedder: Embedder, clock: Clo
         mem.remember("User once owned a red bicycle")
         clock.advance(days=1000)
         plan = mem.sweep()
-        assert plan.items == () and plan.drop == 0 and "off" in plan.notes
+        assert plan.items == [] and plan.drop == 0 and "off" in plan.notes
         with pytest.raises(InvalidInput):
             mem.execute_sweep(plan)
 
@@ -161,7 +161,7 @@ def test_heat_counts_recalls_of_the_last_30_days(
             mem.recall("red bicycle", k=1)
         clock.advance(days=40)
         mem.recall("red bicycle", k=1)
-        columns = mem.store.decay_columns("default", clock.now)
+        columns = mem.store.decay_columns("default", clock.now, ["caveat", "goal"])
         [i] = [n for n, m in enumerate(columns.ids) if m == note.id]
         assert columns.accesses_30d[i] == 1 and columns.accesses_90d[i] == 4
         assert columns.accesses_total[i] == 4

@@ -36,7 +36,7 @@ def sweep(
 ) -> None:
     with open_lethe(db) as mem:
         plan = mem.sweep(namespace=namespace, actor=actor)
-        if not execute or not plan.items:
+        if not execute or not (plan.compress or plan.drop):
             _show(plan, json_)
             return
         if not yes:
@@ -72,11 +72,11 @@ def _show(plan: SweepPlan, json_: bool) -> None:
         f"{plan.compress} compress (risk >= {plan.compress_at:g}), "
         f"{plan.drop} drop (risk >= {plan.drop_at:g})"
     )
-    if plan.items:
+    if plan.samples:
         table = Table(box=None)
         for column in ("id", "action", "risk", "heat", "idle days", "importance"):
             table.add_column(column)
-        for item in [*plan.samples("drop"), *plan.samples("compress")]:
+        for item in [*plan.samples_of("drop"), *plan.samples_of("compress")]:
             table.add_row(
                 item.id,
                 item.action,

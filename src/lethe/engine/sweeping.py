@@ -11,7 +11,7 @@ from lethe.engine.memories import MemoryOps
 from lethe.engine.trash import TrashOps
 from lethe.errors import InvalidInput
 from lethe.forget.decay import extractive_summary
-from lethe.forget.guard import protection
+from lethe.forget.guard import PROTECTED_LAYERS, protection
 from lethe.forget.sweep import SweepItem, SweepPlan, SweepResult, build_plan, result_notes
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Draft, Link, Memory, new_memory_id
 from lethe.store.base import StoreTx
@@ -26,7 +26,7 @@ class SweepOps(TrashOps, MemoryOps):
         namespace = validate.namespace(namespace)
         actor = validate.label(actor, "actor")
         now = self._clock()
-        columns = self.store.decay_columns(namespace, now)
+        columns = self.store.decay_columns(namespace, now, sorted(PROTECTED_LAYERS))
         return build_plan(
             columns,
             namespace=namespace,

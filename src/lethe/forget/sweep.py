@@ -8,15 +8,15 @@ compressions become one summary memory (layer `learning`) with the originals in 
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from lethe.forget import decay
-from lethe.forget.guard import PIN_IMPORTANCE, PROTECTED_LAYERS
+from lethe.forget.guard import PIN_IMPORTANCE
 from lethe.store.base import DecayColumns
 
 SAMPLES = 10
@@ -48,12 +48,21 @@ class SweepPlan(_Frozen):
     drop: int
     compress_at: float
     drop_at: float
-    items: tuple[SweepItem, ...]
-    """Every memory the sweep would compress or drop, riskiest first."""
+    samples: tuple[SweepItem, ...]
+    """The riskiest few of each action, for people to look at."""
     notes: str
+    _targets: list[SweepItem] | Callable[[], list[SweepItem]] = PrivateAttr(default_factory=list)
 
-    def samples(self, action: Literal["compress", "drop"]) -> list[SweepItem]:
-        return [i for i in self.items if i.action == action][:SAMPLES]
+    def samples_of(self, action: Literal["compress", "drop"]) -> list[SweepItem]:
+        return [i for i in self.samples if i.action == action]
+
+    @property
+    def items(self) -> list[SweepItem]:
+        """Every memory the sweep would compress or drop, riskiest first. Built on first use:
+        a million-memory report needs the counts and samples, not a million objects."""
+        if callable(self._targets):
+            self._targets = self._targets()
+        return self._targets
 
 
 class SweepResult(_Frozen):
@@ -72,12 +81,10 @@ def new_sweep_id() -> str:
 
 
 def protected_mask(columns: DecayColumns) -> np.ndarray[tuple[int], np.dtype[np.bool_]]:
-    """The guard's rules for whole columns: sys_ ids, protected layers, pinned importance."""
-    layers = np.array(columns.layers, dtype=object)
-    system = np.array([i.startswith("sys_") for i in columns.ids], dtype=bool)
-    layered = np.isin(layers, list(PROTECTED_LAYERS))
-    mask: np.ndarray[tuple[int], np.dtype[np.bool_]] = (
-        system | layered | (columns.importance >= PIN_IMPORTANCE)
+    """The guard's rules for whole columns: sys_ ids and protected layers (read by the store
+    as `always_kept`), and pinned importance."""
+    mask: np.ndarray[tuple[int], np.dtype[np.bool_]] = columns.always_kept | (
+        columns.importance >= PIN_IMPORTANCE
     )
     return mask
 
@@ -126,15 +133,16 @@ def build_plan(
             drop=0,
             compress_at=compress_at,
             drop_at=drop_at,
-            items=(),
+            samples=(),
             notes="The decay policy is off: nothing is ever proposed for forgetting.",
         )
     heat, risk, days_idle, protected = score(columns, now)
     actions = decay.decide(risk, compress_at=compress_at, drop_at=drop_at)
     chosen = np.flatnonzero(actions > 0)
     chosen = chosen[np.argsort(-risk[chosen], kind="stable")]
-    items = tuple(
-        SweepItem(
+
+    def item(i: int) -> SweepItem:
+        return SweepItem(
             id=columns.ids[i],
             action="drop" if actions[i] == 2 else "compress",
             heat=round(float(heat[i]), 2),
@@ -142,11 +150,10 @@ def build_plan(
             days_idle=round(float(days_idle[i]), 1),
             importance=float(columns.importance[i]),
         )
-        for i in chosen
-    )
+
+    samples = [item(int(i)) for code in (2, 1) for i in chosen[actions[chosen] == code][:SAMPLES]]
     counts = np.bincount(actions, minlength=3)
-    plan_notes = notes(int(counts[1]), int(counts[2]), policy)
-    return SweepPlan(
+    plan = SweepPlan(
         id=new_sweep_id(),
         namespace=namespace,
         policy=policy,
@@ -159,9 +166,11 @@ def build_plan(
         drop=int(counts[2]),
         compress_at=compress_at,
         drop_at=drop_at,
-        items=items,
-        notes=plan_notes,
+        samples=tuple(samples),
+        notes=notes(int(counts[1]), int(counts[2]), policy),
     )
+    plan._targets = lambda: [item(int(i)) for i in chosen]
+    return plan
 
 
 def notes(compress: int, drop: int, policy: decay.Policy) -> str:

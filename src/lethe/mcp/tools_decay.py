@@ -83,8 +83,8 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget" if execute else "read", namespace)
             plan = mem.sweep(namespace=ns, actor=rt.actor(grant))
-            result = mem.execute_sweep(plan) if execute and plan.items else None
-        samples = [*plan.samples("drop"), *plan.samples("compress")]
+            result = mem.execute_sweep(plan) if execute and (plan.compress or plan.drop) else None
+        samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
         out = SweepOut(
             plan_id=plan.id,
             namespace=ns,

@@ -31,12 +31,14 @@ class DecayColumns:
 
     ids: list[str]
     importance: F64
-    layers: list[str]
     created_at: F64
     last_access_at: F64
     accesses_total: F64
     accesses_30d: F64
     accesses_90d: F64
+    always_kept: npt.NDArray[np.bool_]
+    """Protected whatever the scores: a protected layer or a system id (pins are checked
+    from `importance`)."""
 
 
 class StoreTx(Protocol):
@@ -139,7 +141,9 @@ class Store(Protocol):
 
     def touch(self, ids: Sequence[str], at: datetime) -> None: ...
 
-    def decay_columns(self, namespace: str, now: datetime) -> DecayColumns: ...
+    def decay_columns(
+        self, namespace: str, now: datetime, protected_layers: Sequence[str]
+    ) -> DecayColumns: ...
 
     def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]: ...
 

@@ -8,6 +8,7 @@ and replayed from `vector_log`, which is how a second process's writes become vi
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -29,7 +30,7 @@ from lethe.errors import (
 )
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
-from lethe.store.base import DecayColumns
+from lethe.store.base import F64, DecayColumns
 from lethe.store.lexical import fts_query, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
@@ -439,42 +440,58 @@ class SQLiteStore:
                 raise
             self._conn.execute("COMMIT")
 
-    def decay_columns(self, namespace: str, now: datetime) -> DecayColumns:
-        """The columns a decay sweep needs for every live memory of a namespace, read in two
-        set-wise queries: the memories, then the access log of the last 90 days."""
+    def decay_columns(
+        self, namespace: str, now: datetime, protected_layers: Sequence[str]
+    ) -> DecayColumns:
+        """The columns a decay sweep needs for every live memory of a namespace.
+
+        Python's sqlite3 builds a tuple per row, which alone would take seconds for a million
+        memories; so each column comes back as one comma-separated string from a single scan
+        of a covering index, and numpy parses it. Numbers travel as integers (importance in
+        millionths, times in whole seconds), which SQLite writes as text much faster than
+        floats and which are precise enough for scores measured in days. The access log of
+        the last 90 days is small by nature and is read row by row.
+        """
+        today = int(ts(now) // 86400)
         with self._lock:
-            rows = self._conn.execute(
-                "SELECT id, importance, layer, created_at, last_accessed_at, access_count "
-                "FROM memories WHERE status = 'active' AND namespace = ? ORDER BY num",
-                (namespace,),
-            ).fetchall()
-            today = int(ts(now) // 86400)
+            row = self._conn.execute(
+                """SELECT count(*), group_concat(id),
+                          group_concat(CAST(round(importance * 1000000) AS INTEGER)),
+                          group_concat(CAST(created_at AS INTEGER)),
+                          group_concat(CAST(coalesce(last_accessed_at, created_at) AS INTEGER)),
+                          group_concat(access_count),
+                          group_concat(layer IN (SELECT value FROM json_each(?))
+                                       OR id LIKE 'sys\\_%' ESCAPE '\\')
+                   FROM memories INDEXED BY memories_decay
+                   WHERE namespace = ? AND status = 'active'""",
+                (json.dumps(list(protected_layers)), namespace),
+            ).fetchone()
             recent = self._conn.execute(
-                """SELECT a.memory_id,
-                          SUM(CASE WHEN a.day > ? THEN a.count ELSE 0 END), SUM(a.count)
-                   FROM access_days a JOIN memories m ON m.id = a.memory_id
-                   WHERE a.day > ? AND m.status = 'active' AND m.namespace = ?
-                   GROUP BY a.memory_id""",
-                (today - 30, today - 90, namespace),
+                """SELECT memory_id, SUM(CASE WHEN day > ? THEN count ELSE 0 END), SUM(count)
+                   FROM access_days WHERE day > ? GROUP BY memory_id""",
+                (today - 30, today - 90),
             ).fetchall()
-        ids = [r[0] for r in rows]
-        position = {memory_id: n for n, memory_id in enumerate(ids)}
-        acc30, acc90 = np.zeros(len(ids)), np.zeros(len(ids))
+        n = int(row[0])
+
+        def numbers(text: str | None) -> F64:
+            return np.array(text.split(","), dtype=np.float64) if text else np.zeros(0)
+
+        ids = row[1].split(",") if n else []
+        position = dict(zip(ids, range(n), strict=True)) if recent else {}
+        acc30, acc90 = np.zeros(n), np.zeros(n)
         for memory_id, last30, last90 in recent:
-            acc30[position[memory_id]], acc90[position[memory_id]] = last30, last90
-        created = np.fromiter((r[3] for r in rows), np.float64, len(rows))
-        accessed = np.fromiter(
-            (r[4] if r[4] is not None else r[3] for r in rows), np.float64, len(rows)
-        )
+            i = position.get(memory_id)
+            if i is not None:  # another namespace's, or forgotten: not part of this sweep
+                acc30[i], acc90[i] = last30, last90
         return DecayColumns(
             ids=ids,
-            importance=np.fromiter((r[1] for r in rows), np.float64, len(rows)),
-            layers=[r[2] for r in rows],
-            created_at=created,
-            last_access_at=accessed,
-            accesses_total=np.fromiter((r[5] for r in rows), np.float64, len(rows)),
+            importance=numbers(row[2]) / 1_000_000,
+            created_at=numbers(row[3]),
+            last_access_at=numbers(row[4]),
+            accesses_total=numbers(row[5]),
             accesses_30d=acc30,
             accesses_90d=acc90,
+            always_kept=numbers(row[6]) > 0,
         )
 
     def memory_ids(self) -> list[str]:

@@ -192,6 +192,12 @@ CREATE TABLE working_set (
 ) WITHOUT ROWID;
 CREATE INDEX working_set_memory ON working_set (memory_id);
 """,
+    7: """
+-- Everything a decay sweep reads, so a sweep over a million memories is one index scan
+-- instead of a million row lookups into a table full of content and vectors.
+CREATE INDEX memories_decay ON memories
+    (namespace, status, importance, created_at, last_accessed_at, access_count, layer, id);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
