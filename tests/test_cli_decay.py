@@ -115,3 +115,13 @@ def test_context_prints_the_working_set(tmp_path: Path, embedder: Embedder) -> N
     assert [i["id"] for i in body["items"]] == [note.id] and body["budget"] == 4000
     empty = runner.invoke(app, ["context", "nobody", "--db", str(db)])
     assert empty.exit_code == 0 and "(empty)" in empty.stdout
+
+
+@pytest.mark.usefixtures("terminal")
+def test_execute_under_suggest_is_refused_before_asking(old_store: tuple[Path, str, str]) -> None:
+    db, _, _ = old_store
+    before = snapshot(db)
+    result = sweep(db, "--execute", input="y\n")
+    assert result.exit_code == 1 and "policy is 'suggest'" in result.stderr
+    assert "Compress" not in result.stderr + result.stdout, "never asked"
+    assert snapshot(db) == before

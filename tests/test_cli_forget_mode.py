@@ -5,12 +5,20 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from lethe.cli import app
 
 from .conftest import snapshot
-from .test_cli_forget import SEED_000, isolated_env, live, remember, validator  # noqa: F401
+from .test_cli_forget import (  # noqa: F401 (fixtures)
+    SEED_000,
+    isolated_env,
+    live,
+    remember,
+    terminal,
+    validator,
+)
 
 runner = CliRunner()
 
@@ -62,3 +70,29 @@ def test_instruction_with_explicit_ids_and_a_filter(tmp_path: Path) -> None:
     )
     assert code == 0 and by_source["deletedIds"] == [scripted]
     assert live(db) == {other}
+
+
+def test_instruction_refuses_options_it_does_not_use(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    remember(db, "User likes jazz")
+    result = runner.invoke(
+        app, ["forget", "--db", str(db), "--instruction", "x", "--tag", "a", "--agent", "b"]
+    )
+    assert result.exit_code == 1 and "does not take --agent, --tag" in result.stderr
+
+
+@pytest.mark.usefixtures("terminal")
+def test_declining_at_the_terminal_is_recorded(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    ids = {t: remember(db, t) for t in SEED_000}
+    result = runner.invoke(
+        app,
+        ["forget", "--db", str(db), "--instruction", "Forget where I live", "-q",
+         "San Francisco", "--execute"],
+        input="n\n",
+    )  # fmt: skip
+    assert result.exit_code == 0 and "declined" in result.stderr
+    assert live(db) == set(ids.values())
+    audit = json.loads(runner.invoke(app, ["audit", "--db", str(db), "--json"]).stdout)
+    declined = [e for e in audit if e["op"] == "forget_declined"]
+    assert [e["memory_id"] for e in declined] == [ids[SEED_000[0]]]

@@ -104,3 +104,9 @@ def test_partitioned_search_finds_what_the_exact_one_finds(embedder: Embedder) -
     )
     assert np.all(np.diff(exact[2]) <= 0), "most similar first"
     assert np.all(exact[0] < exact[1])
+
+
+def test_a_threshold_below_half_is_refused(mem: Lethe) -> None:
+    mem.remember(FUN)
+    with pytest.raises(InvalidInput, match="too low"):
+        mem.consolidate(threshold=0.0)

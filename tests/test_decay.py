@@ -165,3 +165,38 @@ def test_heat_counts_recalls_of_the_last_30_days(
         [i] = [n for n, m in enumerate(columns.ids) if m == note.id]
         assert columns.accesses_30d[i] == 1 and columns.accesses_90d[i] == 4
         assert columns.accesses_total[i] == 4
+
+
+def test_private_memories_compress_into_a_private_summary(
+    db_path: Path, embedder: Embedder, clock: Clock, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "ws"
+    with Lethe.open(
+        db_path, embedder=embedder, clock=clock, decay_policy="auto", workspace_dir=workspace
+    ) as mem:
+        mem.remember("User's therapist is Dr. Novak. Sessions on Mondays.", private=True)
+        mem.remember("User tried a pottery class")
+        clock.advance(days=55)
+        result = mem.execute_sweep(mem.sweep())
+        summary = mem.get(result.summary_id or "")
+        assert summary.private is True
+        assert "Dr. Novak." in summary.content, "no cut at the abbreviation"
+        assert "Mondays" not in summary.content, "the first sentence only"
+        assert not any("Novak" in p.read_text() for p in workspace.rglob("*.md"))
+
+
+def test_a_single_compression_is_kept(db_path: Path, embedder: Embedder, clock: Clock) -> None:
+    with Lethe.open(db_path, embedder=embedder, clock=clock, decay_policy="auto") as mem:
+        note = mem.remember("User tried a pottery class")
+        clock.advance(days=55)
+        plan = mem.sweep()
+        assert plan.compress == 1
+        result = mem.execute_sweep(plan)
+        assert result.summary_id is None and result.skipped == (note.id,)
+        assert mem.get(note.id).id == note.id
+
+
+def test_compress_risk_must_be_below_drop_risk(db_path: Path, embedder: Embedder) -> None:
+    with pytest.raises(InvalidInput, match="decay_compress_risk"):
+        Lethe.open(db_path, embedder=embedder, decay_compress_risk=300, decay_drop_risk=200)
+    assert not db_path.exists()

@@ -75,7 +75,9 @@ def test_execution_deletes_only_what_the_tiers_allow(mem: Lethe, seeded: dict[st
     answer = valid(session.result())
     assert answer["deletedCount"] == 1 and answer["deletedIds"] == [seeded[SEED_000[0]]]
     skipped = {s["id"] for s in answer["skippedLowConfidence"]}
-    assert seeded[SEED_000[1]] in skipped
+    refused = {r["id"] for r in answer["refused"]}
+    assert seeded[SEED_000[1]] in refused and seeded[SEED_000[1]] not in skipped
+    assert seeded[SEED_000[2]] in skipped, "a candidate nobody asked to delete: skipped"
     live = {m.id for m in mem.list_memories(limit=100).items}
     assert seeded[SEED_000[1]] in live and seeded[SEED_000[0]] not in live
     with pytest.raises(InvalidInput, match="malformed"):

@@ -245,3 +245,19 @@ def test_every_id_operation_can_be_confined_to_a_namespace(mem: Lethe) -> None:
     with pytest.raises(MemoryNotFound):
         mem.restore(cat.id, namespace="default")
     assert mem.restore(cat.id, namespace="pets").id == cat.id
+
+
+@pytest.mark.parametrize(
+    "where", [["agent = user"], ["importance >= 0"], ["created_at > 0"]], ids=str
+)
+def test_where_conditions_on_columns_do_not_widen(
+    mem: Lethe, seeded: dict[str, str], where: list[str]
+) -> None:
+    baseline = mem.plan_forget(query="San Francisco")
+    plan = mem.plan_forget(query="San Francisco", where=where)
+    assert [(i.id, i.action) for i in plan.items] == [(i.id, i.action) for i in baseline.items]
+
+
+def test_a_metadata_where_condition_widens(mem: Lethe, seeded: dict[str, str]) -> None:
+    plan = mem.plan_forget(query="San Francisco", where=['@metadata.source = "notes.md"'])
+    assert seeded[SEED_000[1]] in {i.id for i in plan.targets}

@@ -80,7 +80,10 @@ def test_context_and_recall_into_working_memory(tmp_path: Path) -> None:
             assert working["budget"] == 8 and working["tokens"] <= 8
             assert jazz not in {i["id"] for i in working["items"]}, "evicted, oldest and cheap"
             assert (await call(client, "get_memory", memory_id=jazz))["memory"]["id"] == jazz
-            await call(client, "recall", query="User likes jazz", k=1, attend="user")
+            hit = (await call(client, "recall", query="User likes jazz", k=1))["hits"][0]
+            assert hit["memory"]["id"] == jazz
+            await call(client, "update_memory", memory_id=jazz, importance=0.9)
+            await call(client, "attend", memory_ids=[jazz], agent="user")
             back = await call(client, "context", agent="user")
             assert jazz in {i["id"] for i in back["items"]}
             assert f"[id:{jazz}]" in back["text"]

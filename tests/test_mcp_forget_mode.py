@@ -26,6 +26,7 @@ def test_prompt_and_tools_in_dry_run_and_execution(tmp_path: Path) -> None:
             assert {(a.name, a.required) for a in prompt.arguments or []} == {
                 ("instruction", True),
                 ("dryRun", False),
+                ("namespace", False),
             }
             rendered = await client.get_prompt("forget-mode", {"instruction": "Forget my home"})
             text = rendered.messages[0].content.text  # type: ignore[union-attr]

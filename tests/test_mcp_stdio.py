@@ -56,6 +56,7 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
             "consolidate",
             "search_memories",
             "delete_memories",
+            "attend",
         }, "purge is off unless --allow-purge"
         for name, tool in tools.items():
             assert tool.annotations is not None and tool.description

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from lethe.errors import InvalidInput
 
@@ -49,6 +49,15 @@ class Settings(BaseModel):
     decay_policy: Literal["off", "suggest", "auto"] = "suggest"
     decay_compress_risk: float = Field(50.0, gt=0)
     decay_drop_risk: float = Field(200.0, gt=0)
+
+    @model_validator(mode="after")
+    def _risk_order(self) -> Settings:
+        if self.decay_compress_risk >= self.decay_drop_risk:
+            raise ValueError(
+                f"decay_compress_risk ({self.decay_compress_risk:g}) must be below "
+                f"decay_drop_risk ({self.decay_drop_risk:g})"
+            )
+        return self
 
     @classmethod
     def load(

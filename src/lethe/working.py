@@ -8,7 +8,7 @@ What goes first is what is worth least: low importance, long since it entered, r
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -35,18 +35,14 @@ def value(slot: Slot, now: datetime) -> float:
     return slot.memory.importance + 0.5 * recency + usage
 
 
-def choose_evictions(
-    slots: Sequence[Slot], budget: int, now: datetime, arriving: Collection[str] = ()
-) -> list[Slot]:
-    """The slots to evict so the rest fits the budget, least valuable first. Memories that
-    are arriving right now go last, so adding never pushes out the very thing just added
-    while older, cheaper items remain."""
+def choose_evictions(slots: Sequence[Slot], budget: int, now: datetime) -> list[Slot]:
+    """The slots to evict so the rest fits the budget, least valuable first. A memory that
+    has just arrived competes like any other (its recency counts for it): a trivial new note
+    does not push out something important."""
     total = sum(s.tokens for s in slots)
     if total <= budget:
         return []
-    order = sorted(
-        slots, key=lambda s: (s.memory.id in arriving, value(s, now), s.added_at, s.memory.id)
-    )
+    order = sorted(slots, key=lambda s: (value(s, now), s.added_at, s.memory.id))
     evicted = []
     for slot in order:
         if total <= budget:

@@ -36,6 +36,8 @@ def sweep(
 ) -> None:
     with open_lethe(db) as mem:
         plan = mem.sweep(namespace=namespace, actor=actor)
+        if execute and not plan.executable:
+            mem.execute_sweep(plan)  # refuses, saying why: the policy is not auto
         if not execute or not (plan.compress or plan.drop):
             _show(plan, json_)
             return
@@ -104,7 +106,9 @@ def consolidate(
     window: Annotated[
         float, typer.Option("--window", help="Minutes apart that count as close in time.")
     ] = 30.0,
-    actor: ActorOpt = DEFAULT_AGENT,
+    actor: Annotated[
+        str, typer.Option("--actor", metavar="NAME", help="Who runs it, for the audit log.")
+    ] = DEFAULT_AGENT,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:

@@ -13,7 +13,7 @@ import sys
 from contextlib import redirect_stdout
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -150,6 +150,24 @@ def forget(
     json_: JsonOpt = False,
 ) -> None:
     if instruction is not None:
+        scoping = {
+            "--agent": agent,
+            "--layer": layer,
+            "--category": category,
+            "--tag": tag,
+            "--since": since,
+            "--until": until,
+            "--older-than": older_than,
+            "--not-accessed-since": not_accessed_since,
+            "--all": all_ or None,
+            "--reason": reason,
+        }
+        given = [name for name, value in scoping.items() if value]
+        if given:
+            raise fail(
+                f"--instruction does not take {', '.join(given)}",
+                hint="forget mode is scoped by --query, --filter (metadata) and ids",
+            )
         _forget_mode(instruction, ids, query, filter_, namespace, execute, yes, db)
         return
     if older_than is not None and until is not None:
@@ -291,41 +309,48 @@ def _forget_mode(
     yes: bool,
     db: Path | None,
 ) -> None:
-    """Seed 002's flow: always a dry run first; deleting is a second run after the go-ahead.
+    """Seed 002's flow: always a dry run first; after the go-ahead, exactly its targets go.
     Output is the seed's JSON document (this mode has no other form)."""
     with open_lethe(db) as mem:
-
-        def run(dry_run: bool) -> dict[str, Any]:
-            return mem.forget_instruction(
-                instruction,
-                query=query,
-                where=where or (),
-                explicit_ids=ids or (),
-                namespace=namespace,
-                dry_run=dry_run,
-            )
-
-        plan = run(True)
-        deletable = [e for e in plan["plan"] if e.get("action") == "delete"]
-        if not execute or not deletable:
+        plan = mem.forget_instruction(
+            instruction,
+            query=query,
+            where=where or (),
+            explicit_ids=ids or (),
+            namespace=namespace,
+            dry_run=True,
+        )
+        approved = [e["id"] for e in plan["plan"] if e.get("action") == "delete"]
+        if not execute or not approved:
             emit_json(plan)
             return
         if not yes:
             if not _interactive():
                 emit_json(plan)
                 typer.echo(
-                    f"error: not confirmed: {len(deletable)} memory(ies) would be forgotten, "
+                    f"error: not confirmed: {len(approved)} memory(ies) would be forgotten, "
                     "and stdin is not a terminal to ask; pass --yes to go ahead (nothing was "
                     "changed)",
                     err=True,
                 )
                 raise typer.Exit(NEEDS_CONFIRMATION)
             stderr().print_json(data=plan)
-            if not _ask(f"Forget {len(deletable)} memory(ies)?"):
+            if not _ask(f"Forget {len(approved)} memory(ies)?"):
+                mem.decline(approved, session="cli", namespace=namespace)
                 emit_json(plan)
-                typer.echo("declined: nothing was forgotten", err=True)
+                typer.echo("declined: nothing was forgotten (the audit log records it)", err=True)
                 return
-        emit_json(run(False))
+        # Exactly what was shown and approved: the plan's targets, as explicit ids (their
+        # protection is checked again; a second LLM run could choose differently).
+        emit_json(
+            mem.forget_instruction(
+                instruction,
+                explicit_ids=approved,
+                namespace=namespace,
+                dry_run=False,
+                use_llm=False,
+            )
+        )
 
 
 def _ask(question: str) -> bool:

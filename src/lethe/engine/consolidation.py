@@ -17,6 +17,7 @@ from lethe.neardup import near_duplicates
 DEFAULT_WINDOW_MINUTES = 30.0
 TEMPORAL_BUMP = 0.05
 MAX_PAIRS = 1000
+MIN_THRESHOLD = 0.5
 
 
 class _Frozen(BaseModel):
@@ -60,6 +61,11 @@ class ConsolidateOps(RelationOps):
         threshold = validate.unit_interval(
             self.settings.consolidate_threshold if threshold is None else threshold, "threshold"
         )
+        if threshold < MIN_THRESHOLD:
+            raise InvalidInput(
+                f"threshold {threshold:g} is too low for near-duplicates",
+                hint=f"use a cosine of at least {MIN_THRESHOLD} (default 0.90)",
+            )
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAIRS)
         if not window_minutes >= 0:
             raise InvalidInput(f"window_minutes must be >= 0, got {window_minutes!r}")

@@ -200,7 +200,7 @@ class ForgetOps(SearchOps):
             # Only a metadata filter (the user's own scope, e.g. one source file) widens a
             # query deletion; agent, layer, tags or time narrow the candidates but do not
             # make a weak match the user's choice.
-            scoped=bool(flt.conditions),
+            scoped=any(c.metadata_path is not None for c in flt.conditions),
             near_copies=near,
             margin=self.settings.forget_margin,
         )

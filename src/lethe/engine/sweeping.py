@@ -65,7 +65,11 @@ class SweepOps(TrashOps, MemoryOps):
                 skipped.append(item.id)
             else:
                 (drops if item.action == "drop" else compresses).append((item, memory))
-        summary_text = self._summary([m.content for _, m in compresses]) if compresses else ""
+        if len(compresses) == 1:  # a summary of one memory only loses words: keep it
+            skipped.append(compresses.pop()[0].id)
+        private = any(m.private for _, m in compresses)
+        contents = [m.content for _, m in compresses]
+        summary_text = self._summary(contents, private=private) if compresses else ""
         vector = self.embedder.embed([summary_text])[0] if compresses else None
         touched: list[Memory] = []
         summary: Memory | None = None
@@ -86,6 +90,7 @@ class SweepOps(TrashOps, MemoryOps):
                         category="summary",
                         metadata={"summarizes": [m.id for _, m in compresses], "sweep": plan.id},
                         importance=max(m.importance for _, m in compresses),
+                        private=private,
                     ),
                     new_memory_id(),
                     vector,
@@ -128,11 +133,12 @@ class SweepOps(TrashOps, MemoryOps):
             notes=result_notes(dropped, compressed, skipped),
         )
 
-    def _summary(self, contents: list[str]) -> str:
+    def _summary(self, contents: list[str], *, private: bool) -> str:
         """LLM-written when an endpoint is configured (a failure stops the sweep before it
-        changes anything), else extractive: the memories' own first sentences."""
+        changes anything), else extractive: the memories' own first sentences. Private
+        memories are never sent to an endpoint, and their summary is private too."""
         settings = self.settings
-        if settings.llm_base_url and settings.llm_model:
+        if settings.llm_base_url and settings.llm_model and not private:
             from lethe.forget.agent import summarize
 
             return summarize(

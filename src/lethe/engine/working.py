@@ -53,7 +53,7 @@ class WorkingOps(EngineBase):
             for memory_id in admitted:
                 tx.working_put(agent, namespace, memory_id, tokens[memory_id], now)
             slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
-            evicted = choose_evictions(slots, budget, now, arriving=set(admitted))
+            evicted = choose_evictions(slots, budget, now)
             for slot in evicted:
                 tx.working_drop(agent, namespace, slot.memory.id)
                 tx.append_event(

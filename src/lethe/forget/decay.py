@@ -8,6 +8,7 @@ being guessed from the total.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import numpy as np
@@ -51,15 +52,24 @@ def decide(risk_: F64, *, compress_at: float, drop_at: float) -> npt.NDArray[np.
     return np.select([risk_ >= drop_at, risk_ >= compress_at], [2, 1], default=0).astype(np.int8)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_ABBREVIATION = re.compile(r"(?:\b[A-Z][a-z]{0,2}|\b[a-z]|e\.g|i\.e|etc|vs)\.$")
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first sentence end that is not an abbreviation ("Dr.", "e.g.", "St.")."""
+    for match in _SENTENCE_END.finditer(text):
+        head = text[: match.start()]
+        if not _ABBREVIATION.search(head):
+            return head
+    return text
+
+
 def extractive_summary(contents: list[str], *, limit: int = 200) -> str:
     """A summary made of the memories' own words: the first sentence of each, shortened.
     Used when no LLM is configured; it invents nothing."""
     lines = []
     for text in contents:
-        first = " ".join(text.split())
-        for stop in (". ", "! ", "? ", "\n"):
-            cut = first.find(stop)
-            if 0 < cut < len(first) - 1:
-                first = first[: cut + 1]
+        first = _first_sentence(" ".join(text.split()))
         lines.append(first if len(first) <= limit else first[: limit - 1] + "…")
     return "Summary of older memories:\n" + "\n".join(f"- {line}" for line in lines)

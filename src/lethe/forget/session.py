@@ -170,7 +170,12 @@ class ForgetSession:
                 "warnings": self._warnings(),
                 "notes": notes or self._notes(ranked),
             }
-        skipped = [i for i in ranked if i.id not in self.deletable and i.action != "refuse"]
+        refused_ids = {r["id"] for r in self.refused}
+        skipped = [
+            i
+            for i in ranked
+            if i.id not in self.deletable and i.action != "refuse" and i.id not in refused_ids
+        ]
         return {
             "status": "ok",
             "index": self.namespace,
@@ -201,7 +206,7 @@ class ForgetSession:
     def _notes(self, ranked: Sequence[PlanItem]) -> str:
         if not ranked and not self.deleted:
             return "No memories found matching the forget criteria."
-        high = sum(1 for i in ranked if i.id in self.deletable)
+        high = sum(1 for i in ranked if i.id in self.deletable and i.action != "refuse")
         low = len(ranked) - high
         if self.dry_run:
             return (

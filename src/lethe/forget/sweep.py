@@ -53,6 +53,11 @@ class SweepPlan(_Frozen):
     notes: str
     _targets: list[SweepItem] | Callable[[], list[SweepItem]] = PrivateAttr(default_factory=list)
 
+    @property
+    def executable(self) -> bool:
+        """Whether the policy lets this plan be carried out (only `auto` does)."""
+        return self.policy == "auto"
+
     def samples_of(self, action: Literal["compress", "drop"]) -> list[SweepItem]:
         return [i for i in self.samples if i.action == action]
 

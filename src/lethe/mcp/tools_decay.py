@@ -11,9 +11,10 @@ from pydantic import Field
 
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import Label, Namespace, forbid_unknown_arguments, tool_errors
+from lethe.mcp.params import Label, MemoryId, Namespace, forbid_unknown_arguments, tool_errors
 from lethe.mcp.runtime import Runtime
 from lethe.model import DEFAULT_AGENT
+from lethe.working import WorkingContext
 
 
 class SweepItemOut(Output):
@@ -74,6 +75,22 @@ class ContextOut(Output):
     tokens: int
     items: list[WorkingItemOut]
     text: str
+
+
+def _context_out(working: WorkingContext, namespace: str) -> ContextOut:
+    return ContextOut(
+        agent=working.agent,
+        namespace=namespace,
+        budget=working.budget,
+        tokens=working.tokens,
+        items=[
+            WorkingItemOut(
+                **i.model_dump(include={"id", "content", "layer", "importance"}), tokens=i.tokens
+            )
+            for i in working.items
+        ],
+        text=working.text,
+    )
 
 
 def decay_tools(rt: Runtime) -> list[Tool]:
@@ -159,30 +176,37 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, _, ns = rt.enter(ctx, "read", namespace)
             working = mem.context(agent, namespace=ns)
-        out = ContextOut(
-            agent=working.agent,
-            namespace=ns,
-            budget=working.budget,
-            tokens=working.tokens,
-            items=[
-                WorkingItemOut(
-                    id=i.id,
-                    content=i.content,
-                    layer=i.layer,
-                    importance=i.importance,
-                    tokens=i.tokens,
-                )
-                for i in working.items
-            ],
-            text=working.text,
-        )
+        out = _context_out(working, ns)
         guidance = (
-            "Keep this in mind for the conversation. recall(..., attend=agent) brings more in; "
+            "Keep this in mind for the conversation. attend(memory_ids) brings more in; "
             "evicted memories stay recallable."
         )
         return reply(out, [working.text], guidance)
 
+    def attend(
+        memory_ids: Annotated[list[MemoryId], Field(min_length=1, max_length=100)],
+        ctx: Context,
+        agent: Label = DEFAULT_AGENT,
+        namespace: Namespace = None,
+    ) -> Annotated[CallToolResult, ContextOut]:
+        with tool_errors():
+            mem, _, ns = rt.enter(ctx, "write", namespace)
+            working = mem.attend(memory_ids, agent=agent, namespace=ns)
+        out = _context_out(working, ns)
+        lines = [working.text]
+        if working.evicted:
+            lines.append(f"Evicted (still in long-term memory): {', '.join(working.evicted)}")
+        if working.too_large:
+            lines.append(f"Too large for the budget: {', '.join(working.too_large)}")
+        return reply(out, lines, "Evicted memories stay recallable; nothing was deleted.")
+
     specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+        (
+            attend,
+            "Bring into working memory",
+            ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+            ATTEND,
+        ),
         (
             context,
             "Working memory",
@@ -226,3 +250,7 @@ CONTEXT = """An agent's working memory: the memories it keeps in its prompt, mos
 first (importance, recency, use), within a token budget. Adding over the budget evicts the
 least valuable from working memory only: they stay in long-term memory and recall finds
 them."""
+
+ATTEND = """Bring memories (e.g. ones just recalled) into an agent's working memory. Over the
+token budget the least valuable items are evicted from working memory only: they stay in
+long-term memory, recallable; nothing is deleted."""

@@ -20,6 +20,9 @@ from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Query, Where, forbid_unknown_arguments, tool_errors
 from lethe.mcp.runtime import Runtime
 
+MAX_SESSIONS = 256
+"""Forget sessions kept at once; a client whose session gave way starts over with the prompt."""
+
 
 class SearchOut(Output):
     searches_left: int
@@ -40,14 +43,20 @@ def _truthy(value: str) -> bool:
 
 
 def forget_mode_prompt(rt: Runtime) -> Prompt:
-    def forget_mode(instruction: str, ctx: Context, dryRun: str = "true") -> str:
+    def forget_mode(
+        instruction: str, ctx: Context, dryRun: str = "true", namespace: str | None = None
+    ) -> str:
         dry_run = _truthy(dryRun)
         with tool_errors():
-            mem, grant, ns = rt.enter(ctx, "read" if dry_run else "forget", None)
+            mem, grant, ns = rt.enter(ctx, "read" if dry_run else "forget", namespace)
             session = ForgetSession(
                 mem, instruction, namespace=ns, dry_run=dry_run, actor=rt.actor(grant)
             )
-        rt.forget_sessions[rt.session(ctx, grant)] = session
+        key = rt.session(ctx, grant)
+        rt.forget_sessions.pop(key, None)
+        if len(rt.forget_sessions) >= MAX_SESSIONS:  # the oldest gives way (insertion order)
+            rt.forget_sessions.pop(next(iter(rt.forget_sessions)))
+        rt.forget_sessions[key] = session
         return prompts.forget_mode(session.instruction, dry_run=dry_run, namespace=ns)
 
     return Prompt.from_function(

@@ -111,9 +111,6 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         since: datetime | None = None,
         until: datetime | None = None,
         where: Where | None = None,
-        attend: Annotated[
-            Label | None, Field(description="Also bring the hits into this agent's working memory")
-        ] = None,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         with tool_errors():
@@ -133,7 +130,6 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 k,
                 {k_: v for k_, v in filters.items() if v is not None},
                 where=where or (),
-                attend=attend,
             )
         out = RecallOut(
             query=query,
