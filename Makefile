@@ -34,8 +34,13 @@ $(INSPECTOR): $(STAMP)
 test: lint typecheck $(INSPECTOR)
 	$(BIN)/pytest
 
+# Every benchmark, one after the other (about an hour on 2 cores); stores kept in $(BENCH_DIR).
+BENCH_DIR ?= /tmp/lethe-bench
 bench: $(STAMP)
-	$(BIN)/python bench/run_all.py
+	$(BIN)/python bench/run_all.py --keep $(BENCH_DIR)
+	$(BIN)/python bench/bench_mcp.py --db $(BENCH_DIR)/lethe-10000.db
+	$(BIN)/python bench/bench_consolidate.py --db $(BENCH_DIR)/lethe-100000.db
+	$(BIN)/python bench/bench_decay.py --size 1000000
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache

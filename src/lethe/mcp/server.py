@@ -24,7 +24,9 @@ INSTRUCTIONS = """lethe is the user's long-term memory. remember stores, recall 
 (results carry ids and similarity). Forgetting is careful: forget(query=…) only lists
 candidates; forget(memory_id=…) needs the user's confirmation (asked directly, or by calling
 again with the same id). Forgotten memories can be restored from the trash; audit_log shows
-every change."""
+every change. consolidate finds near-duplicates, sweep reports what decay would forget,
+context/attend manage an agent's working memory, and the forget-mode prompt runs one
+natural-language forget instruction with search_memories/delete_memories."""
 
 
 def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
