@@ -3,12 +3,13 @@ tool code runs: wrong types, oversize strings, malformed ids, unknown fields."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from lethe.errors import LetheError
@@ -63,6 +64,20 @@ def forbid_unknown_arguments(tool: Tool) -> Tool:
     model.model_rebuild(force=True)
     tool.parameters = model.model_json_schema(by_alias=True)
     return tool
+
+
+ToolSpec = tuple[Callable[..., Any], str, ToolAnnotations, str]
+"""A tool function, its title, its annotations and the description an LLM reads."""
+
+
+def strict_tools(specs: Sequence[ToolSpec]) -> list[Tool]:
+    """Tools from their functions, each refusing arguments it does not declare."""
+    return [
+        forbid_unknown_arguments(
+            Tool.from_function(fn, title=title, description=text, annotations=annotations)
+        )
+        for fn, title, annotations, text in specs
+    ]
 
 
 @contextmanager

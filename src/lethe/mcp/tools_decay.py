@@ -1,8 +1,7 @@
 """Tools for decay and upkeep: sweep (and, with the rest of issue 5, consolidate, context)."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time.
-from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
@@ -11,7 +10,7 @@ from pydantic import Field
 
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import Label, MemoryId, Namespace, forbid_unknown_arguments, tool_errors
+from lethe.mcp.params import Label, MemoryId, Namespace, ToolSpec, strict_tools, tool_errors
 from lethe.mcp.runtime import Runtime
 from lethe.model import DEFAULT_AGENT
 from lethe.working import WorkingContext
@@ -200,7 +199,7 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             lines.append(f"Too large for the budget: {', '.join(working.too_large)}")
         return reply(out, lines, "Evicted memories stay recallable; nothing was deleted.")
 
-    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+    specs: list[ToolSpec] = [
         (
             attend,
             "Bring into working memory",
@@ -226,12 +225,7 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             SWEEP,
         ),
     ]
-    return [
-        forbid_unknown_arguments(
-            Tool.from_function(fn, title=title, description=text, annotations=ann)
-        )
-        for fn, title, ann, text in specs
-    ]
+    return strict_tools(specs)
 
 
 SWEEP = """Score every memory by heat (recent, frequent, important = hot) and forgetting risk

@@ -46,7 +46,7 @@ from lethe.mcp.params import (
     MemoryId,
     Namespace,
     Query,
-    forbid_unknown_arguments,
+    strict_tools,
     tool_errors,
 )
 from lethe.mcp.runtime import Runtime
@@ -314,12 +314,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     ]
     if rt.allow_purge:
         specs.insert(1, (purge, "Purge memories for good", DESTRUCTIVE, PURGE))
-    return [
-        forbid_unknown_arguments(
-            Tool.from_function(fn, title=title, description=text, annotations=ann)
-        )
-        for fn, title, ann, text in specs
-    ]
+    return strict_tools(specs)
 
 
 def _plan(mem: "Lethe", operation: Operation, ids: list[str], ns: str, actor: str) -> ForgetPlan:

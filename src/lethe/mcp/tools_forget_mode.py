@@ -5,7 +5,6 @@ prompt; the model cannot lift it."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time.
 import json
-from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -17,7 +16,7 @@ from pydantic import Field
 from lethe import prompts
 from lethe.forget.session import ForgetSession
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import Query, Where, forbid_unknown_arguments, tool_errors
+from lethe.mcp.params import Query, ToolSpec, Where, strict_tools, tool_errors
 from lethe.mcp.runtime import Runtime
 
 MAX_SESSIONS = 256
@@ -110,7 +109,7 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
         lines = [json.dumps(result, ensure_ascii=False)]
         return reply(out, lines, "Answer with this JSON; deleted memories are in the trash.")
 
-    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+    specs: list[ToolSpec] = [
         (
             search_memories,
             "Forget mode: search",
@@ -126,9 +125,4 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
             "prompt's dryRun is true (the default); sys_ ids are never deleted.",
         ),
     ]
-    return [
-        forbid_unknown_arguments(
-            Tool.from_function(fn, title=title, description=text, annotations=ann)
-        )
-        for fn, title, ann, text in specs
-    ]
+    return strict_tools(specs)

@@ -3,9 +3,8 @@ link_memories, create_episode, get_episode. Each parses, calls the engine, forma
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
@@ -33,8 +32,9 @@ from lethe.mcp.params import (
     Namespace,
     Query,
     Tags,
+    ToolSpec,
     Where,
-    forbid_unknown_arguments,
+    strict_tools,
     tool_errors,
 )
 from lethe.mcp.runtime import Runtime
@@ -240,7 +240,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         guidance = "Forgotten members are hidden; restore brings them back."
         return reply(out, lines, guidance if out.missing else "These are the episode's memories.")
 
-    specs: list[tuple[Callable[..., Any], str, ToolAnnotations, str]] = [
+    specs: list[ToolSpec] = [
         (remember, "Remember", WRITE, REMEMBER),
         (recall, "Recall memories", READ, RECALL),
         (get_memory, "Get a memory", READ, GET_MEMORY),
@@ -249,12 +249,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         (create_episode, "Create an episode", WRITE, CREATE_EPISODE),
         (get_episode, "Get an episode", READ, GET_EPISODE),
     ]
-    return [
-        forbid_unknown_arguments(
-            Tool.from_function(fn, title=title, description=text, annotations=ann)
-        )
-        for fn, title, ann, text in specs
-    ]
+    return strict_tools(specs)
 
 
 REMEMBER = """Store one memory (a fact, an event, a lesson) for later recall.
