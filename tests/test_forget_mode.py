@@ -11,7 +11,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.errors import InvalidInput
-from lethe.forget.session import ForgetModeRefusal, ForgetSession, plan_instruction
+from lethe.forget.session import ForgetModeRefusal, ForgetSession
 from lethe.schemas import load
 
 from .conftest import snapshot
@@ -88,8 +88,7 @@ def test_metadata_filter_deletes_everything_from_one_source(
     mem: Lethe, seeded: dict[str, str]
 ) -> None:
     answer = valid(
-        plan_instruction(
-            mem,
+        mem.forget_instruction(
             "Remove everything from scripts/old/ep01.md",
             query="scripts old episode pricing harbour",
             filters={"sourcePath": "scripts/old/ep01.md"},
@@ -104,8 +103,7 @@ def test_explicit_ids_bypass_similarity_never_protection(mem: Lethe) -> None:
     weak = mem.remember("User likes jazz")
     caveat = mem.remember("Never drink and drive", layer="caveat")
     answer = valid(
-        plan_instruction(
-            mem,
+        mem.forget_instruction(
             "Delete these two",
             explicit_ids=[weak.id, caveat.id],
             dry_run=False,
@@ -118,9 +116,9 @@ def test_explicit_ids_bypass_similarity_never_protection(mem: Lethe) -> None:
 def test_no_match_and_ambiguous_answers(mem: Lethe) -> None:
     for text in ("User lives in San Francisco", "User works in San Francisco"):
         mem.remember(text)
-    nothing = valid(plan_instruction(mem, "Forget my quantum chromodynamics notes"))
+    nothing = valid(mem.forget_instruction("Forget my quantum chromodynamics notes"))
     assert nothing["plan"] == [] and nothing["notes"].startswith("No memories found")
-    ambiguous = valid(plan_instruction(mem, "San Francisco", dry_run=False))
+    ambiguous = valid(mem.forget_instruction("San Francisco", dry_run=False))
     assert ambiguous["deletedCount"] == 0 and len(ambiguous["skippedLowConfidence"]) == 2
 
 
@@ -134,3 +132,47 @@ def test_bad_input_is_refused(mem: Lethe) -> None:
         session.delete_memories([])
     with pytest.raises(InvalidInput):
         session.search_memories("x", filters="sourcePath=a")  # type: ignore[arg-type]
+
+
+def test_filters_a_model_adds_narrow_and_only_the_users_scope_widens(
+    mem: Lethe, seeded: dict[str, str]
+) -> None:
+    scripted = {seeded["notes"], seeded["notes2"]}
+    model = ForgetSession(mem, "Remove the ep01 notes", dry_run=False)
+    found = model.search_memories("pricing harbour", filters={"sourcePath": "scripts/old/ep01.md"})
+    deletable = {c["id"] for c in found["candidates"] if c["deletable"]}
+    assert len(deletable) <= 1, "a model's filter narrows; it does not widen the deletion"
+    user = ForgetSession(
+        mem, "Remove the ep01 notes", dry_run=False, scope={"sourcePath": "scripts/old/ep01.md"}
+    )
+    found = user.search_memories("pricing harbour")
+    assert {c["id"] for c in found["candidates"]} <= scripted
+    assert {c["id"] for c in found["candidates"] if c["deletable"]} == scripted
+
+
+def test_a_memory_changed_since_the_search_is_not_deleted(
+    mem: Lethe, seeded: dict[str, str]
+) -> None:
+    session = ForgetSession(mem, "Forget where I live", dry_run=False)
+    session.search_memories("San Francisco")
+    home = seeded[SEED_000[0]]
+    mem.update(home, content="User lives in San Francisco, near the park")
+    done = session.delete_memories([home])
+    assert done["deletedIds"] == [] and done["refused"][0]["reason"] == "changed since the search"
+    assert home in {m.id for m in mem.list_memories(limit=100).items}
+
+
+def test_private_memories_are_masked_for_the_model(mem: Lethe) -> None:
+    mem.remember("User's therapist is Dr. Novak", private=True)
+    found = ForgetSession(mem, "Forget my therapist").search_memories("therapist")
+    assert [c["content"] for c in found["candidates"]] == ["(private memory)"]
+
+
+def test_approve_carries_out_exactly_the_dry_run(mem: Lethe, seeded: dict[str, str]) -> None:
+    session = mem.forget_session("Forget where I live", query="San Francisco")
+    plan = valid(session.result())
+    shown = [e["id"] for e in plan["plan"] if e["action"] == "delete"]
+    done = valid(session.approve())
+    assert done["deletedIds"] == shown == [seeded[SEED_000[0]]]
+    with pytest.raises(InvalidInput):
+        session.approve()

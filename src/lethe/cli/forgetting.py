@@ -312,7 +312,7 @@ def _forget_mode(
     """Seed 002's flow: always a dry run first; after the go-ahead, exactly its targets go.
     Output is the seed's JSON document (this mode has no other form)."""
     with open_lethe(db) as mem:
-        plan = mem.forget_instruction(
+        session = mem.forget_session(
             instruction,
             query=query,
             where=where or (),
@@ -320,6 +320,7 @@ def _forget_mode(
             namespace=namespace,
             dry_run=True,
         )
+        plan = session.result()
         approved = [e["id"] for e in plan["plan"] if e.get("action") == "delete"]
         if not execute or not approved:
             emit_json(plan)
@@ -340,17 +341,7 @@ def _forget_mode(
                 emit_json(plan)
                 typer.echo("declined: nothing was forgotten (the audit log records it)", err=True)
                 return
-        # Exactly what was shown and approved: the plan's targets, as explicit ids (their
-        # protection is checked again; a second LLM run could choose differently).
-        emit_json(
-            mem.forget_instruction(
-                instruction,
-                explicit_ids=approved,
-                namespace=namespace,
-                dry_run=False,
-                use_llm=False,
-            )
-        )
+        emit_json(session.approve())
 
 
 def _ask(question: str) -> bool:

@@ -1,16 +1,67 @@
-"""Forget mode's entry point: an LLM when one is configured, the deterministic planner else."""
+"""Forget mode's entry points: an LLM when one is configured, the deterministic planner else."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput
 from lethe.model import DEFAULT_NAMESPACE
 
+if TYPE_CHECKING:
+    from lethe.forget.session import ForgetSession
+
 
 class ForgetModeOps(EngineBase):
+    def forget_session(
+        self,
+        instruction: str,
+        *,
+        query: str | None = None,
+        filters: dict[str, Any] | None = None,
+        where: Sequence[str] = (),
+        explicit_ids: Sequence[str] = (),
+        namespace: str = DEFAULT_NAMESPACE,
+        dry_run: bool = True,
+        use_llm: bool | None = None,
+    ) -> ForgetSession:
+        """Run one forget instruction and return its session: `result()` is seed 002's
+        answer, and a dry run's `approve()` carries out exactly the plan it shows.
+
+        `filters` / `where` are the user's scope (metadata filters there may widen a query
+        deletion, as in plan_forget); `query` steers the deterministic planner's search and
+        is handed to a model as a suggestion. `use_llm=None` uses the configured endpoint."""
+        from lethe.engine import Lethe
+        from lethe.forget.agent import run_agent
+        from lethe.forget.session import ForgetSession, search_instruction
+
+        assert isinstance(self, Lethe), "ForgetModeOps is a part of Lethe"
+        configured = bool(self.settings.llm_base_url and self.settings.llm_model)
+        if use_llm and not configured:
+            raise InvalidInput(
+                "no LLM is configured for forget mode",
+                hint="set LETHE_LLM_BASE_URL and LETHE_LLM_MODEL (and LETHE_LLM_API_KEY)",
+            )
+        session = ForgetSession(
+            self,
+            instruction,
+            namespace=namespace,
+            dry_run=dry_run,
+            explicit_ids=explicit_ids,
+            scope=filters,
+            scope_where=where,
+        )
+        if use_llm or (use_llm is None and configured):
+            return run_agent(
+                session,
+                base_url=self.settings.llm_base_url or "",
+                model=self.settings.llm_model or "",
+                api_key=self.settings.llm_api_key,
+                suggested_query=query,
+            )
+        return search_instruction(session, query)
+
     def forget_instruction(
         self,
         instruction: str,
@@ -23,34 +74,9 @@ class ForgetModeOps(EngineBase):
         dry_run: bool = True,
         use_llm: bool | None = None,
     ) -> dict[str, Any]:
-        """Plan (dry run, the default) or carry out one natural-language forget instruction.
-        Returns seed 002's response. `use_llm=None` uses the configured endpoint if any."""
-        from lethe.engine import Lethe
-        from lethe.forget.agent import run_agent
-        from lethe.forget.session import plan_instruction
-
-        assert isinstance(self, Lethe)
-        configured = bool(self.settings.llm_base_url and self.settings.llm_model)
-        if use_llm and not configured:
-            raise InvalidInput(
-                "no LLM is configured for forget mode",
-                hint="set LETHE_LLM_BASE_URL and LETHE_LLM_MODEL (and LETHE_LLM_API_KEY)",
-            )
-        if use_llm or (use_llm is None and configured):
-            return run_agent(
-                self,
-                instruction,
-                base_url=self.settings.llm_base_url or "",
-                model=self.settings.llm_model or "",
-                api_key=self.settings.llm_api_key,
-                namespace=namespace,
-                dry_run=dry_run,
-                filters=filters,
-                where=where,
-                explicit_ids=explicit_ids,
-            )
-        return plan_instruction(
-            self,
+        """Plan (dry run, the default) or carry out one natural-language forget instruction;
+        seed 002's response. See `forget_session` for the arguments."""
+        return self.forget_session(
             instruction,
             query=query,
             filters=filters,
@@ -58,4 +84,5 @@ class ForgetModeOps(EngineBase):
             explicit_ids=explicit_ids,
             namespace=namespace,
             dry_run=dry_run,
-        )
+            use_llm=use_llm,
+        ).result()

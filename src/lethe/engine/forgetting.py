@@ -62,9 +62,12 @@ class ForgetOps(SearchOps):
         whole_namespace: bool = False,
         actor: str = DEFAULT_AGENT,
         reason: str | None = None,
+        narrow_only: bool = False,
     ) -> ForgetPlan:
         """Preview a forget. Give ids, or a query (optionally scoped by filters), or filters
-        alone (bulk criteria such as tags, agent, layer, `until`, `not_accessed_since`)."""
+        alone (bulk criteria such as tags, agent, layer, `until`, `not_accessed_since`).
+        `narrow_only` marks filters that are not the user's own scope: they never widen a
+        query deletion."""
         flt = self._filters(filters, where)
         ids = self._ids(memory_ids)
         if ids and (query or flt.narrows_beyond_namespace() or whole_namespace):
@@ -77,7 +80,11 @@ class ForgetOps(SearchOps):
                 hint="to forget a whole namespace, say so with whole_namespace=True",
             )
         source = PlanSource(
-            memory_ids=ids, query=query, filters=flt, whole_namespace=whole_namespace
+            memory_ids=ids,
+            query=query,
+            filters=flt,
+            whole_namespace=whole_namespace,
+            narrow_only=narrow_only,
         )
         return self._plan("forget", source, flt.namespace, actor=actor, reason=reason)
 
@@ -142,7 +149,9 @@ class ForgetOps(SearchOps):
             )
         elif source.query is not None:
             assert source.filters is not None
-            items, ambiguous = self._query_items(source.query, source.filters)
+            items, ambiguous = self._query_items(
+                source.query, source.filters, widen=not source.narrow_only
+            )
         else:
             assert source.filters is not None
             matches = self._all_live(source.filters)
@@ -179,7 +188,9 @@ class ForgetOps(SearchOps):
             ),
         )
 
-    def _query_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
+    def _query_items(
+        self, query: str, flt: Filters, *, widen: bool = True
+    ) -> tuple[list[PlanItem], bool]:
         vector = self.embedder.embed([query])[0]
         ranked, similarity = self._hybrid(query, vector, flt, QUERY_DEPTH)
         ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
@@ -200,7 +211,7 @@ class ForgetOps(SearchOps):
             # Only a metadata filter (the user's own scope, e.g. one source file) widens a
             # query deletion; agent, layer, tags or time narrow the candidates but do not
             # make a weak match the user's choice.
-            scoped=any(c.metadata_path is not None for c in flt.conditions),
+            scoped=widen and any(c.metadata_path is not None for c in flt.conditions),
             near_copies=near,
             margin=self.settings.forget_margin,
         )

@@ -13,14 +13,11 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lethe import prompts
 from lethe.errors import LetheError
 from lethe.forget.session import ForgetSession
-
-if TYPE_CHECKING:
-    from lethe.engine import Lethe
 
 MAX_TURNS = 8
 TIMEOUT_S = 60.0
@@ -72,34 +69,28 @@ class LLMUnavailable(LetheError):
 
 
 def run_agent(
-    mem: Lethe,
-    instruction: str,
+    session: ForgetSession,
     *,
     base_url: str,
     model: str,
     api_key: str | None,
-    namespace: str,
-    dry_run: bool,
-    filters: dict[str, Any] | None = None,
-    where: Sequence[str] = (),
-    explicit_ids: Sequence[str] = (),
-) -> dict[str, Any]:
-    session = ForgetSession(
-        mem, instruction, namespace=namespace, dry_run=dry_run, explicit_ids=explicit_ids
-    )
+    suggested_query: str | None = None,
+) -> ForgetSession:
+    """Let the model drive the session until it answers; its notes are kept on the session."""
     request = {
         "instruction": session.instruction,
-        "dryRun": dry_run,
-        "index": namespace,
-        **({"filters": filters} if filters else {}),
-        **({"filterExpressions": list(where)} if where else {}),
+        "dryRun": session.dry_run,
+        "index": session.namespace,
+        **({"suggestedQuery": suggested_query} if suggested_query else {}),
+        **({"scope": session.scope} if session.scope else {}),
+        **({"scopeExpressions": list(session.scope_where)} if session.scope_where else {}),
         **({"explicitMemoryIds": list(session.explicit)} if session.explicit else {}),
     }
     messages: list[dict[str, Any]] = [
         {
             "role": "system",
             "content": prompts.forget_mode(
-                session.instruction, dry_run=dry_run, namespace=namespace
+                session.instruction, dry_run=session.dry_run, namespace=session.namespace
             ),
         },
         {"role": "user", "content": json.dumps(request, ensure_ascii=False)},
@@ -110,7 +101,8 @@ def run_agent(
         messages.append(message)
         calls = message.get("tool_calls") or []
         if not calls:
-            return session.result(notes=_notes(message.get("content"), refusals))
+            session.model_notes = _notes(message.get("content"), refusals)
+            return session
         for call in calls:
             answer = _run_tool(session, call, refusals)
             messages.append(
@@ -120,9 +112,8 @@ def run_agent(
                     "content": json.dumps(answer, ensure_ascii=False),
                 }
             )
-    return session.result(
-        notes=_notes(f"The model did not finish within {MAX_TURNS} turns.", refusals)
-    )
+    session.model_notes = _notes(f"The model did not finish within {MAX_TURNS} turns.", refusals)
+    return session
 
 
 SUMMARY_PROMPT = (

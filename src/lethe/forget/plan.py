@@ -56,6 +56,7 @@ class PlanItem(_Frozen):
     protection: str | None = None
     hint: str | None = None
     warning: str | None = None
+    private: bool = False
 
 
 class PlanSource(_Frozen):
@@ -68,6 +69,9 @@ class PlanSource(_Frozen):
     forgotten_before: datetime | None = None
     namespace: str | None = None
     """For a purge of old trash: only this namespace (None: every namespace)."""
+    narrow_only: bool = False
+    """The filters were not the user's own (e.g. an LLM chose them in forget mode): they
+    narrow the candidates but never widen a query deletion beyond its clear best match."""
 
 
 class ForgetPlan(_Frozen):
@@ -126,6 +130,7 @@ def _item(
         protection=guard.reason if guard else None,
         hint=guard.hint if guard else hint,
         warning=warning,
+        private=memory.private,
     )
 
 

@@ -5,13 +5,18 @@ deterministic planner — against the same guarded session.
 The guard lives here, in code, not in a prompt: at most three searches; `delete_memories` is
 refused while the session is a dry run; ids are checked for format; `sys_` ids are never
 deleted; only the high-confidence matches of this session's own searches (the tiered rule of
-the query plans) or the ids the user named explicitly can be deleted; protection applies as
-on every other path. Its result is seed 002's response schema.
+the query plans) or the ids the user named explicitly can be deleted, and only while their
+content is what the search showed; protection applies as on every other path. Only the
+user's scope (filters given when the session starts) can widen a deletion: filters a model
+adds narrow the search, never widen it. Private memories are shown to a model as
+"(private memory)". Its result is seed 002's response schema.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +30,7 @@ if TYPE_CHECKING:
 
 MAX_SEARCHES = 3
 ACTOR = "forget-mode"
+PRIVATE = "(private memory)"
 
 
 class ForgetModeRefusal(InvalidInput):
@@ -40,29 +46,48 @@ class ForgetSession:
         namespace: str = DEFAULT_NAMESPACE,
         dry_run: bool = True,
         explicit_ids: Sequence[str] = (),
+        scope: dict[str, Any] | None = None,
+        scope_where: Sequence[str] = (),
         actor: str = ACTOR,
     ) -> None:
         self.mem = mem
         self.id = "fm_" + secrets.token_hex(6)
+        self.started = time.monotonic()
         self.instruction = validate.content(
             instruction, max_bytes=mem.settings.max_content_bytes, what="instruction"
         )
         self.namespace = validate.namespace(namespace)
         self.dry_run = bool(dry_run)
         self.actor = validate.label(actor, "actor")
+        if scope is not None and not isinstance(scope, dict):
+            raise InvalidInput("the scope filters must be a JSON object")
+        self.scope = dict(scope or {})
+        self.scope_where = tuple(scope_where)
         self.explicit = tuple(dict.fromkeys(validate.memory_id(i) for i in explicit_ids))
         self.searches = 0
         self.candidates: dict[str, PlanItem] = {}
-        self.deletable: set[str] = set(self.explicit)
+        self.deletable: set[str] = set()
         self.deleted: list[str] = []
         self.refused: list[dict[str, Any]] = []
         self.warnings: list[str] = []
+        self.model_notes: str | None = None
+        """What the driving model said, when a model drove the session."""
+        self._lock = threading.Lock()
         if self.explicit:
             # Named ids are part of the plan from the start (similarity plays no part).
             named = mem.plan_forget(
                 self.explicit, filters={"namespace": self.namespace}, actor=self.actor
             )
             self.candidates.update({i.id: i for i in named.items})
+            self.deletable.update(i.id for i in named.items if i.action != "refuse")
+            self.refused.extend(
+                {"id": i.id, "reason": i.protection or i.reason, "hint": i.hint}
+                for i in named.refused
+            )
+            self.refused.extend(
+                {"id": i, "reason": "not found", "hint": "; ".join(named.suggestions.get(i, ()))}
+                for i in named.not_found
+            )
 
     # -- the two tools ------------------------------------------------------------------
 
@@ -73,35 +98,41 @@ class ForgetSession:
         where: Sequence[str] = (),
     ) -> dict[str, Any]:
         """Find candidates with the tiered thresholds applied: >= 0.4 to preview; to delete,
-        a metadata filter's matches >= 0.4, or a query's clear best match >= 0.6."""
-        if self.searches >= MAX_SEARCHES:
-            raise ForgetModeRefusal(
-                f"search limit reached: at most {MAX_SEARCHES} searches per forget session",
-                hint="decide from the candidates already found, or ask for more specific criteria",
-            )
+        the user's metadata scope's matches >= 0.4, or a query's clear best match >= 0.6."""
         if filters is not None and not isinstance(filters, dict):
             raise InvalidInput("filters must be a JSON object")
-        self.searches += 1
-        plan = self.mem.plan_forget(
-            query=query,
-            filters={**(filters or {}), "namespace": self.namespace},
-            where=where,
-            actor=self.actor,
-        )
-        for item in plan.items:
-            best = self.candidates.get(item.id)
-            if best is None or (item.similarity or 0) > (best.similarity or 0):
-                self.candidates[item.id] = item
-            if item.action == "delete":
-                self.deletable.add(item.id)
-        self.warnings.extend(w for w in plan.warnings if w not in self.warnings)
+        with self._lock:
+            if self.searches >= MAX_SEARCHES:
+                raise ForgetModeRefusal(
+                    f"search limit reached: at most {MAX_SEARCHES} searches per forget session",
+                    hint="decide from the candidates already found, or ask for more specific "
+                    "criteria",
+                )
+            self.searches += 1
+            extra = {k: v for k, v in (filters or {}).items() if k != "namespace"}
+            plan = self.mem.plan_forget(
+                query=query,
+                filters={**extra, **self.scope, "namespace": self.namespace},
+                where=[*self.scope_where, *where],
+                actor=self.actor,
+                # Only the user's own scope widens; what a model adds narrows.
+                narrow_only=not (self.scope or self.scope_where),
+            )
+            for item in plan.items:
+                best = self.candidates.get(item.id)
+                if best is None or (item.similarity or 0) > (best.similarity or 0):
+                    self.candidates[item.id] = item
+                if item.action == "delete":
+                    self.deletable.add(item.id)
+            self.warnings.extend(w for w in plan.warnings if w not in self.warnings)
+            left = MAX_SEARCHES - self.searches
         return {
-            "searchesLeft": MAX_SEARCHES - self.searches,
+            "searchesLeft": left,
             "ambiguous": plan.ambiguous,
             "candidates": [
                 {
                     "id": i.id,
-                    "content": i.preview,
+                    "content": PRIVATE if i.private else i.preview,
                     "score": i.similarity,
                     "confidence": i.confidence,
                     "deletable": i.action == "delete",
@@ -124,6 +155,22 @@ class ForgetSession:
         if isinstance(ids, str) or not ids:
             raise InvalidInput("give a non-empty list of memory ids")
         wanted = list(dict.fromkeys(validate.memory_id(i) for i in ids))
+        with self._lock:
+            return self._delete(wanted)
+
+    def approve(self) -> dict[str, Any]:
+        """Carry out this dry run's plan as it was shown: exactly its deletable candidates,
+        each only if its content is still what the plan showed."""
+        with self._lock:
+            if not self.dry_run:
+                raise InvalidInput("this forget session was not a dry run")
+            self.dry_run = False
+            targets = [i for i in self.candidates if i in self.deletable]
+            if targets:
+                self._delete(targets)
+        return self.result()
+
+    def _delete(self, wanted: list[str]) -> dict[str, Any]:
         allowed: list[str] = []
         refused: list[dict[str, Any]] = []
         for memory_id in wanted:
@@ -143,16 +190,32 @@ class ForgetSession:
             plan = self.mem.plan_forget(
                 allowed, filters={"namespace": self.namespace}, actor=self.actor
             )
-            result = self.mem.execute(
-                plan.model_copy(update={"reason": f"forget mode: {self.instruction[:200]}"})
+            # Delete what was shown, not what is there now: a memory edited since its search
+            # is previewed again rather than deleted.
+            shown = {i: self.candidates[i].content_sha256 for i in allowed}
+            changed = [i for i in plan.items if i.content_sha256 != shown[i.id]]
+            for item in changed:
+                refused.append(
+                    {
+                        "id": item.id,
+                        "reason": "changed since the search",
+                        "hint": "search again to see its new content",
+                    }
+                )
+            current = plan.model_copy(
+                update={
+                    "items": tuple(i for i in plan.items if i not in changed),
+                    "reason": f"forget mode: {self.instruction[:200]}",
+                }
             )
+            result = self.mem.execute(current)
             self.deleted.extend(i for i in result.executed if i not in self.deleted)
             refused.extend(
                 {"id": i.id, "reason": i.protection or i.reason, "hint": i.hint}
                 for i in result.refused
             )
             refused.extend({"id": i, "reason": "not found"} for i in result.not_found)
-        self.refused.extend(refused)
+        self.refused.extend(r for r in refused if r not in self.refused)
         return {"deletedIds": [i for i in allowed if i in self.deleted], "refused": refused}
 
     # -- the answer ----------------------------------------------------------------------
@@ -168,7 +231,7 @@ class ForgetSession:
                 "plan": [_entry(i, i.id in self.deletable) for i in ranked],
                 "lowConfidenceMatches": [i.id for i in ranked if i.confidence == "low"],
                 "warnings": self._warnings(),
-                "notes": notes or self._notes(ranked),
+                "notes": notes or self.model_notes or self._notes(ranked),
             }
         refused_ids = {r["id"] for r in self.refused}
         skipped = [
@@ -192,9 +255,10 @@ class ForgetSession:
                 for i in skipped
             ],
             "refused": [
-                {"id": r["id"], "reason": r["reason"], "hint": r.get("hint")} for r in self.refused
+                {"id": r["id"], "reason": r["reason"], "hint": r.get("hint") or None}
+                for r in self.refused
             ],
-            "notes": notes or self._notes(ranked),
+            "notes": notes or self.model_notes or self._notes(ranked),
         }
 
     def _warnings(self) -> list[str]:
@@ -216,7 +280,8 @@ class ForgetSession:
             )
         return (
             f"Deleted {len(self.deleted)} memory(ies) (restorable from the trash). "
-            f"{len(ranked) - high} candidate(s) were not deleted: name their ids to remove them."
+            f"{len(ranked) - len(self.deleted)} candidate(s) were not deleted: name their ids "
+            "to remove them."
         )
 
 
@@ -239,25 +304,12 @@ def _entry(item: PlanItem, deletable: bool) -> dict[str, Any]:
     return entry
 
 
-def plan_instruction(
-    mem: Lethe,
-    instruction: str,
-    *,
-    query: str | None = None,
-    filters: dict[str, Any] | None = None,
-    where: Sequence[str] = (),
-    explicit_ids: Sequence[str] = (),
-    namespace: str = DEFAULT_NAMESPACE,
-    dry_run: bool = True,
-) -> dict[str, Any]:
+def search_instruction(session: ForgetSession, query: str | None = None) -> ForgetSession:
     """The deterministic driver (no LLM): one search with the query (the instruction itself
-    when none is given) and the filters, then, unless dry run, delete what the tiers allow
-    plus the explicit ids."""
-    session = ForgetSession(
-        mem, instruction, namespace=namespace, dry_run=dry_run, explicit_ids=explicit_ids
-    )
-    if query is not None or not explicit_ids:
-        session.search_memories(query or instruction, filters, where)
-    if not dry_run and session.deletable:
+    when none is given) within the session's scope; then, unless a dry run, the deletion of
+    what the tiers allow plus the explicit ids."""
+    if query is not None or not session.explicit:
+        session.search_memories(query or session.instruction)
+    if not session.dry_run and session.deletable:
         session.delete_memories(sorted(session.deletable))
-    return session.result()
+    return session

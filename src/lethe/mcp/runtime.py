@@ -5,6 +5,7 @@ that the two-call rule is keyed by."""
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from lethe.forget.plan import ForgetPlan
     from lethe.forget.session import ForgetSession
 OPEN_TIMEOUT_S = 120.0
+FORGET_SESSION_TTL_S = 1800.0
+"""A forget-mode instruction is good for half an hour; then the prompt starts it again."""
+MAX_FORGET_SESSIONS = 256
 
 
 class EngineLoader:
@@ -70,6 +74,28 @@ class Runtime:
     """Plans shown to a human in an elicitation, executed as shown when they accept."""
     forget_sessions: dict[str, ForgetSession] = field(default_factory=dict)
     """Forget mode: one guarded session per MCP session, set by the forget-mode prompt."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def keep_forget_session(self, key: str, session: ForgetSession) -> None:
+        """Remember a session's forget mode; expired ones go, and past the cap the oldest."""
+        with self._lock:
+            self.forget_sessions.pop(key, None)
+            now = time.monotonic()
+            for stale in [
+                k for k, s in self.forget_sessions.items() if now - s.started > FORGET_SESSION_TTL_S
+            ]:
+                del self.forget_sessions[stale]
+            while len(self.forget_sessions) >= MAX_FORGET_SESSIONS:
+                self.forget_sessions.pop(next(iter(self.forget_sessions)))
+            self.forget_sessions[key] = session
+
+    def forget_session(self, key: str) -> ForgetSession | None:
+        with self._lock:
+            session = self.forget_sessions.get(key)
+            if session is not None and time.monotonic() - session.started > FORGET_SESSION_TTL_S:
+                del self.forget_sessions[key]
+                return None
+            return session
 
     def grant(self, ctx: Context) -> Grant:
         """The caller's grant. HTTP requests were already authenticated by the middleware;

@@ -19,9 +19,6 @@ from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Query, ToolSpec, Where, strict_tools, tool_errors
 from lethe.mcp.runtime import Runtime
 
-MAX_SESSIONS = 256
-"""Forget sessions kept at once; a client whose session gave way starts over with the prompt."""
-
 
 class SearchOut(Output):
     searches_left: int
@@ -51,11 +48,7 @@ def forget_mode_prompt(rt: Runtime) -> Prompt:
             session = ForgetSession(
                 mem, instruction, namespace=ns, dry_run=dry_run, actor=rt.actor(grant)
             )
-        key = rt.session(ctx, grant)
-        rt.forget_sessions.pop(key, None)
-        if len(rt.forget_sessions) >= MAX_SESSIONS:  # the oldest gives way (insertion order)
-            rt.forget_sessions.pop(next(iter(rt.forget_sessions)))
-        rt.forget_sessions[key] = session
+        rt.keep_forget_session(rt.session(ctx, grant), session)
         return prompts.forget_mode(session.instruction, dry_run=dry_run, namespace=ns)
 
     return Prompt.from_function(
@@ -69,13 +62,14 @@ def forget_mode_prompt(rt: Runtime) -> Prompt:
 
 def forget_mode_tools(rt: Runtime) -> list[Tool]:
     def session_of(ctx: Context, query: str) -> ForgetSession:
+        """This MCP session's forget mode; without the prompt, a dry run of this query."""
         mem, grant, ns = rt.enter(ctx, "read", None)
         key = rt.session(ctx, grant)
-        if key not in rt.forget_sessions:
-            rt.forget_sessions[key] = ForgetSession(
-                mem, query, namespace=ns, dry_run=True, actor=rt.actor(grant)
-            )
-        return rt.forget_sessions[key]
+        session = rt.forget_session(key)
+        if session is None:
+            session = ForgetSession(mem, query, namespace=ns, dry_run=True, actor=rt.actor(grant))
+            rt.keep_forget_session(key, session)
+        return session
 
     def search_memories(
         query: Query,
@@ -103,6 +97,7 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
     ) -> Annotated[CallToolResult, DeleteOut]:
         with tool_errors():
             session = session_of(ctx, "delete")
+            rt.enter(ctx, "forget", session.namespace)  # the role and namespace, every time
             done = session.delete_memories(ids)
             result = session.result()
         out = DeleteOut(deleted_ids=done["deletedIds"], refused=done["refused"], result=result)
