@@ -96,8 +96,8 @@ def test_execute_under_auto_drops_compresses_and_can_be_undone(
     result = mem.execute_sweep(mem.sweep())
     assert result.dropped == (ids["old"],)
     assert set(result.compressed) == {ids["middle"], ids["middle2"]}
-    assert result.summary_id is not None
-    summary = mem.get(result.summary_id)
+    [summary_id] = result.summary_ids
+    summary = mem.get(summary_id)
     assert summary.layer == "learning" and summary.agent == "lethe"
     assert "pottery class" in summary.content and "jazz concert" in summary.content
     assert set(summary.metadata["summarizes"]) == {ids["middle"], ids["middle2"]}
@@ -107,7 +107,7 @@ def test_execute_under_auto_drops_compresses_and_can_be_undone(
     trash = {t.memory.id for t in mem.list_trash()[0]}
     assert trash == {ids["old"], ids["middle"], ids["middle2"]}
     [sweep_event] = mem.audit(op="sweep")
-    assert sweep_event.details["summary"] == summary.id
+    assert sweep_event.details["summaries"] == [summary.id]
     forgets = mem.audit(op="forget")
     assert {e.memory_id for e in forgets} == trash
     assert all(e.details["tier"] == "decay" for e in forgets)
@@ -175,13 +175,18 @@ def test_private_memories_compress_into_a_private_summary(
         db_path, embedder=embedder, clock=clock, decay_policy="auto", workspace_dir=workspace
     ) as mem:
         mem.remember("User's therapist is Dr. Novak. Sessions on Mondays.", private=True)
+        mem.remember("User's blood test results came back fine", private=True)
         mem.remember("User tried a pottery class")
+        mem.remember("User went to a jazz concert in spring")
         clock.advance(days=55)
         result = mem.execute_sweep(mem.sweep())
-        summary = mem.get(result.summary_id or "")
-        assert summary.private is True
-        assert "Dr. Novak." in summary.content, "no cut at the abbreviation"
-        assert "Mondays" not in summary.content, "the first sentence only"
+        summaries = [mem.get(i) for i in result.summary_ids]
+        assert len(summaries) == 2 and len(result.compressed) == 4
+        [private] = [m for m in summaries if m.private]
+        [public] = [m for m in summaries if not m.private]
+        assert "Dr. Novak." in private.content, "no cut at the abbreviation"
+        assert "Mondays" not in private.content, "the first sentence only"
+        assert "Novak" not in public.content and "pottery" in public.content
         assert not any("Novak" in p.read_text() for p in workspace.rglob("*.md"))
 
 
@@ -192,7 +197,7 @@ def test_a_single_compression_is_kept(db_path: Path, embedder: Embedder, clock: 
         plan = mem.sweep()
         assert plan.compress == 1
         result = mem.execute_sweep(plan)
-        assert result.summary_id is None and result.skipped == (note.id,)
+        assert result.summary_ids == () and result.skipped == (note.id,)
         assert mem.get(note.id).id == note.id
 
 

@@ -217,7 +217,7 @@ def test_a_sweep_compresses_with_an_llm_written_summary(
         assert {i.id for i in plan.items if i.action == "compress"} == {a, b}
         llm.script = [{"content": "Summary: pottery class; spring jazz concert."}]
         result = mem.execute_sweep(plan)
-        assert mem.get(result.summary_id or "").content == (
+        assert mem.get(result.summary_ids[0]).content == (
             "Summary: pottery class; spring jazz concert."
         )
         request = llm.requests[-1]

@@ -35,8 +35,13 @@ def test_sweep_reports_and_executes_only_under_auto(tmp_path: Path, embedder: Em
             assert "policy is 'suggest'" in await error(client, "sweep", execute=True)
         assert snapshot(db) == before
         async with stdio_client(db, env={"LETHE_DECAY_POLICY": "auto"}) as client:
-            done = await call(client, "sweep", execute=True)
+            assert "plan_id of a sweep report" in await error(client, "sweep", execute=True)
+            report = await call(client, "sweep")
+            assert report["executed"] is False and live_ids(db) == {old, *live_ids(db)}
+            done = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
             assert done["executed"] is True and done["dropped_ids"] == [old]
+            again = await error(client, "sweep", execute=True, plan_id=report["plan_id"])
+            assert "plan_id of a sweep report" in again, "a plan is carried out once"
             assert old in {i["memory"]["id"] for i in (await call(client, "list_trash"))["items"]}
         assert old not in live_ids(db) and len(live_ids(db)) == 1
 

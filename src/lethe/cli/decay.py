@@ -35,9 +35,9 @@ def sweep(
     json_: JsonOpt = False,
 ) -> None:
     with open_lethe(db) as mem:
+        if execute:
+            mem.check_sweep_allowed()
         plan = mem.sweep(namespace=namespace, actor=actor)
-        if execute and not plan.executable:
-            mem.execute_sweep(plan)  # refuses, saying why: the policy is not auto
         if not execute or not (plan.compress or plan.drop):
             _show(plan, json_)
             return
@@ -59,8 +59,8 @@ def sweep(
         emit_json(result.model_dump(mode="json"))
         return
     stdout().print(result.notes)
-    if result.summary_id:
-        stdout().print(f"summary memory: {result.summary_id}")
+    if result.summary_ids:
+        stdout().print(f"summary memories: {', '.join(result.summary_ids)}")
 
 
 def _show(plan: SweepPlan, json_: bool) -> None:

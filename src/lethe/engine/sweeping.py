@@ -15,8 +15,11 @@ from lethe.forget.guard import PROTECTED_LAYERS, protection
 from lethe.forget.sweep import SweepItem, SweepPlan, SweepResult, build_plan, result_notes
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Draft, Link, Memory, new_memory_id
 from lethe.store.base import StoreTx
+from lethe.store.vectors import Vector
 
 SUMMARY_AGENT = "lethe"
+SUMMARY_GROUP = 20
+"""Memories per summary: enough to save space, few enough that a summary stays readable."""
 
 
 class SweepOps(TrashOps, MemoryOps):
@@ -39,75 +42,69 @@ class SweepOps(TrashOps, MemoryOps):
 
     def execute_sweep(self, plan: SweepPlan, *, actor: str | None = None) -> SweepResult:
         """Apply a sweep plan, only under the `auto` policy: drops become soft deletes, and the
-        compressed memories become one summary memory (layer `learning`) that takes over their
-        links, with the originals in the trash. A memory recalled, changed or protected since
-        the plan is left alone."""
+        compressed memories become summary memories (layer `learning`, at most
+        `SUMMARY_GROUP` originals each) that take over their links, with the originals in the
+        trash. Every target is checked again inside the transaction: one recalled, changed,
+        protected or gone since the plan is left alone."""
         if not isinstance(plan, SweepPlan):
             raise InvalidInput("execute_sweep needs the SweepPlan returned by sweep()")
-        policy = self.settings.decay_policy
-        if policy != "auto":
-            raise InvalidInput(
-                f"the decay policy is {policy!r}, so sweeps only report",
-                hint="set decay_policy = auto (LETHE_DECAY_POLICY=auto) to let a sweep "
-                "forget, or forget the ids you choose yourself",
-            )
+        self.check_sweep_allowed()
         who = validate.label(actor, "actor") if actor else plan.actor
         now = self._clock()
         if now - plan.created_at > timedelta(seconds=self.settings.confirm_ttl_seconds):
             raise InvalidInput("the sweep plan expired", hint="run sweep again and review it")
         live = self.store.get_many([i.id for i in plan.items])
-        drops: list[tuple[SweepItem, Memory]] = []
-        compresses: list[tuple[SweepItem, Memory]] = []
-        skipped: list[str] = []
-        for item in plan.items:
-            memory = live.get(item.id)
-            if memory is None or protection(memory) or _touched_since(memory, plan):
-                skipped.append(item.id)
-            else:
-                (drops if item.action == "drop" else compresses).append((item, memory))
-        if len(compresses) == 1:  # a summary of one memory only loses words: keep it
-            skipped.append(compresses.pop()[0].id)
-        private = any(m.private for _, m in compresses)
-        contents = [m.content for _, m in compresses]
-        summary_text = self._summary(contents, private=private) if compresses else ""
-        vector = self.embedder.embed([summary_text])[0] if compresses else None
+        skipped: list[str] = [i.id for i in plan.items if i.id not in live]
+        drops = [(i, live[i.id]) for i in plan.items if i.action == "drop" and i.id in live]
+        groups = _groups(
+            [(i, live[i.id]) for i in plan.items if i.action == "compress" and i.id in live]
+        )
+        skipped += [g[0][0].id for g in groups if len(g) == 1]  # one memory: nothing to merge
+        groups = [g for g in groups if len(g) > 1]
+        # Summaries are written (and embedded) before the transaction: an LLM that fails or
+        # writes too much stops the sweep before anything changed.
+        summaries = []
+        for group in groups:
+            private = any(m.private for _, m in group)
+            text = validate.content(
+                self._summary([m.content for _, m in group], private=private),
+                max_bytes=self.settings.max_content_bytes,
+                what="summary",
+            )
+            summaries.append((group, text, private))
+        vectors = list(self.embedder.embed([text for _, text, _ in summaries])) if summaries else []
         touched: list[Memory] = []
-        summary: Memory | None = None
+        made: list[Memory] = []
+        dropped: list[str] = []
+        compressed: list[str] = []
         with self.store.transaction() as tx:
+
+            def still_due(memory: Memory) -> bool:
+                current = tx.store.get(memory.id)
+                return (
+                    current is not None
+                    and current.status == "active"
+                    and current.content_sha256 == memory.content_sha256
+                    and not protection(current)
+                    and not _touched_since(current, plan)
+                )
+
             for item, memory in drops:
+                if not still_due(memory):
+                    skipped.append(item.id)
+                    continue
                 reason = f"decay sweep {plan.id}: risk {item.risk:g}, heat {item.heat:g}"
                 self._sweep_forget(tx, memory, item, plan, who, now, reason, {})
                 touched.append(memory)
-            if compresses:
-                assert vector is not None
-                summary, _ = self._insert(
-                    tx,
-                    Draft(
-                        content=summary_text,
-                        namespace=plan.namespace,
-                        agent=SUMMARY_AGENT,
-                        layer="learning",
-                        category="summary",
-                        metadata={"summarizes": [m.id for _, m in compresses], "sweep": plan.id},
-                        importance=max(m.importance for _, m in compresses),
-                        private=private,
-                    ),
-                    new_memory_id(),
-                    vector,
-                    [],
-                )
-                merged = {m.id for _, m in compresses}
-                for item, memory in compresses:
-                    for link in tx.store.links_of(memory.id):
-                        other = link.other(memory.id)
-                        if other not in merged:
-                            tx.upsert_link(
-                                Link.between(summary.id, other, link.kind, link.confidence, now)
-                            )
-                    reason = f"compressed into {summary.id} by decay sweep {plan.id}"
-                    extra = {"summary": summary.id}
-                    self._sweep_forget(tx, memory, item, plan, who, now, reason, extra)
-                    touched.append(memory)
+                dropped.append(memory.id)
+            for (group, text, private), vector in zip(summaries, vectors, strict=True):
+                if not all(still_due(m) for _, m in group):
+                    skipped += [m.id for _, m in group]  # the summary was written for all
+                    continue
+                summary = self._merge(tx, plan, group, text, private, vector, who, now)
+                made.append(summary)
+                touched += [m for _, m in group]
+                compressed += [m.id for _, m in group]
             tx.append_event(
                 op="sweep",
                 actor=who,
@@ -115,23 +112,70 @@ class SweepOps(TrashOps, MemoryOps):
                 namespace=plan.namespace,
                 details={
                     "plan": plan.id,
-                    "dropped": [m.id for _, m in drops],
-                    "compressed": [m.id for _, m in compresses],
-                    "summary": summary.id if summary else None,
+                    "dropped": dropped,
+                    "compressed": compressed,
+                    "summaries": [m.id for m in made],
                     "skipped": skipped,
                 },
             )
-        self._project([*touched, *([summary] if summary else [])])
-        dropped, compressed = tuple(m.id for _, m in drops), tuple(m.id for _, m in compresses)
+        self._project([*touched, *made])
         return SweepResult(
             plan_id=plan.id,
             namespace=plan.namespace,
-            dropped=dropped,
-            compressed=compressed,
-            summary_id=summary.id if summary else None,
+            dropped=tuple(dropped),
+            compressed=tuple(compressed),
+            summary_ids=tuple(m.id for m in made),
             skipped=tuple(skipped),
             notes=result_notes(dropped, compressed, skipped),
         )
+
+    def check_sweep_allowed(self) -> None:
+        """Refuse unless the decay policy lets sweeps execute (`auto`)."""
+        policy = self.settings.decay_policy
+        if policy != "auto":
+            raise InvalidInput(
+                f"the decay policy is {policy!r}, so sweeps only report",
+                hint="set decay_policy = auto (LETHE_DECAY_POLICY=auto) to let a sweep "
+                "forget, or forget the ids you choose yourself",
+            )
+
+    def _merge(
+        self,
+        tx: StoreTx,
+        plan: SweepPlan,
+        group: list[tuple[SweepItem, Memory]],
+        text: str,
+        private: bool,
+        vector: Vector,
+        actor: str,
+        now: datetime,
+    ) -> Memory:
+        """One summary memory for a group: it takes over their links; they go to the trash."""
+        summary, _ = self._insert(
+            tx,
+            Draft(
+                content=text,
+                namespace=plan.namespace,
+                agent=SUMMARY_AGENT,
+                layer="learning",
+                category="summary",
+                metadata={"summarizes": [m.id for _, m in group], "sweep": plan.id},
+                importance=max(m.importance for _, m in group),
+                private=private,
+            ),
+            new_memory_id(),
+            vector,
+            [],
+        )
+        merged = {m.id for _, m in group}
+        for item, memory in group:
+            for link in tx.store.links_of(memory.id):
+                other = link.other(memory.id)
+                if other not in merged:
+                    tx.upsert_link(Link.between(summary.id, other, link.kind, link.confidence, now))
+            reason = f"compressed into {summary.id} by decay sweep {plan.id}"
+            self._sweep_forget(tx, memory, item, plan, actor, now, reason, {"summary": summary.id})
+        return summary
 
     def _summary(self, contents: list[str], *, private: bool) -> str:
         """LLM-written when an endpoint is configured (a failure stops the sweep before it
@@ -172,6 +216,20 @@ class SweepOps(TrashOps, MemoryOps):
             | extra,
             content_sha256=memory.content_sha256,
         )
+
+
+def _groups(items: list[tuple[SweepItem, Memory]]) -> list[list[tuple[SweepItem, Memory]]]:
+    """Compressions in bounded groups, one summary each: memories of one agent, private ones
+    apart from the rest (a private summary never holds public memories' words and vice
+    versa), oldest first, at most SUMMARY_GROUP per summary."""
+    by_kind: dict[tuple[str, bool], list[tuple[SweepItem, Memory]]] = {}
+    for item, memory in sorted(items, key=lambda pair: pair[1].created_at):
+        by_kind.setdefault((memory.agent, memory.private), []).append((item, memory))
+    return [
+        members[start : start + SUMMARY_GROUP]
+        for members in by_kind.values()
+        for start in range(0, len(members), SUMMARY_GROUP)
+    ]
 
 
 def _touched_since(memory: Memory, plan: SweepPlan) -> bool:

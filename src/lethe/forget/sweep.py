@@ -75,7 +75,8 @@ class SweepResult(_Frozen):
     namespace: str
     dropped: tuple[str, ...]
     compressed: tuple[str, ...]
-    summary_id: str | None
+    summary_ids: tuple[str, ...]
+    """The summary memories the compressions became (one per group)."""
     skipped: tuple[str, ...]
     """Changed, protected or gone since the plan: left alone."""
     notes: str
@@ -193,5 +194,8 @@ def notes(compress: int, drop: int, policy: decay.Policy) -> str:
 def result_notes(dropped: Sequence[str], compressed: Sequence[str], skipped: Sequence[str]) -> str:
     parts = [f"Dropped {len(dropped)} and compressed {len(compressed)} memories (to the trash)."]
     if skipped:
-        parts.append(f"{len(skipped)} changed since the plan and were left alone.")
+        parts.append(
+            f"{len(skipped)} left alone (recalled, changed, protected or gone since the plan, "
+            "or a lone memory with nothing to merge with)."
+        )
     return " ".join(parts)

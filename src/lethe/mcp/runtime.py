@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from lethe.engine import Lethe
     from lethe.forget.plan import ForgetPlan
     from lethe.forget.session import ForgetSession
+    from lethe.forget.sweep import SweepPlan
 OPEN_TIMEOUT_S = 120.0
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""
@@ -74,7 +75,19 @@ class Runtime:
     """Plans shown to a human in an elicitation, executed as shown when they accept."""
     forget_sessions: dict[str, ForgetSession] = field(default_factory=dict)
     """Forget mode: one guarded session per MCP session, set by the forget-mode prompt."""
+    sweep_plans: dict[tuple[str, str], SweepPlan] = field(default_factory=dict)
+    """Sweep reports shown to a session, executable by their id (two calls, like forget)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def keep_sweep_plan(self, session: str, plan: SweepPlan) -> None:
+        with self._lock:
+            while len(self.sweep_plans) >= MAX_FORGET_SESSIONS:
+                self.sweep_plans.pop(next(iter(self.sweep_plans)))
+            self.sweep_plans[(session, plan.id)] = plan
+
+    def take_sweep_plan(self, session: str, plan_id: str) -> SweepPlan | None:
+        with self._lock:
+            return self.sweep_plans.pop((session, plan_id), None)
 
     def keep_forget_session(self, key: str, session: ForgetSession) -> None:
         """Remember a session's forget mode; expired ones go, and past the cap the oldest."""

@@ -4,6 +4,7 @@
 from typing import Annotated
 
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -37,7 +38,7 @@ class SweepOut(Output):
     samples: list[SweepItemOut]
     dropped_ids: list[str]
     compressed_ids: list[str]
-    summary_id: str | None
+    summary_ids: list[str]
     message: str
 
 
@@ -94,12 +95,34 @@ def _context_out(working: WorkingContext, namespace: str) -> ContextOut:
 
 def decay_tools(rt: Runtime) -> list[Tool]:
     def sweep(
-        ctx: Context, execute: bool = False, namespace: Namespace = None
+        ctx: Context,
+        execute: bool = False,
+        plan_id: Annotated[
+            str | None,
+            Field(
+                pattern=r"^sweep_[0-9a-f]{12}$",
+                description="With execute: the plan_id of a report from this session",
+            ),
+        ] = None,
+        namespace: Namespace = None,
     ) -> Annotated[CallToolResult, SweepOut]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget" if execute else "read", namespace)
-            plan = mem.sweep(namespace=ns, actor=rt.actor(grant))
-            result = mem.execute_sweep(plan) if execute and (plan.compress or plan.drop) else None
+            session = rt.session(ctx, grant)
+            result = None
+            if execute:
+                # A plan is carried out only as it was shown: a report first, then its id.
+                mem.check_sweep_allowed()
+                plan = rt.take_sweep_plan(session, plan_id or "")
+                if plan is None or plan.namespace != ns:
+                    raise ToolError(
+                        "execute needs the plan_id of a sweep report from this session: call "
+                        "sweep without execute, show the plan to the user, then pass its id"
+                    )
+                result = mem.execute_sweep(plan)
+            else:
+                plan = mem.sweep(namespace=ns, actor=rt.actor(grant))
+                rt.keep_sweep_plan(session, plan)
         samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
         out = SweepOut(
             plan_id=plan.id,
@@ -113,7 +136,7 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             samples=[SweepItemOut(**s.model_dump()) for s in samples],
             dropped_ids=list(result.dropped) if result else [],
             compressed_ids=list(result.compressed) if result else [],
-            summary_id=result.summary_id if result else None,
+            summary_ids=list(result.summary_ids) if result else [],
             message=result.notes if result else plan.notes,
         )
         lines = [
@@ -122,12 +145,18 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             *(f"- {s.id} {s.action} (risk {s.risk:g}, heat {s.heat:g})" for s in out.samples),
             out.message,
         ]
-        guidance = (
-            "Forgotten memories are in the trash; restore undoes any of them."
-            if result
-            else "This is a report. Forget chosen ids with forget, or ask the operator to "
-            "allow automatic sweeps (decay_policy = auto)."
-        )
+        if result:
+            guidance = "Forgotten memories are in the trash; restore undoes any of them."
+        elif plan.executable and (plan.compress or plan.drop):
+            guidance = (
+                "This is a plan. If the user agrees, call sweep(execute=true, "
+                f"plan_id={plan.id!r}) within {int(mem.settings.confirm_ttl_seconds)} s."
+            )
+        else:
+            guidance = (
+                "This is a report. Forget chosen ids with forget, or ask the operator to "
+                "allow automatic sweeps (decay_policy = auto)."
+            )
         return reply(out, lines, guidance)
 
     def consolidate(
