@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -29,10 +30,9 @@ def mcp(
         Path | None,
         typer.Option(
             "--tokens",
-            envvar="LETHE_MCP_TOKENS",
             metavar="FILE",
             help="TOML file of bearer tokens, each bound to namespaces and a role "
-            "(read, write, forget). HTTP only.",
+            "(read, write, forget). HTTP only; default $LETHE_MCP_TOKENS.",
         ),
     ] = None,
     allow_purge: Annotated[
@@ -45,6 +45,8 @@ def mcp(
 
     if tokens is not None and not http:
         raise typer.BadParameter("tokens apply to --http only", param_hint="--tokens")
+    if tokens is None and http and os.environ.get("LETHE_MCP_TOKENS"):
+        tokens = Path(os.environ["LETHE_MCP_TOKENS"])
     grants = Tokens.load(tokens) if tokens is not None else Tokens({})
     runtime = Runtime(
         loader=EngineLoader(lambda: Lethe.open(db)), tokens=grants, allow_purge=allow_purge

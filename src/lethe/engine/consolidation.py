@@ -104,7 +104,10 @@ class ConsolidateOps(RelationOps):
         now = self._clock()
         bumped = []
         with self.store.transaction() as tx:
-            for link in candidates:
+            for found in candidates:
+                link = tx.store.get_link(found.a, found.b, found.kind)
+                if link is None or link.updated_at != link.created_at:
+                    continue  # changed meanwhile (another run, a person): left as it is
                 confidence = round(min(1.0, link.confidence + TEMPORAL_BUMP), 6)
                 new = link.model_copy(update={"confidence": confidence, "updated_at": now})
                 tx.upsert_link(new)

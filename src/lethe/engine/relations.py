@@ -129,10 +129,7 @@ class RelationOps(EngineBase):
         )
         namespace = validate.namespace(namespace)
         importance = validate.unit_interval(importance, "importance")
-        members = [self.get(i) for i in dict.fromkeys(memory_ids)]
-        for member in members:
-            if member.namespace != namespace:
-                raise InvalidInput(f"{member.id} is not in namespace {namespace!r}")
+        members = [self.get(i, namespace=namespace) for i in dict.fromkeys(memory_ids)]
         now = self._clock()
         times = [m.created_at for m in members] or [now]
         start, end = start or min(times), end or max(times)

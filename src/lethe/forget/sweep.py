@@ -132,7 +132,7 @@ def build_plan(
             policy=policy,
             created_at=now,
             actor=actor,
-            scanned=0,
+            scanned=n,
             protected=0,
             keep=n,
             compress=0,

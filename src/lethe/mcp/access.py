@@ -95,7 +95,18 @@ class Tokens:
                 hint='add one: [[token]] name = "me", token = "…", namespaces = ["default"], '
                 'role = "read"',
             )
-        return cls(dict(_entry(path, n, e) for n, e in enumerate(entries, 1)))
+        grants: dict[str, Grant] = {}
+        for n, entry in enumerate(entries, 1):
+            token, grant = _entry(path, n, entry)
+            if token in grants:
+                raise InvalidInput(f"{path}: token {n} repeats the token of another entry")
+            if any(g.name == grant.name for g in grants.values()):
+                raise InvalidInput(
+                    f"{path}: token {n} repeats the name {grant.name!r}",
+                    hint="names identify clients in the audit log and must be unique",
+                )
+            grants[token] = grant
+        return cls(grants)
 
 
 def _entry(path: Path, n: int, entry: Any) -> tuple[str, Grant]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from typing import Any
 
@@ -13,14 +12,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from lethe.errors import InvalidInput
 from lethe.mcp.access import Tokens
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+"""The hosts the SDK guards against DNS rebinding by default; only these serve without tokens."""
+
 
 def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    return host in LOOPBACK
 
 
 class BearerAuth:
@@ -32,8 +29,11 @@ class BearerAuth:
         self.tokens = tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.tokens:
+        if scope["type"] == "lifespan" or (scope["type"] == "http" and not self.tokens):
             await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # e.g. a websocket: not part of this server
+            await send({"type": "websocket.close", "code": 1008})
             return
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
         if self.tokens.grant_for(header) is not None:

@@ -127,7 +127,7 @@ class MissingOut(Output):
 
 
 ForgetStatus = Literal[
-    "candidates", "pending", "executed", "partial", "declined", "refused", "not_found"
+    "candidates", "pending", "executed", "partial", "declined", "refused", "changed", "not_found"
 ]
 
 

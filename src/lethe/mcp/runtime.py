@@ -79,6 +79,16 @@ class Runtime:
     """Sweep reports shown to a session, executable by their id (two calls, like forget)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def keep_preview(self, key: tuple[str, str, tuple[str, ...]], plan: ForgetPlan) -> None:
+        with self._lock:
+            while len(self.previews) >= MAX_FORGET_SESSIONS:  # unanswered questions give way
+                self.previews.pop(next(iter(self.previews)))
+            self.previews[key] = plan
+
+    def take_preview(self, key: tuple[str, str, tuple[str, ...]]) -> ForgetPlan | None:
+        with self._lock:
+            return self.previews.pop(key, None)
+
     def keep_sweep_plan(self, session: str, plan: SweepPlan) -> None:
         with self._lock:
             while len(self.sweep_plans) >= MAX_FORGET_SESSIONS:
@@ -141,5 +151,6 @@ class Runtime:
             return self.process_session
         session_id = headers.get("mcp-session-id")
         if session_id:
-            return f"mcp-{session_id}"[:120]
+            # Bound to the grant too: another token holding this session id gets another key.
+            return f"mcp-{grant.name}-{session_id}"[:120]
         return f"token-{grant.name}"

@@ -1,6 +1,6 @@
 """The MCP server: every engine capability as tools, over stdio or streamable HTTP.
 
-The tools are thin (see `tools_memory`, `tools_forget`); this module assembles them and starts
+The tools are thin (see the `tools_*` modules); this module assembles them and starts
 the engine in the background, so `initialize` and `tools/list` are answered before the
 embedding model has loaded.
 """

@@ -1,4 +1,4 @@
-"""Tools for decay and upkeep: sweep (and, with the rest of issue 5, consolidate, context)."""
+"""Tools for decay and upkeep: sweep, consolidate, and working memory (context, attend)."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time.
 from typing import Annotated

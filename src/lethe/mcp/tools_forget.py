@@ -74,6 +74,8 @@ def _can_elicit(ctx: Context) -> bool:
     caps = ctx.client_capabilities
     if caps is None or caps.elicitation is None:
         return False
+    if caps.elicitation.form is None and caps.elicitation.url is not None:
+        return False  # URL-only clients cannot answer a form; the two-call rule applies
     version = ctx.protocol_version
     if version is not None and is_version_at_least(version, "2026-07-28"):
         return True  # asked through the retry flow, no back-channel needed
@@ -88,11 +90,8 @@ def _question(plan: ForgetPlan) -> str:
 
 def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> ForgetOut:
     deleted = list(c.executed.executed) if c.executed else []
-    status = {"partial": "partial", "refused": "refused", "not_found": "not_found"}.get(
-        c.status, c.status
-    )
     return ForgetOut(
-        status=status,
+        status=c.status,
         operation=operation,
         namespace=ns,
         message=c.message,
@@ -112,7 +111,7 @@ def _from_result(r: ForgetResult, ns: str) -> ForgetOut:
     ]
     status = "executed" if r.executed and not (r.refused or r.stale or missing) else "partial"
     if not r.executed:
-        status = "refused" if r.refused else "not_found"
+        status = "refused" if r.refused else "changed" if r.stale else "not_found"
     return ForgetOut(
         status=status,
         operation=r.operation,
@@ -161,7 +160,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.session(ctx, grant))
         if not plan.targets:
             return None
-        rt.previews[(rt.session(ctx, grant), operation, plan.source.memory_ids)] = plan
+        rt.keep_preview((rt.session(ctx, grant), operation, plan.source.memory_ids), plan)
         return Elicit(_question(plan), ConfirmForget)
 
     def confirm_forget(
@@ -195,7 +194,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                     ids, session=session, namespace=ns, operation=operation, actor=rt.actor(grant)
                 )
                 return _answer(_from_confirmation(c, operation, ns))
-            plan = rt.previews.pop((session, operation, tuple(dict.fromkeys(ids))), None)
+            plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
                 plan = plan or _plan(mem, operation, ids, ns, session)
                 return _answer(_from_result(mem.execute(plan, actor=rt.actor(grant)), ns))

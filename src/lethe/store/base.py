@@ -27,11 +27,10 @@ F64 = npt.NDArray[np.float64]
 @dataclass(frozen=True)
 class DecayColumns:
     """What a decay sweep reads of every live memory of a namespace, column by column.
-    Times are POSIX seconds; `last_access_at` falls back to creation for never-recalled ones."""
+    `last_access_at` is in POSIX seconds, the creation time for a memory never recalled."""
 
     ids: list[str]
     importance: F64
-    created_at: F64
     last_access_at: F64
     accesses_total: F64
     accesses_30d: F64

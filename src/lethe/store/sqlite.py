@@ -415,30 +415,9 @@ class SQLiteStore:
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record that memories were recalled. Access statistics are not audited changes."""
-        if not ids:
-            return
-        marks = ", ".join("?" for _ in ids)
-        day = int(ts(at) // 86400)
-        with self._lock:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                raise _store_error(self.path, exc) from None
-            try:
-                self._conn.execute(
-                    f"UPDATE memories SET access_count = access_count + 1, "
-                    f"last_accessed_at = ? WHERE id IN ({marks})",
-                    [ts(at), *ids],
-                )
-                self._conn.executemany(
-                    "INSERT INTO access_days (memory_id, day, count) VALUES (?, ?, 1) "
-                    "ON CONFLICT (memory_id, day) DO UPDATE SET count = count + 1",
-                    [(memory_id, day) for memory_id in ids],
-                )
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        if ids:
+            with self.transaction() as tx:
+                tx.touch(ids, at)
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]
@@ -457,7 +436,6 @@ class SQLiteStore:
             row = self._conn.execute(
                 """SELECT count(*), group_concat(id),
                           group_concat(CAST(round(importance * 1000000) AS INTEGER)),
-                          group_concat(CAST(created_at AS INTEGER)),
                           group_concat(CAST(coalesce(last_accessed_at, created_at) AS INTEGER)),
                           group_concat(access_count),
                           group_concat(layer IN (SELECT value FROM json_each(?))
@@ -486,12 +464,11 @@ class SQLiteStore:
         return DecayColumns(
             ids=ids,
             importance=numbers(row[2]) / 1_000_000,
-            created_at=numbers(row[3]),
-            last_access_at=numbers(row[4]),
-            accesses_total=numbers(row[5]),
+            last_access_at=numbers(row[3]),
+            accesses_total=numbers(row[4]),
             accesses_30d=acc30,
             accesses_90d=acc90,
-            always_kept=numbers(row[6]) > 0,
+            always_kept=numbers(row[5]) > 0,
         )
 
     def memory_ids(self) -> list[str]:

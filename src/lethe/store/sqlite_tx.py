@@ -160,6 +160,19 @@ class SQLiteTx:
 
     # -- forgetting ---------------------------------------------------------------------
 
+    def touch(self, ids: Sequence[str], at: datetime) -> None:
+        marks = ", ".join("?" for _ in ids)
+        self._conn.execute(
+            f"UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? "
+            f"WHERE id IN ({marks})",
+            [ts(at), *ids],
+        )
+        self._conn.executemany(
+            "INSERT INTO access_days (memory_id, day, count) VALUES (?, ?, 1) "
+            "ON CONFLICT (memory_id, day) DO UPDATE SET count = count + 1",
+            [(memory_id, int(ts(at) // 86400)) for memory_id in ids],
+        )
+
     def working_put(
         self, agent: str, namespace: str, memory_id: str, tokens: int, at: datetime
     ) -> None:
