@@ -18,7 +18,7 @@ from lethe.embed import Embedder
 from lethe.errors import MemoryNotFound, WorkspaceError
 from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
-from lethe.store.base import Store
+from lethe.store.base import Store, StoreTx
 from lethe.workspace import Workspace
 
 Clock = Callable[[], datetime]
@@ -72,8 +72,9 @@ class EngineBase:
             if not items or len(out) >= total:
                 return out
 
-    def _entered(self, memory: Memory) -> None:
-        """A memory was just written by its agent: working memory (if any) takes it in."""
+    def _entered(self, tx: StoreTx, memory: Memory) -> None:
+        """A memory is being written by its agent: working memory (if any) takes it in, in
+        the same transaction."""
 
     def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         """Recalled memories return to the recalling agent's working memory (if any)."""

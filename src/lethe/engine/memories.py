@@ -72,8 +72,8 @@ class MemoryOps(EngineBase):
                         similarity=similarity,
                     )
             memory, _ = self._insert(tx, draft, memory_id, vector, neighbours)
+            self._entered(tx, memory)
         self._project([memory])
-        self._entered(memory)
         return memory
 
     def remember_many(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from lethe import validate
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory
+from lethe.store.base import StoreTx
 from lethe.working import Slot, WorkingContext, choose_evictions, context_of
 
 MAX_ATTEND = 100
@@ -50,28 +52,40 @@ class WorkingOps(EngineBase):
         admitted = [i for i in ids if i not in too_large]
         now = self._clock()
         with self.store.transaction() as tx:
-            for memory_id in admitted:
-                tx.working_put(agent, namespace, memory_id, tokens[memory_id], now)
-            slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
-            evicted = choose_evictions(slots, budget, now)
-            for slot in evicted:
-                tx.working_drop(agent, namespace, slot.memory.id)
-                tx.append_event(
-                    op="evict",
-                    actor=agent,
-                    at=now,
-                    memory_id=slot.memory.id,
-                    namespace=namespace,
-                    details={"agent": agent, "tokens": slot.tokens, "budget": budget},
-                )
+            slots, evicted = self._admit(
+                tx, agent, namespace, {i: tokens[i] for i in admitted}, now
+            )
         gone = {s.memory.id for s in evicted}
         kept = [s for s in slots if s.memory.id not in gone]
         return context_of(
             agent, namespace, budget, kept, now, evicted=sorted(gone), too_large=too_large
         )
 
-    def _entered(self, memory: Memory) -> None:
-        self.attend([memory.id], agent=memory.agent, namespace=memory.namespace)
+    def _admit(
+        self, tx: StoreTx, agent: str, namespace: str, tokens: dict[str, int], now: datetime
+    ) -> tuple[list[Slot], list[Slot]]:
+        """Put memories in, then evict the least valuable until the set fits the budget."""
+        budget = self._budget()
+        for memory_id, count in tokens.items():
+            tx.working_put(agent, namespace, memory_id, count, now)
+        slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
+        evicted = choose_evictions(slots, budget, now)
+        for slot in evicted:
+            tx.working_drop(agent, namespace, slot.memory.id)
+            tx.append_event(
+                op="evict",
+                actor=agent,
+                at=now,
+                memory_id=slot.memory.id,
+                namespace=namespace,
+                details={"agent": agent, "tokens": slot.tokens, "budget": budget},
+            )
+        return slots, evicted
+
+    def _entered(self, tx: StoreTx, memory: Memory) -> None:
+        tokens = self.embedder.count_tokens(memory.content)
+        if tokens <= self._budget():
+            self._admit(tx, memory.agent, memory.namespace, {memory.id: tokens}, memory.created_at)
 
     def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         self.attend(memory_ids, agent=agent, namespace=namespace)
