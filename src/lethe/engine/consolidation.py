@@ -16,6 +16,9 @@ from lethe.neardup import near_duplicates
 
 DEFAULT_WINDOW_MINUTES = 30.0
 TEMPORAL_BUMP = 0.05
+MAX_BUMPS = 1000
+"""Links strengthened per run, newest first: a bulk import makes every auto-link "close in
+time", and one run must not rewrite them all; later runs take the rest."""
 MAX_PAIRS = 1000
 MIN_THRESHOLD = 0.5
 
@@ -98,7 +101,7 @@ class ConsolidateOps(RelationOps):
     def _bump_close_in_time(self, namespace: str, window_s: float, actor: str) -> list[Link]:
         """Strengthen each link made between memories recorded close together, once: a link
         changed since it was made (by this or by anyone) is left as it is."""
-        candidates = self.store.fresh_links_close_in_time(namespace, window_s)
+        candidates = self.store.fresh_links_close_in_time(namespace, window_s, MAX_BUMPS)
         if not candidates:
             return []
         now = self._clock()

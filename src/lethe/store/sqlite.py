@@ -267,16 +267,18 @@ class SQLiteStore:
             self._sync.sync()
             return self._sync.index.namespace_matrix(namespace)
 
-    def fresh_links_close_in_time(self, namespace: str, window_s: float) -> list[Link]:
-        """Links between live memories of a namespace written within `window_s` of each
-        other, never changed since they were made."""
+    def fresh_links_close_in_time(self, namespace: str, window_s: float, limit: int) -> list[Link]:
+        """Up to `limit` links between live memories of a namespace written within `window_s`
+        of each other, never changed since they were made; the newest first."""
         sql = """
             SELECT l.* FROM links l
             JOIN memories ma ON ma.id = l.a JOIN memories mb ON mb.id = l.b
             WHERE ma.status = 'active' AND mb.status = 'active' AND ma.namespace = ?
-              AND abs(ma.created_at - mb.created_at) <= ? AND l.updated_at = l.created_at"""
+              AND abs(ma.created_at - mb.created_at) <= ? AND l.updated_at = l.created_at
+            ORDER BY l.created_at DESC LIMIT ?"""
         with self._lock:
-            return [link_from_row(r) for r in self._conn.execute(sql, (namespace, window_s))]
+            rows = self._conn.execute(sql, (namespace, window_s, limit))
+            return [link_from_row(r) for r in rows]
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
         with self._lock:
