@@ -30,7 +30,6 @@ from lethe.mcp.outputs import (
     CandidateOut,
     EventOut,
     ForgetOut,
-    LinkOut,
     MemoryDetail,
     MemoryOut,
     MissingOut,
@@ -50,7 +49,7 @@ from lethe.mcp.params import (
     tool_errors,
 )
 from lethe.mcp.runtime import Runtime
-from lethe.mcp.tools_memory import READ
+from lethe.mcp.tools_memory import READ, with_links
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -276,9 +275,8 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             m = mem.restore(memory_id, actor=rt.actor(grant), namespace=ns)
-            links = mem.links(m.id, namespace=ns)
-        out = MemoryDetail(memory=MemoryOut.of(m), links=[LinkOut.of(lk) for lk in links])
-        lines = [f"Restored {m.id} with {len(links)} links:", memory_line(out.memory)]
+            out = with_links(mem, m, ns)
+        lines = [f"Restored {m.id} with {len(out.links)} links:", memory_line(out.memory)]
         return reply(out, lines, "It is back in recall, its episodes and the workspace files.")
 
     def audit_log(

@@ -4,7 +4,7 @@ link_memories, create_episode, get_episode. Each parses, calls the engine, forma
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
@@ -40,11 +40,16 @@ from lethe.mcp.params import (
 from lethe.mcp.runtime import Runtime
 from lethe.model import DEFAULT_AGENT, EpisodeView, Memory
 
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
+
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 
 
-def _detail(memory: Memory, links: list[LinkOut]) -> MemoryDetail:
+def with_links(mem: "Lethe", memory: Memory, namespace: str) -> MemoryDetail:
+    """A memory as tools return it: with its links to live memories of its namespace."""
+    links = [LinkOut.of(link) for link in mem.links(memory.id, namespace=namespace)]
     return MemoryDetail(memory=MemoryOut.of(memory), links=links)
 
 
@@ -91,11 +96,11 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 private=private,
                 allow_duplicate=allow_duplicate,
             )
-            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
-        out = _detail(m, links)
+            out = with_links(mem, m, ns)
         lines = [f"Remembered {m.id} in {ns}: {m.content}"]
         lines += [
-            f"- linked to {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})" for lk in links
+            f"- linked to {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})"
+            for lk in out.links
         ]
         return reply(out, lines, "Use this id to update, link or forget it later.")
 
@@ -154,14 +159,13 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, _, ns = rt.enter(ctx, "read", namespace)
             m = mem.get(memory_id, namespace=ns)
-            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
-        lines = [memory_line(MemoryOut.of(m)), f"importance {m.importance}, agent {m.agent}"]
+            out = with_links(mem, m, ns)
+        lines = [memory_line(out.memory), f"importance {m.importance}, agent {m.agent}"]
         lines += [
-            f"- {lk.kind} {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})" for lk in links
+            f"- {lk.kind} {lk.b if lk.a == m.id else lk.a} ({lk.confidence:.2f})"
+            for lk in out.links
         ]
-        return reply(
-            _detail(m, links), lines, "Change it with update_memory; forget it with forget."
-        )
+        return reply(out, lines, "Change it with update_memory; forget it with forget.")
 
     def update_memory(
         memory_id: MemoryId,
@@ -189,9 +193,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 actor=rt.actor(grant),
                 namespace=ns,
             )
-            links = [LinkOut.of(link) for link in mem.links(m.id, namespace=ns)]
-        lines = [f"Updated {m.id}:", memory_line(MemoryOut.of(m))]
-        return reply(_detail(m, links), lines, "The audit log keeps the old content's hash.")
+            out = with_links(mem, m, ns)
+        lines = [f"Updated {m.id}:", memory_line(out.memory)]
+        return reply(out, lines, "The audit log keeps the old content's hash.")
 
     def link_memories(
         a: MemoryId,
