@@ -243,6 +243,9 @@ def test_vector_snapshot_speeds_the_next_open_and_stays_correct(
     with Lethe.open(other, embedder=embedder) as mem:
         assert len(mem.store.live_vector_ids()) == 1, "another store's snapshot is ignored"
 
+    matrices = list(db_path.parent.glob(f"{db_path.name}.vectors.*.npy"))
+    assert len(matrices) == 1, "each save replaces the previous matrix"
     with Lethe.open(db_path, embedder=embedder) as mem:
         mem.execute(mem.plan_purge([ids[0]]))
         assert not snapshot_file.exists(), "a purge drops the snapshot with the erased vector"
+        assert not list(db_path.parent.glob(f"{db_path.name}.vectors.*.npy"))

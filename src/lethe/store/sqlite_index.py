@@ -3,16 +3,20 @@
 Rows are the source of truth. The index is rebuilt from them once, then brought up to date
 before every search by replaying `vector_log` (filled by triggers), which is how one process
 sees another's writes. Rebuilding from rows reads every embedding BLOB — most of a cold start
-at 100k memories — so a rebuilt index is also saved beside the database as a snapshot
-(`<db>.vectors.npz`, written atomically) that the next process loads and replays from. The
-snapshot is only a cache: it names the database it belongs to and the log position it
-reflects, anything unexpected makes it ignored, and a purge deletes it so an erased memory's
-vector does not outlive the memory.
+at 100k memories — so a rebuilt index is also saved beside the database as a snapshot that
+the next process loads and replays from: `<db>.vectors.npz` (ids, namespaces, the database
+it belongs to, the log position it reflects) and the matrix as a raw `<db>.vectors.<tag>.npy`,
+memory-mapped on load instead of read through a zip archive. Each save writes a new tag and
+then swaps the small file atomically, so a reader never pairs one save's ids with another's
+vectors. The snapshot is only a cache: anything unexpected makes it ignored, and a purge
+deletes it so an erased memory's vector does not outlive the memory.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import secrets
 import sqlite3
 import tempfile
 import zipfile
@@ -29,6 +33,14 @@ SNAPSHOT_MIN = 2000
 
 def snapshot_path(db: Path) -> Path:
     return db.with_name(db.name + ".vectors.npz")
+
+
+def matrix_path(db: Path, tag: str) -> Path:
+    return db.with_name(f"{db.name}.vectors.{tag}.npy")
+
+
+def _matrix_files(db: Path) -> list[Path]:
+    return list(db.parent.glob(f"{glob.escape(db.name)}.vectors.*.npy"))
 
 
 class IndexSync:
@@ -102,8 +114,16 @@ class IndexSync:
             return
         ids, namespaces, matrix = self.index.export()
         path = snapshot_path(self._db)
+        tag = secrets.token_hex(6)
+        old = _matrix_files(self._db)
+        written: list[Path] = []
         try:
+            vectors = matrix_path(self._db, tag)
+            with vectors.open("xb") as handle:
+                written.append(vectors)
+                np.save(handle, matrix)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            written.append(Path(tmp))
             with os.fdopen(fd, "wb") as handle:
                 np.savez(
                     handle,
@@ -111,11 +131,15 @@ class IndexSync:
                     seq=np.array(self.seq, dtype=np.int64),
                     ids=np.array(ids, dtype="S16"),
                     namespaces=np.array(namespaces),
-                    matrix=matrix,
+                    tag=np.array(tag),
                 )
             os.replace(tmp, path)
         except OSError:
-            Path(tmp).unlink(missing_ok=True)
+            for leftover in written:
+                leftover.unlink(missing_ok=True)
+            return
+        for stale in old:  # a reader that mapped one keeps its pages
+            stale.unlink(missing_ok=True)
 
     def _load_snapshot(self) -> bool:
         path = snapshot_path(self._db)
@@ -124,9 +148,10 @@ class IndexSync:
                 if str(data["db_id"]) != self._db_id:
                     return False
                 seq = int(data["seq"])
-                matrix = data["matrix"]
+                tag = str(data["tag"])
                 ids = [i.decode("ascii") for i in data["ids"].tolist()]
-                namespaces = [str(n) for n in data["namespaces"].tolist()]
+                namespaces = data["namespaces"].tolist()
+            matrix = np.load(matrix_path(self._db, tag), mmap_mode="r", allow_pickle=False)
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             return False
         newest = self._conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
@@ -138,3 +163,5 @@ class IndexSync:
 
     def drop_snapshot(self) -> None:
         snapshot_path(self._db).unlink(missing_ok=True)
+        for vectors in _matrix_files(self._db):
+            vectors.unlink(missing_ok=True)

@@ -72,14 +72,22 @@ class VectorIndex:
     def bulk_load(self, ids: Sequence[str], namespaces: Sequence[str], matrix: Vector) -> None:
         """Replace the whole content at once (start-up and after a rollback)."""
         count = len(ids)
-        self.clear(max(1024, count))
+        self.clear(0)
+        # One copy of the rows (no zero-filled buffer first), namespaces coded in one pass:
+        # at 100k memories this is most of what opening a store costs.
+        capacity = max(1024, count)
+        self._matrix = np.empty((capacity, self.dim), dtype=np.float32)
         self._matrix[:count] = matrix
-        codes = [self._code(ns) for ns in namespaces]
-        self._namespace[:count] = np.asarray(codes, dtype=np.int32)
-        for code in codes:
-            self._ns_live[code] = self._ns_live.get(code, 0) + 1
+        self._matrix[count:] = 0.0
+        names, codes = np.unique(np.asarray(namespaces, dtype=object), return_inverse=True)
+        self._ns_codes = {str(name): code for code, name in enumerate(names.tolist())}
+        self._namespace = np.full(capacity, -1, dtype=np.int32)
+        self._namespace[:count] = codes
+        self._ns_live = {
+            code: int(n) for code, n in enumerate(np.bincount(codes, minlength=len(names)))
+        }
         self._ids = list(ids)
-        self._slot = {memory_id: i for i, memory_id in enumerate(ids)}
+        self._slot = dict(zip(ids, range(count), strict=True))
 
     def remove(self, memory_id: str) -> None:
         slot = self._slot.pop(memory_id, None)
