@@ -21,14 +21,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from common import build_db, log, machine, memory_count, stats_ms, write_json
-
-from lethe.embed import load_default_embedder
+from common import log, machine, memory_count, stats_ms, store_for, write_json
 
 QUERY = "Where did the user's sister move to?"
 LIBRARY = (
@@ -152,11 +149,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="corpus seed when building (0)")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lethe-bench-") as tmp:
-        db = args.db
-        if db is None:
-            db = Path(tmp) / "coldstart.db"
-            build_db(db, args.size, args.seed, load_default_embedder())
+    with store_for(args.db, args.size, args.seed) as db:
         result = run(db, runs=args.runs)
     result["machine"] = machine()
     print_result(result)

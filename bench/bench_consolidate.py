@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from common import build_db, log, machine, write_json
+from common import log, machine, store_for, write_json
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
@@ -79,11 +79,7 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=0.90)
     parser.add_argument("--no-exact", action="store_true", help="skip the exact baseline")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lethe-consolidate-build-") as tmp:
-        db = args.db
-        if db is None:
-            db = Path(tmp) / "store.db"
-            build_db(db, args.size, 0, load_default_embedder())
+    with store_for(args.db, args.size) as db:
         result = {
             "machine": machine(),
             **run(db, threshold=args.threshold, exact=not args.no_exact),

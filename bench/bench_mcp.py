@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import corpus
-from common import build_db, log, machine, memory_count, stats_ms, time_each, write_json
+from common import log, machine, memory_count, stats_ms, store_for, time_each, write_json
 from mcp import Client, StdioServerParameters
 
 from lethe import Lethe
@@ -126,11 +126,7 @@ def main() -> None:
     parser.add_argument("--forgets", type=int, default=100, help="forgets, two calls each (100)")
     parser.add_argument("--starts", type=int, default=10, help="server starts to time (10)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lethe-mcp-build-") as tmp:
-        db = args.db
-        if db is None:
-            db = Path(tmp) / "store.db"
-            build_db(db, args.size, 0, load_default_embedder())
+    with store_for(args.db, args.size) as db:
         result = {
             "machine": machine(),
             **run(db, queries=args.queries, forgets=args.forgets, starts=args.starts),

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import re
 import sqlite3
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,11 +33,11 @@ import corpus
 import numpy as np
 from common import (
     CachedEmbedder,
-    build_db,
     log,
     machine,
     memory_count,
     stats_ms,
+    store_for,
     write_json,
 )
 
@@ -259,11 +258,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="corpus seed when building (0)")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="lethe-bench-") as tmp:
-        db = args.db
-        if db is None:
-            db = Path(tmp) / "recall.db"
-            build_db(db, args.size, args.seed, load_default_embedder())
+    with store_for(args.db, args.size, args.seed) as db:
         result = run(db, n_queries=args.queries, k=args.k, rounds=args.rounds)
     result["machine"] = machine()
     print_result(result)

@@ -6,8 +6,10 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ import numpy as np
 
 import lethe
 from lethe import Lethe
-from lethe.embed import Embedder, Vectors
+from lethe.embed import Embedder, Vectors, load_default_embedder
 
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
@@ -176,6 +178,19 @@ def build_db(path: Path, size: int, seed: int, embedder: Embedder) -> dict[str, 
     with Lethe.open(path, embedder=embedder) as mem:
         report = mem.remember_many(corpus.drafts(size, seed), progress=progress)
     return report.model_dump()
+
+
+@contextmanager
+def store_for(db: Path | None, size: int, seed: int = 0) -> Iterator[Path]:
+    """The store a script measures: the one given with --db, else one built for the run in a
+    temporary folder (slow: it embeds every memory) and removed afterwards."""
+    if db is not None:
+        yield db
+        return
+    with tempfile.TemporaryDirectory(prefix="lethe-bench-") as tmp:
+        built = Path(tmp) / "store.db"
+        build_db(built, size, seed, load_default_embedder())
+        yield built
 
 
 def memory_count(path: Path) -> int:
