@@ -96,7 +96,8 @@ def test_count_tokens(embedder: MiniLMEmbedder) -> None:
 def test_input_past_256_tokens_is_truncated(embedder: MiniLMEmbedder) -> None:
     head = "the quick brown fox jumps over the lazy dog " * 40
     a, b = embedder.embed([head + "alpha " * 50, head + "omega " * 50])
-    np.testing.assert_array_equal(a, b)
+    # Same tokens after truncation; BLAS may round two rows of one batch differently.
+    np.testing.assert_allclose(a, b, rtol=0, atol=1e-6)
     assert float(a @ embedder.embed(["the quick brown fox"])[0]) < 0.999
 
 
