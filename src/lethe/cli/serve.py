@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from lethe.cli.app import DbOpt, app
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from lethe.engine import Lethe
 
 
 @app.command(
@@ -40,21 +45,32 @@ def mcp(
         typer.Option("--allow-purge", help="Offer the purge tool (erasure that cannot be undone)."),
     ] = False,
 ) -> None:
-    from lethe.engine import Lethe
-    from lethe.mcp import EngineLoader, Runtime, Tokens, build_server
+    from lethe.mcp.access import Tokens
 
     if tokens is not None and not http:
         raise typer.BadParameter("tokens apply to --http only", param_hint="--tokens")
     if tokens is None and http and os.environ.get("LETHE_MCP_TOKENS"):
         tokens = Path(os.environ["LETHE_MCP_TOKENS"])
     grants = Tokens.load(tokens) if tokens is not None else Tokens({})
-    runtime = Runtime(
-        loader=EngineLoader(lambda: Lethe.open(db)), tokens=grants, allow_purge=allow_purge
-    )
-    server = build_server(runtime)
+
+    def build() -> MCPServer[Any]:
+        from lethe.mcp.runtime import EngineLoader, Runtime
+        from lethe.mcp.server import build_server
+
+        def open_engine() -> Lethe:
+            from lethe.engine import Lethe
+
+            return Lethe.open(db)
+
+        runtime = Runtime(loader=EngineLoader(open_engine), tokens=grants, allow_purge=allow_purge)
+        return build_server(runtime)
+
     if http:
         from lethe.mcp.http import serve_http
 
-        serve_http(server, grants, host=host, port=port)
+        serve_http(build(), grants, host=host, port=port)
     else:
-        server.run("stdio")
+        # The SDK loads on a thread while the client's `initialize` is answered.
+        from lethe.mcp.stdio import serve_stdio
+
+        serve_stdio(build)

@@ -2,7 +2,8 @@
 
 The tools are thin (see the `tools_*` modules); this module assembles them and starts
 the engine in the background, so `initialize` and `tools/list` are answered before the
-embedding model has loaded.
+embedding model has loaded. The server's identity lives in `lethe.mcp.handshake`, which
+answers `initialize` over stdio before this module (and the SDK) has been imported.
 """
 
 from __future__ import annotations
@@ -14,19 +15,12 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 import lethe
+from lethe.mcp.handshake import INSTRUCTIONS, NAME, TITLE
 from lethe.mcp.runtime import Runtime
 from lethe.mcp.tools_decay import decay_tools
 from lethe.mcp.tools_forget import forget_tools
 from lethe.mcp.tools_forget_mode import forget_mode_prompt, forget_mode_tools
 from lethe.mcp.tools_memory import memory_tools
-
-INSTRUCTIONS = """lethe is the user's long-term memory. remember stores, recall searches
-(results carry ids and similarity). Forgetting is careful: forget(query=…) only lists
-candidates; forget(memory_id=…) needs the user's confirmation (asked directly, or by calling
-again with the same id). Forgotten memories can be restored from the trash; audit_log shows
-every change. consolidate finds near-duplicates, sweep reports what decay would forget,
-context/attend manage an agent's working memory, and the forget-mode prompt runs one
-natural-language forget instruction with search_memories/delete_memories."""
 
 
 def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
@@ -39,8 +33,8 @@ def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
             runtime.loader.close()
 
     server: MCPServer[dict[str, Any]] = MCPServer(
-        "lethe",
-        title="lethe memory",
+        NAME,
+        title=TITLE,
         instructions=INSTRUCTIONS,
         version=lethe.__version__,
         tools=[
