@@ -8,9 +8,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from lethe import Lethe
+from lethe import Filters, Lethe
 from lethe.embed import Embedder
 from lethe.errors import DatabaseNotWritable, NotALetheDatabase, SchemaTooNew
 from lethe.store.sqlite_schema import LATEST_VERSION
@@ -243,9 +244,54 @@ def test_vector_snapshot_speeds_the_next_open_and_stays_correct(
     with Lethe.open(other, embedder=embedder) as mem:
         assert len(mem.store.live_vector_ids()) == 1, "another store's snapshot is ignored"
 
-    matrices = list(db_path.parent.glob(f"{db_path.name}.vectors.*.npy"))
-    assert len(matrices) == 1, "each save replaces the previous matrix"
+    saved = sorted(p.name for p in db_path.parent.glob(f"{db_path.name}.vectors.*.npy"))
+    tags = {name.split(".vectors.")[1].split(".")[0] for name in saved}
+    assert len(saved) == 2 and len(tags) == 1, "each save replaces the previous matrix and codes"
     with Lethe.open(db_path, embedder=embedder) as mem:
         mem.execute(mem.plan_purge([ids[0]]))
         assert not snapshot_file.exists(), "a purge drops the snapshot with the erased vector"
         assert not list(db_path.parent.glob(f"{db_path.name}.vectors.*.npy"))
+
+
+def test_snapshot_keeps_the_int8_codes_and_searches_stay_exact(
+    db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the int8 first pass forced on, a store opened from its snapshot (codes loaded,
+    not recomputed) ranks and scores exactly as float32 brute force over the stored rows."""
+    from lethe.store import sqlite_index, vectors
+
+    monkeypatch.setattr(sqlite_index, "SNAPSHOT_MIN", 2)
+    monkeypatch.setattr(vectors, "PREFILTER_MIN", 0)
+    texts = [
+        "User lives in San Francisco",
+        "The cat is called Miso",
+        "User likes jazz and late-night radio",
+        "We went glacier hiking in Iceland",
+        "The project deadline moved to Friday",
+        "User is allergic to peanuts",
+    ]
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        for text in texts:
+            mem.remember(text)
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        mem.store.live_vector_ids()  # rebuilds and saves the snapshot
+    assert sqlite_index.snapshot_path(db_path).exists()
+    assert list(db_path.parent.glob(f"{db_path.name}.vectors.*.codes.npy"))
+
+    def no_rebuild(self: object) -> None:
+        raise AssertionError("the snapshot should have been used")
+
+    monkeypatch.setattr(sqlite_index.IndexSync, "_rebuild", no_rebuild)
+    conn = sqlite3.connect(db_path)
+    rows = conn.execute("SELECT id, embedding FROM memories ORDER BY num").fetchall()
+    conn.close()
+    ids = [r[0] for r in rows]
+    matrix = np.stack([np.frombuffer(r[1], dtype="<f4") for r in rows])
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        for query in ("where does the user live", "pets", "food allergy", "music"):
+            vector = embedder.embed([query])[0]
+            got = mem.store.vector_search(vector, Filters(), 4)
+            scores = matrix @ vector
+            want = [ids[i] for i in np.argsort(-scores)[:4]]
+            assert [i for i, _ in got] == want
+            np.testing.assert_allclose([s for _, s in got], np.sort(scores)[::-1][:4], atol=1e-6)

@@ -50,3 +50,70 @@ def test_single_namespace_fast_path_never_returns_free_slots() -> None:
     got = index.search(query, namespace="a", k=5)
     assert {i for i, _ in got} == {"m0", "m2", "m4"}
     assert index.search(query, namespace="missing", k=5) == []
+
+
+def brute(vectors: np.ndarray, live: list[int], query: np.ndarray, k: int) -> list[int]:
+    scores = vectors[live] @ query
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [live[i] for i in order]
+
+
+def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]]) -> None:
+    """Same scores in the same order; ids may differ only among scores equal to within
+    float rounding (exact copies of a vector, computed by two code paths)."""
+    assert len(got) == len(want)
+    np.testing.assert_allclose([s for _, s in got], [s for _, s in want], atol=1e-6)
+    last = want[-1][1] if want else 0.0
+    assert {i for i, s in got if s > last + 1e-5} == {i for i, s in want if s > last + 1e-5}
+    for (gi, gs), (wi, ws) in zip(got, want, strict=True):
+        assert gi == wi or abs(gs - ws) <= 1e-6
+
+
+def test_int8_prefilter_gives_the_exact_top_k() -> None:
+    """Forced on a small index: the same top k as float32 brute force, with the same scores,
+    through namespaces, removals, re-inserts, near-ties and exact duplicates."""
+    rng = np.random.default_rng(11)
+    dim = 384
+    base = unit(rng, 2000, dim)
+    # Clusters of near-duplicates and exact copies make the int8 bounds overlap a lot.
+    base[1000:1100] = base[1000] + 0.001 * rng.standard_normal((100, dim)).astype(np.float32)
+    base[1100:1110] = base[5]
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    exact = VectorIndex(dim, prefilter_min=1 << 30)
+    fast = VectorIndex(dim, prefilter_min=0)
+    for index in (exact, fast):
+        index.bulk_load([f"m{i}" for i in range(1500)], ["a"] * 1500, base[:1500])
+        for i in range(1500, 2000):
+            index.upsert(f"m{i}", "a" if i % 3 else "b", base[i])
+        for i in range(0, 2000, 7):
+            index.remove(f"m{i}")
+    for query in [*unit(rng, 20, dim), base[1000], base[5], -base[3]]:
+        for k in (1, 10, 50):
+            want = exact.search(query, namespace="a", k=k)
+            got = fast.search(query, namespace="a", k=k)
+            same_ranking(got, want)
+            live = [i for i in range(2000) if i % 7 and (i < 1500 or i % 3)]
+            assert {i for i, _ in got} <= {f"m{i}" for i in live}
+            plain = brute(base, live, query, k)
+            np.testing.assert_allclose(
+                sorted((s for _, s in got), reverse=True), base[plain] @ query, atol=1e-5
+            )
+    assert {i for i, _ in fast.search(base[1501], namespace="b", k=500)} == {
+        f"m{i}" for i in range(1500, 2000) if i % 7 and not i % 3
+    }
+    assert fast.search(base[0], namespace="nowhere", k=5) == []
+
+
+def test_int8_prefilter_in_a_single_namespace_skips_free_slots() -> None:
+    rng = np.random.default_rng(5)
+    vectors = unit(rng, 40, 32)
+    index = VectorIndex(32, prefilter_min=0)
+    for i in range(40):
+        index.upsert(f"m{i}", "a", vectors[i])
+    for i in range(0, 40, 2):
+        index.remove(f"m{i}")
+    got = index.search(-vectors[1], namespace="a", k=40)
+    assert {i for i, _ in got} == {f"m{i}" for i in range(1, 40, 2)}
+    assert [i for i, _ in got] == [
+        f"m{i}" for i in brute(vectors, list(range(1, 40, 2)), -vectors[1], 40)
+    ]

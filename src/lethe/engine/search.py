@@ -35,8 +35,10 @@ class SearchOps(EngineBase):
         vector = self.embedder.embed([text])[0]
         ranked, similarity = self._hybrid(text, vector, flt, max(50, 5 * k))
         hits: list[RecallHit] = []
-        for start in range(0, len(ranked), 2 * k):
-            window = ranked[start : start + 2 * k]
+        # Candidates are re-checked against live rows k at a time: almost always the first k
+        # are all live, and reading a row costs more than the rest of a hit.
+        for start in range(0, len(ranked), k):
+            window = ranked[start : start + k]
             live = self.store.get_many([f.id for f in window])
             for f in window:
                 if f.id in live and len(hits) < k:

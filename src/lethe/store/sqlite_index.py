@@ -5,7 +5,8 @@ before every search by replaying `vector_log` (filled by triggers), which is how
 sees another's writes. Rebuilding from rows reads every embedding BLOB — most of a cold start
 at 100k memories — so a rebuilt index is also saved beside the database as a snapshot that
 the next process loads and replays from: `<db>.vectors.npz` (ids, namespaces, the database
-it belongs to, the log position it reflects) and the matrix as a raw `<db>.vectors.<tag>.npy`,
+it belongs to, the log position it reflects, the int8 codes' per-row scales) and the matrix
+and its int8 codes as raw `<db>.vectors.<tag>.npy` and `<db>.vectors.<tag>.codes.npy`,
 memory-mapped on load instead of read through a zip archive. Each save writes a new tag and
 then swaps the small file atomically, so a reader never pairs one save's ids with another's
 vectors. The snapshot is only a cache: anything unexpected makes it ignored, and a purge
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from lethe.store.quantized import Codes
 from lethe.store.vectors import VectorIndex
 
 _CHUNK = 500
@@ -37,6 +39,10 @@ def snapshot_path(db: Path) -> Path:
 
 def matrix_path(db: Path, tag: str) -> Path:
     return db.with_name(f"{db.name}.vectors.{tag}.npy")
+
+
+def codes_path(db: Path, tag: str) -> Path:
+    return db.with_name(f"{db.name}.vectors.{tag}.codes.npy")
 
 
 def _matrix_files(db: Path) -> list[Path]:
@@ -112,16 +118,19 @@ class IndexSync:
         (uncommitted rows must never reach the snapshot)."""
         if len(self.index) < SNAPSHOT_MIN or self._conn.in_transaction:
             return
-        ids, namespaces, matrix = self.index.export()
+        ids, namespaces, matrix, quantized = self.index.export()
         path = snapshot_path(self._db)
         tag = secrets.token_hex(6)
         old = _matrix_files(self._db)
         written: list[Path] = []
         try:
-            vectors = matrix_path(self._db, tag)
-            with vectors.open("xb") as handle:
-                written.append(vectors)
-                np.save(handle, matrix)
+            for target, rows in (
+                (matrix_path(self._db, tag), matrix),
+                (codes_path(self._db, tag), quantized.codes),
+            ):
+                with target.open("xb") as handle:
+                    written.append(target)
+                    np.save(handle, rows)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
             written.append(Path(tmp))
             with os.fdopen(fd, "wb") as handle:
@@ -132,6 +141,9 @@ class IndexSync:
                     ids=np.array(ids, dtype="S16"),
                     namespaces=np.array(namespaces),
                     tag=np.array(tag),
+                    code_scale=quantized.scale,
+                    code_error=quantized.error,
+                    norm=quantized.norm,
                 )
             os.replace(tmp, path)
         except OSError:
@@ -151,13 +163,29 @@ class IndexSync:
                 tag = str(data["tag"])
                 ids = [i.decode("ascii") for i in data["ids"].tolist()]
                 namespaces = data["namespaces"].tolist()
+                per_row = [data[key] for key in ("code_scale", "code_error", "norm")]
             matrix = np.load(matrix_path(self._db, tag), mmap_mode="r", allow_pickle=False)
+            codes = np.load(codes_path(self._db, tag), mmap_mode="r", allow_pickle=False)
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             return False
         newest = self._conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
-        if seq > newest or matrix.shape != (len(ids), self._dim) or len(namespaces) != len(ids):
+        shape = (len(ids), self._dim)
+        if (
+            seq > newest
+            or matrix.shape != shape
+            or codes.shape != shape
+            or codes.dtype != np.int8
+            or len(namespaces) != len(ids)
+            or any(column.shape != (len(ids),) for column in per_row)
+        ):
             return False
-        self.index.bulk_load(ids, namespaces, matrix.astype(np.float32, copy=False))
+        scale, error, norm = (column.astype(np.float32, copy=False) for column in per_row)
+        self.index.bulk_load(
+            ids,
+            namespaces,
+            matrix.astype(np.float32, copy=False),
+            Codes(codes, scale, error, norm),
+        )
         self.seq = seq
         return True
 

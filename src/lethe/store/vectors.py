@@ -1,7 +1,9 @@
 """An exact in-memory vector index: one float32 matrix searched by brute force.
 
 At 100k x 384 a matrix-vector product takes a few milliseconds and is exact, so there is no
-approximate index to keep in step or to return a removed memory. The store owns the source of
+approximate index to keep in step or to return a removed memory. Large indexes also keep an
+int8 copy of every row that a search reads first (see `lethe.store.quantized`); the answer
+stays the exact float32 top k. The store owns the source of
 truth (BLOBs in rows) and replays its change log into this index; the index only answers
 "which live slots are closest", and the store re-checks every answer against live rows.
 """
@@ -13,17 +15,25 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from lethe.store.quantized import Codes, quantize, top_k
+
 Vector = npt.NDArray[np.float32]
 Slots = npt.NDArray[np.intp]
 
 
+PREFILTER_MIN = 20_000
+"""From this many slots on, a search reads the int8 codes first; below, float32 is as fast."""
+
+
 class VectorIndex:
-    def __init__(self, dim: int) -> None:
+    def __init__(self, dim: int, *, prefilter_min: int | None = None) -> None:
         self.dim = dim
+        self.prefilter_min = PREFILTER_MIN if prefilter_min is None else prefilter_min
         self.clear()
 
     def clear(self, capacity: int = 1024) -> None:
         self._matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        self._codes = quantize(self._matrix)
         self._namespace = np.full(capacity, -1, dtype=np.int32)
         self._ids: list[str | None] = []
         self._slot: dict[str, int] = {}
@@ -49,7 +59,10 @@ class VectorIndex:
         matrix[:capacity] = self._matrix
         namespace = np.full(new_capacity, -1, dtype=np.int32)
         namespace[:capacity] = self._namespace
-        self._matrix, self._namespace = matrix, namespace
+        codes = quantize(np.zeros((new_capacity, self.dim), dtype=np.float32))
+        for old, new in zip(_columns(self._codes), _columns(codes), strict=True):
+            new[:capacity] = old
+        self._matrix, self._namespace, self._codes = matrix, namespace, codes
 
     def upsert(self, memory_id: str, namespace: str, vector: Vector) -> None:
         slot = self._slot.get(memory_id)
@@ -66,11 +79,19 @@ class VectorIndex:
                 self._ids.append(memory_id)
             self._slot[memory_id] = slot
         self._matrix[slot] = vector
+        self._set_codes(slot, quantize(self._matrix[slot : slot + 1]))
         self._namespace[slot] = code
         self._ns_live[code] = self._ns_live.get(code, 0) + 1
 
-    def bulk_load(self, ids: Sequence[str], namespaces: Sequence[str], matrix: Vector) -> None:
-        """Replace the whole content at once (start-up and after a rollback)."""
+    def bulk_load(
+        self,
+        ids: Sequence[str],
+        namespaces: Sequence[str],
+        matrix: Vector,
+        quantized: Codes | None = None,
+    ) -> None:
+        """Replace the whole content at once (start-up and after a rollback); `quantized` are
+        the rows' int8 codes when saved with them, else they are computed."""
         count = len(ids)
         self.clear(0)
         # One copy of the rows (no zero-filled buffer first), namespaces coded in one pass:
@@ -79,6 +100,8 @@ class VectorIndex:
         self._matrix = np.empty((capacity, self.dim), dtype=np.float32)
         self._matrix[:count] = matrix
         self._matrix[count:] = 0.0
+        self._codes = quantize(np.zeros((capacity, self.dim), dtype=np.float32))
+        self._set_codes(slice(0, count), quantized or quantize(self._matrix[:count]))
         names, codes = np.unique(np.asarray(namespaces, dtype=object), return_inverse=True)
         self._ns_codes = {str(name): code for code, name in enumerate(names.tolist())}
         self._namespace = np.full(capacity, -1, dtype=np.int32)
@@ -97,15 +120,24 @@ class VectorIndex:
         self._ns_live[int(self._namespace[slot])] -= 1
         self._namespace[slot] = -1
         self._matrix[slot] = 0.0
+        self._set_codes(slot, quantize(self._matrix[slot : slot + 1]))
         self._free.append(slot)
 
-    def export(self) -> tuple[list[str], list[str], Vector]:
-        """Live ids, their namespaces and a compact copy of their vectors, in slot order."""
+    def _set_codes(self, rows: int | slice, codes: Codes) -> None:
+        for mine, given in zip(_columns(self._codes), _columns(codes), strict=True):
+            mine[rows] = given if isinstance(rows, slice) else given[0]
+
+    def export(self) -> tuple[list[str], list[str], Vector, Codes]:
+        """Live ids, their namespaces and compact copies of their vectors and codes, in slot
+        order."""
         names = {code: name for name, code in self._ns_codes.items()}
         slots = sorted(self._slot.values())
         ids = [self._ids[s] or "" for s in slots]
         namespaces = [names[int(self._namespace[s])] for s in slots]
-        return ids, namespaces, self._matrix[np.asarray(slots, dtype=np.intp)]
+        rows = np.asarray(slots, dtype=np.intp)
+        c = self._codes
+        codes = Codes(c.codes[rows], c.scale[rows], c.error[rows], c.norm[rows])
+        return ids, namespaces, self._matrix[rows], codes
 
     def namespace_matrix(self, namespace: str) -> tuple[list[str], Vector]:
         """Live ids of one namespace and a compact copy of their vectors, in slot order."""
@@ -168,13 +200,24 @@ class VectorIndex:
             return []
         if within is None:
             used = len(self._ids)
+            # Every live vector in this namespace: only free slots need excluding, which
+            # spares a full-length comparison on the common single-namespace store.
+            excluded = (
+                np.asarray(self._free, dtype=np.intp)
+                if self._ns_live.get(code, 0) == len(self._slot)
+                else self._namespace[:used] != code
+            )
+            if used >= self.prefilter_min:
+                k = min(k, self._ns_live.get(code, 0))
+                if k <= 0:
+                    return []
+                slots, exact = top_k(self._matrix[:used], self._codes, query, k, excluded)
+                return [
+                    (self._ids[s] or "", float(v))
+                    for s, v in zip(slots.tolist(), exact.tolist(), strict=True)
+                ]
             scores = self._matrix[:used] @ query
-            if self._ns_live.get(code, 0) == len(self._slot):
-                # Every live vector is in this namespace: only free slots need excluding,
-                # which spares a full-length comparison on the common single-namespace store.
-                scores[self._free] = -np.inf
-            else:
-                scores[self._namespace[:used] != code] = -np.inf
+            scores[excluded] = -np.inf
             candidates: Slots | None = None
         else:
             if not len(within):
@@ -196,3 +239,7 @@ class VectorIndex:
             if memory_id is not None:
                 result.append((memory_id, score))
         return result
+
+
+def _columns(codes: Codes) -> tuple[npt.NDArray[np.generic], ...]:
+    return codes.codes, codes.scale, codes.error, codes.norm
