@@ -768,6 +768,35 @@ def test_installed_script_end_to_end(tmp_path: Path) -> None:
     assert usage.returncode == 2
 
 
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["remember"], "error: Missing argument 'TEXT'. (see 'lethe remember --help')"),
+        (["recall", "x", "--bogus"], "error: No such option: --bogus (see 'lethe recall --help')"),
+        (["remember", "x", "--importance", "high"], "error: Invalid value for '--importance'"),
+        (["frobnicate"], "error: No such command 'frobnicate'"),
+        (["mcp", "--tokens", "t.toml"], "error: Invalid value for --tokens: tokens apply to"),
+    ],
+    ids=" ".join,
+)
+def test_usage_errors_are_one_line_with_status_2(
+    tmp_path: Path, args: list[str], says: str
+) -> None:
+    db = tmp_path / "u.db"
+    result = _spawn(_script(), tmp_path, *args, "--db", str(db))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith(says), result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert not db.exists()
+
+
+def test_bare_lethe_prints_its_help(tmp_path: Path) -> None:
+    result = _spawn(_script(), tmp_path)
+    assert result.returncode == 2
+    assert "Usage: lethe" in result.stdout and "recall" in result.stdout
+
+
 def test_python_dash_m_lethe(tmp_path: Path) -> None:
     result = _spawn([sys.executable, "-m", "lethe"], tmp_path, "--help")
     assert result.returncode == 0, result.stderr

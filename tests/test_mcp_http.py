@@ -13,7 +13,15 @@ import httpx2
 import pytest
 
 from .conftest import snapshot
-from .mcp_support import LETHE, call, elicitation, error, http_client, http_server
+from .mcp_support import (
+    LETHE,
+    call,
+    elicitation,
+    error,
+    http_client,
+    http_server,
+    stdio_client,
+)
 from .test_mcp_stdio import SEED_000, live_ids
 
 TOKENS = {
@@ -75,6 +83,21 @@ def test_round_trip_over_http(served: tuple[Path, str]) -> None:
             assert live_ids(db) == set(ids)
 
     run(scenario())
+
+
+def test_http_serves_the_same_tools_as_stdio(served: tuple[Path, str], tmp_path: Path) -> None:
+    _, url = served
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        async with http_client(url, TOKENS["owner"]) as client:
+            over_http = (await client.list_tools()).tools
+        async with stdio_client(tmp_path / "other.db") as client:
+            over_stdio = (await client.list_tools()).tools
+        return over_http, over_stdio
+
+    over_http, over_stdio = run(scenario())
+    assert len(over_http) >= 17
+    assert [t.model_dump() for t in over_http] == [t.model_dump() for t in over_stdio]
 
 
 def test_missing_or_wrong_token_gets_401(served: tuple[Path, str]) -> None:

@@ -166,6 +166,50 @@ def test_elicitation_only_accept_deletes(
         )
 
 
+def test_elicitation_for_several_ids_and_never_for_a_malformed_call(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    callback = elicitation("accept")
+
+    async def scenario() -> tuple[list[str], dict[str, Any]]:
+        async with stdio_client(db, elicit=callback) as client:
+            ids = [(await call(client, "remember", content=t))["memory"]["id"] for t in SEED_000]
+            before = snapshot(db)
+            message = await error(client, "forget", memory_id=ids[0], query="San Francisco")
+            assert "not both" in message
+            assert callback.asked == [], "a call that is refused asks the human nothing"
+            assert snapshot(db) == before
+            answer = await call(client, "forget", memory_ids=ids[:2])
+            return ids, answer
+
+    ids, answer = run(scenario())
+    assert callback.asked == [f"Forget '{SEED_000[0]}' ({ids[0]}), '{SEED_000[1]}' ({ids[1]})?"]
+    assert answer["status"] == "executed" and sorted(answer["deleted_ids"]) == sorted(ids[:2])
+    assert live_ids(db) == set(ids[2:])
+
+
+def test_forget_by_query_with_filters_lists_only_matching_candidates(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+
+    async def scenario() -> None:
+        async with stdio_client(db) as client:
+            notes = await call(
+                client, "remember", content=SEED_000[0], metadata={"source": "notes.md"}
+            )
+            chat = await call(client, "remember", content=SEED_000[1], metadata={"source": "chat"})
+            before = snapshot(db)
+            everything = await call(client, "forget", query="San Francisco")
+            scoped = await call(
+                client, "forget", query="San Francisco", filters={"source": "notes.md"}
+            )
+            assert snapshot(db) == before, "a query only lists candidates"
+            found = {c["id"] for c in everything["candidates"]}
+            assert {notes["memory"]["id"], chat["memory"]["id"]} <= found
+            assert [c["id"] for c in scoped["candidates"]] == [notes["memory"]["id"]]
+            assert scoped["status"] == "candidates" and scoped["deleted_ids"] == []
+
+    run(scenario())
+
+
 def test_one_session_cannot_confirm_anothers_forget(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
 

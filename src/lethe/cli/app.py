@@ -2,7 +2,8 @@
 
 Errors lethe raises on purpose become one `error: <message> (<hint>)` line on stderr and exit
 status 1, so scripts can rely on the status and people never read a traceback for a mistake
-they can fix. Usage mistakes (unknown option, missing argument) stay typer's, with status 2.
+they can fix. Usage mistakes (unknown option, missing argument) are one such line too, with
+status 2 and the `--help` to read.
 """
 
 from __future__ import annotations
@@ -271,4 +272,22 @@ def parse_metadata(pairs: Sequence[str] | None, raw_json: str | None) -> Any:
 
 def main() -> None:
     """Entry point of the `lethe` script and of `python -m lethe`."""
-    app(prog_name="lethe")
+    try:
+        code = app(prog_name="lethe", standalone_mode=False)
+    except typer.TyperException as exc:  # typer's own: usage errors, unreadable files
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: typer printed its help
+            raise SystemExit(2) from None
+        ctx = getattr(exc, "ctx", None)
+        format_message = getattr(exc, "format_message", None)
+        message = format_message() if callable(format_message) else str(exc)
+        where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        typer.echo(f"error: {_one_line(message)}{where}", err=True)
+        raise SystemExit(getattr(exc, "exit_code", 1)) from None
+    except typer.Abort:
+        typer.echo("error: aborted", err=True)
+        raise SystemExit(1) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -166,8 +166,11 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         ctx: Context,
         memory_id: str | None = None,
         memory_ids: list[str] | None = None,
+        query: str | None = None,
         namespace: str | None = None,
     ) -> Elicit[ConfirmForget] | None:
+        if query is not None:  # a query only lists candidates; ids with it are an error
+            return None
         return confirm_target(ctx, memory_id, memory_ids, namespace, "forget")
 
     def confirm_purge(

@@ -37,6 +37,16 @@ class Codes:
     norm: F32
     """Per row: norm of the row."""
 
+    @classmethod
+    def zeros(cls, rows: int, dim: int) -> Codes:
+        """The codes of `rows` zero vectors (unit scale, no error)."""
+        return cls(
+            np.zeros((rows, dim), dtype=np.int8),
+            np.ones(rows, dtype=np.float32),
+            np.zeros(rows, dtype=np.float32),
+            np.zeros(rows, dtype=np.float32),
+        )
+
 
 def quantize(rows: F32) -> Codes:
     """Symmetric per-row int8 codes (the row's largest magnitude maps to 127)."""

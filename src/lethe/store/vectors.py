@@ -33,7 +33,7 @@ class VectorIndex:
 
     def clear(self, capacity: int = 1024) -> None:
         self._matrix = np.zeros((capacity, self.dim), dtype=np.float32)
-        self._codes = quantize(self._matrix)
+        self._codes = Codes.zeros(capacity, self.dim)
         self._namespace = np.full(capacity, -1, dtype=np.int32)
         self._ids: list[str | None] = []
         self._slot: dict[str, int] = {}
@@ -59,7 +59,7 @@ class VectorIndex:
         matrix[:capacity] = self._matrix
         namespace = np.full(new_capacity, -1, dtype=np.int32)
         namespace[:capacity] = self._namespace
-        codes = quantize(np.zeros((new_capacity, self.dim), dtype=np.float32))
+        codes = Codes.zeros(new_capacity, self.dim)
         for old, new in zip(_columns(self._codes), _columns(codes), strict=True):
             new[:capacity] = old
         self._matrix, self._namespace, self._codes = matrix, namespace, codes
@@ -100,7 +100,7 @@ class VectorIndex:
         self._matrix = np.empty((capacity, self.dim), dtype=np.float32)
         self._matrix[:count] = matrix
         self._matrix[count:] = 0.0
-        self._codes = quantize(np.zeros((capacity, self.dim), dtype=np.float32))
+        self._codes = Codes.zeros(capacity, self.dim)
         self._set_codes(slice(0, count), quantized or quantize(self._matrix[:count]))
         names, codes = np.unique(np.asarray(namespaces, dtype=object), return_inverse=True)
         self._ns_codes = {str(name): code for code, name in enumerate(names.tolist())}
@@ -120,7 +120,7 @@ class VectorIndex:
         self._ns_live[int(self._namespace[slot])] -= 1
         self._namespace[slot] = -1
         self._matrix[slot] = 0.0
-        self._set_codes(slot, quantize(self._matrix[slot : slot + 1]))
+        self._set_codes(slot, Codes.zeros(1, self.dim))
         self._free.append(slot)
 
     def _set_codes(self, rows: int | slice, codes: Codes) -> None:
