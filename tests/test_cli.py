@@ -565,6 +565,30 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
 }
 
 
+def test_export_to_an_unwritable_place_is_one_line_and_leaves_nothing(
+    db: Path, tmp_path: Path
+) -> None:
+    remember(db, TEA)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    before = snapshot(db)
+    result = run(db, "export", "-o", str(blocker / "out.jsonl"))
+    assert_one_line_error(result, "cannot write", "out.jsonl")
+    assert snapshot(db) == before
+    assert not list(tmp_path.glob("**/*.partial"))
+
+
+def test_a_database_of_a_newer_schema_is_one_line_and_untouched(db: Path) -> None:
+    remember(db, TEA)
+    conn = sqlite3.connect(db)
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    conn.execute(f"PRAGMA user_version = {version + 1}")
+    conn.close()
+    before = snapshot(db)
+    assert_one_line_error(run(db, "list"), "upgrade lethe")
+    assert snapshot(db) == before
+
+
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=str)
 def test_bad_input_is_one_line_and_changes_nothing(case: str, db: Path) -> None:
     known = remember(db, TEA)

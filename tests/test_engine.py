@@ -347,6 +347,24 @@ def test_removed_rows_are_never_returned(mem: Lethe, db_path: Path) -> None:
     assert target.id not in {m.id for m in mem.list_memories().items}
 
 
+def test_recall_rechecks_hits_against_live_rows_when_the_index_is_stale(
+    mem: Lethe, db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process forgets a memory; this one's index does not catch up (its change-log
+    replay is switched off), so the vector side still offers the memory: the live-row
+    re-check alone must keep it out."""
+    target = mem.remember("User lives in San Francisco")
+    mem.remember("The cat is called Miso and sleeps on the keyboard")
+    assert mem.recall("San Francisco", k=1)[0].memory.id == target.id
+    with Lethe.open(db_path, embedder=embedder) as other:
+        other.execute(other.plan_forget([target.id]))
+    monkeypatch.setattr(mem.store._sync, "sync", lambda: None)
+    stale = mem.store.vector_search(embedder.embed(["San Francisco"])[0], Filters(), 5)
+    assert target.id in {i for i, _ in stale}, "the index is stale, as intended"
+    hits = mem.recall("San Francisco", k=10)
+    assert hits and target.id not in {h.memory.id for h in hits}
+
+
 def test_vector_matches_the_stored_blob(mem: Lethe, embedder: Embedder) -> None:
     memory = mem.remember("The cat is called Miso and sleeps on the keyboard")
     blob = mem.store.vector_of(memory.id)

@@ -81,6 +81,28 @@ def test_unwritable_locations_are_refused(tmp_path: Path, embedder: Embedder) ->
         Lethe.open("/proc/lethe/memory.db", embedder=embedder)
 
 
+def test_a_read_only_database_file_is_refused(
+    db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every file is writable for root, which runs these tests here, so the permission
+    answer for this one file is simulated; the refusal and the untouched file are real."""
+    import lethe.store.sqlite as sqlite_store
+
+    Lethe.open(db_path, embedder=embedder).close()
+    before = snapshot(db_path)
+    real_access = sqlite_store.os.access
+
+    def access(path: object, mode: int) -> bool:
+        if Path(str(path)) == db_path and mode & sqlite_store.os.W_OK:
+            return False
+        return real_access(path, mode)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_store.os, "access", access)
+    with pytest.raises(DatabaseNotWritable, match="not writable"):
+        Lethe.open(db_path, embedder=embedder)
+    assert snapshot(db_path) == before
+
+
 def test_events_are_append_only(mem: Lethe, db_path: Path) -> None:
     mem.remember("The cat is called Miso and sleeps on the keyboard")
     conn = sqlite3.connect(db_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -112,7 +112,8 @@ def export(
                 counts = _write_jsonl(records, handle, advance)
             os.replace(partial, output)
         except OSError as exc:
-            partial.unlink(missing_ok=True)
+            with suppress(OSError):  # under a file, say, there is no partial to remove
+                partial.unlink(missing_ok=True)
             raise fail(f"cannot write {output}: {exc.strerror}") from None
     summary = {
         "path": str(output),
