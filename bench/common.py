@@ -23,6 +23,12 @@ from lethe.embed import Embedder, Vectors, load_default_embedder
 BENCH_DIR = Path(__file__).resolve().parent
 OUT_DIR = BENCH_DIR / "out"
 
+if os.environ.get("OPENBLAS_THREAD_TIMEOUT") is None:
+    # lethe's own processes set this before numpy loads OpenBLAS (lethe/__init__.py); a script
+    # here has loaded numpy first, so it starts again with the same setting to measure the same.
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"
+    os.execv(sys.executable, [sys.executable, *sys.argv])
+
 
 def log(message: str) -> None:
     """Progress goes to stderr so stdout stays the figures."""

@@ -191,8 +191,7 @@ class ForgetOps(SearchOps):
     def _query_items(
         self, query: str, flt: Filters, *, widen: bool = True
     ) -> tuple[list[PlanItem], bool]:
-        vector = self.embedder.embed([query])[0]
-        ranked, similarity = self._hybrid(query, vector, flt, QUERY_DEPTH)
+        ranked, similarity = self._hybrid(query, flt, QUERY_DEPTH)
         ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
         live = self.store.get_many(ids)
         candidates = sorted(

@@ -9,6 +9,7 @@ search ever returns a memory that is not live.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -109,6 +110,10 @@ class Store(Protocol):
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]: ...
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]: ...
+
+    def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+        """`lexical_search`, started now; a store may run it beside the caller's work."""
+        ...
 
     def get(self, memory_id: str) -> Memory | None: ...
 

@@ -11,6 +11,7 @@ bound), so the answer is the exact one, not an approximation.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,9 @@ I8 = npt.NDArray[np.int8]
 Positions = npt.NDArray[np.intp]
 
 _CHUNK = 8192
+_THREADS = max(1, min(4, (os.cpu_count() or 1) - 1))
+"""The int8 pass is split across cores (it is compute-bound on AVX2: 4.3 ms on one core at
+100k x 384, 2.3 ms on two), leaving one for the full-text query that runs alongside it."""
 _ROUNDING = 1e-5
 """Added to every bound: float32 arithmetic in the bound itself and in the exact scores."""
 
@@ -81,7 +85,12 @@ def top_k(
     query_codes = quantize(query[None, :])
     q_scale = float(query_codes.scale[0])
     raw = simsimd.cdist(
-        query_codes.codes, codes.codes[:used], metric="dot", dtype="int8", out_dtype="float32"
+        query_codes.codes,
+        codes.codes[:used],
+        metric="dot",
+        dtype="int8",
+        out_dtype="float32",
+        threads=_THREADS,
     )
     approx = np.asarray(raw, dtype=np.float32)[0] * (codes.scale[:used] * q_scale)
     # |q.x - q'.x'| <= |q'| |x - x'| + |q - q'| |x|

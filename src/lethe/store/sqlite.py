@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,9 +32,9 @@ from lethe.errors import (
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
-from lethe.store.lexical import fts_query, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
+from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_rows import (
     MEMORY_COLUMNS,
     episode_from_row,
@@ -107,8 +108,6 @@ class SQLiteStore:
             raise DatabaseNotWritable(f"cannot open {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._df_cache: dict[str, int] = {}
-        self._df_seq = 0
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
@@ -131,6 +130,7 @@ class SQLiteStore:
             self._conn.close()
             raise
         self._sync = IndexSync(self._conn, self.path, dim, db_id)
+        self._lexical = LexicalSearch(self.path, busy_timeout_ms, lambda: self._sync.seq)
 
     # -- schema -------------------------------------------------------------------------
 
@@ -190,6 +190,7 @@ class SQLiteStore:
             return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
+        self._lexical.close()
         with self._lock:
             self._conn.close()
 
@@ -286,37 +287,11 @@ class SQLiteStore:
             return self._sync.index.similarities(query, ids)
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
-        tokens = query_tokens(text)
-        if not tokens:
-            return []
-        where, params = compile_filters(filters)
-        sql = (
-            "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
-        )
-        with self._lock:
-            terms = select_terms(self._doc_freq(tokens))
-            if not terms:
-                return []
-            return [r[0] for r in self._conn.execute(sql, [fts_query(terms), *params, n])]
+        return self._lexical.search(text, filters, n)
 
-    def _doc_freq(self, tokens: Sequence[str]) -> dict[str, int]:
-        """Documents per word, from the FTS vocabulary; cached, since a cost estimate may be
-        a little stale — the cache is dropped after every 1,000 changes."""
-        if self._sync.seq - self._df_seq > 1000 or self._sync.seq < self._df_seq:
-            self._df_cache.clear()
-            self._df_seq = self._sync.seq
-        missing = [t for t in tokens if t not in self._df_cache]
-        if missing:
-            marks = ", ".join("?" for _ in missing)
-            found = dict(
-                self._conn.execute(
-                    f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})", missing
-                ).fetchall()
-            )
-            for term in missing:
-                self._df_cache[term] = int(found.get(term, 0))
-        return {t: self._df_cache[t] for t in tokens}
+    def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+        """The full-text search on its own thread and connection (see `sqlite_lexical`)."""
+        return self._lexical.submit(text, filters, n)
 
     # -- reads --------------------------------------------------------------------------
 

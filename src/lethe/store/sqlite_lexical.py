@@ -1,0 +1,101 @@
+"""The full-text side of recall, on its own connection and thread.
+
+A recall needs two candidate lists: the vector index's (numpy and SIMD work) and FTS5's BM25
+ranking (work inside SQLite). Each takes a few milliseconds at 100k memories, and neither
+holds the GIL for most of it, so they run side by side: the full-text query goes to a
+worker thread with a read connection of its own while the caller searches vectors. The
+read connection sees every committed write; what it returns are only candidates, which
+the engine re-checks against live rows on the main connection as it does for vectors.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+from lethe.filters import Filters
+from lethe.store.lexical import fts_query, query_tokens, select_terms
+from lethe.store.sqlite_filters import compile_filters
+
+_DF_REFRESH = 1000
+"""Document counts are cost estimates; they are re-read after this many index changes."""
+
+
+class LexicalSearch:
+    def __init__(self, path: Path, busy_timeout_ms: int, changes: Callable[[], int]) -> None:
+        self._path = path
+        self._busy_timeout_ms = busy_timeout_ms
+        self._changes = changes
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._df_cache: dict[str, int] = {}
+        self._df_seq = 0
+
+    def submit(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+        """Start a search on the worker thread."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lethe-fts")
+            return self._pool.submit(self.search, text, filters, n)
+
+    def search(self, text: str, filters: Filters, n: int) -> list[str]:
+        """Ids of the best BM25 matches among memories matching `filters`, best first."""
+        tokens = query_tokens(text)
+        if not tokens:
+            return []
+        where, params = compile_filters(filters)
+        sql = (
+            "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
+            f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
+        )
+        with self._lock:
+            conn = self._connection()
+            terms = select_terms(self._doc_freq(conn, tokens))
+            if not terms:
+                return []
+            return [r[0] for r in conn.execute(sql, [fts_query(terms), *params, n]).fetchall()]
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(
+                self._path,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self._busy_timeout_ms / 1000,
+            )
+            conn.execute("PRAGMA query_only = ON")
+            self._conn = conn
+        return self._conn
+
+    def _doc_freq(self, conn: sqlite3.Connection, tokens: Sequence[str]) -> dict[str, int]:
+        """Documents per word, from the FTS vocabulary; cached, since a cost estimate may be
+        a little stale."""
+        seq = self._changes()
+        if seq - self._df_seq > _DF_REFRESH or seq < self._df_seq:
+            self._df_cache.clear()
+            self._df_seq = seq
+        missing = [t for t in tokens if t not in self._df_cache]
+        if missing:
+            marks = ", ".join("?" for _ in missing)
+            found = dict(
+                conn.execute(
+                    f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})", missing
+                ).fetchall()
+            )
+            for term in missing:
+                self._df_cache[term] = int(found.get(term, 0))
+        return {t: self._df_cache[t] for t in tokens}
