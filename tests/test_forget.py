@@ -375,7 +375,9 @@ def test_purge_erases_every_copy_of_the_content(mem: Lethe, db_path: Path) -> No
     for path in db_path.parent.iterdir():
         if path.name.startswith(db_path.name):
             data = path.read_bytes()
-            for needle in (b"Zanzibar", b"zanzibar", b"Quokka7731x", b"7731"):
+            # Distinctive words only: a 4-digit needle such as b"7731" also turns up, about
+            # once in a hundred runs, inside a random hex id or a binary page of the file.
+            for needle in (b"Zanzibar", b"zanzibar", b"Quokka", b"quokka", b"Quokka7731x"):
                 assert needle not in data, f"{needle!r} survives in {path.name}"
 
 

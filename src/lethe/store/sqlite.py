@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -50,6 +51,7 @@ from lethe.store.vectors import Vector
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _CHUNK = 500
+_CHECKPOINT_TRIES = 50
 
 
 def _check_path(path: Path) -> None:
@@ -550,7 +552,14 @@ class SQLiteStore:
     def compact(self) -> None:
         """After a purge: merge full-text segments (dropping erased terms) and empty the WAL,
         so the erased text survives neither in the index nor in old page images."""
+        self._lexical.release()
         with self._lock:
             self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            # A reader in another process can hold old frames for a moment; wait it out
+            # (up to a second) rather than leave erased text in the WAL.
+            for _ in range(_CHECKPOINT_TRIES):
+                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                if not busy:
+                    break
+                time.sleep(0.02)
             self._sync.drop_snapshot()

@@ -59,15 +59,20 @@ class LexicalSearch:
                 return []
             return [r[0] for r in conn.execute(sql, [fts_query(terms), *params, n]).fetchall()]
 
+    def release(self) -> None:
+        """Close the read connection (the next search opens another), so it holds no page of
+        the file: a purge calls this before it empties the WAL."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
     def close(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True)
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        self.release()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
