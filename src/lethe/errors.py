@@ -76,6 +76,11 @@ class SchemaTooNew(StoreError):
     """The database was written by a newer lethe than this one."""
 
 
+class ServerUnavailable(StoreError):
+    """A database server cannot be reached, refuses the credentials, or lacks what lethe needs
+    (such as PostgreSQL's `vector` extension)."""
+
+
 class WorkspaceError(LetheError):
     """The change is committed, but the markdown projection could not be written."""
 

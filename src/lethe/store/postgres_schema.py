@@ -1,0 +1,170 @@
+"""Numbered schema migrations for the PostgreSQL store.
+
+Like the SQLite store's: a migration is appended, never edited; version N turns a version N-1
+database into version N inside one transaction, and `lethe_meta.schema_version` records where
+a database stands. Version 1 is the SQLite store's schema as of its version 7, in PostgreSQL's
+terms: `jsonb` metadata, a `vector(dim)` column with an HNSW index (pgvector) for vectors, a
+generated `tsvector` column with a GIN index for full text, and a trigger that keeps audit
+events append-only (a purge may only redact their content-bearing parts).
+
+`{dim}` is filled in with the embedder's dimension when the database is created: pgvector's
+HNSW index needs a fixed one.
+"""
+
+from __future__ import annotations
+
+APPLICATION_ID = "lethe"
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE lethe_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+CREATE TABLE memories (
+    num              BIGSERIAL UNIQUE,
+    id               TEXT PRIMARY KEY,
+    namespace        TEXT NOT NULL,
+    agent            TEXT NOT NULL,
+    content          TEXT NOT NULL,
+    content_sha256   TEXT NOT NULL,
+    layer            TEXT NOT NULL
+        CHECK (layer IN ('episodic', 'semantic', 'learning', 'caveat', 'goal')),
+    category         TEXT NOT NULL DEFAULT '',
+    metadata         JSONB NOT NULL DEFAULT '{{}}' CHECK (jsonb_typeof(metadata) = 'object'),
+    importance       DOUBLE PRECISION NOT NULL CHECK (importance BETWEEN 0.0 AND 1.0),
+    private          BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at       DOUBLE PRECISION NOT NULL,
+    updated_at       DOUBLE PRECISION NOT NULL,
+    last_accessed_at DOUBLE PRECISION,
+    access_count     INTEGER NOT NULL DEFAULT 0,
+    status           TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'forgotten')),
+    forgotten_at     DOUBLE PRECISION,
+    forgotten_by     TEXT,
+    forget_reason    TEXT,
+    embedding        vector({dim}) NOT NULL,
+    search           tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED
+);
+CREATE INDEX memories_ns_status_created ON memories (namespace, status, created_at);
+CREATE INDEX memories_agent ON memories (agent);
+CREATE INDEX memories_trash ON memories (namespace, forgotten_at) WHERE status = 'forgotten';
+CREATE INDEX memories_decay ON memories
+    (namespace, status, importance, created_at, last_accessed_at, access_count, layer, id);
+CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX memories_search ON memories USING gin (search);
+
+CREATE TABLE memory_tags (
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    tag       TEXT NOT NULL,
+    position  INTEGER NOT NULL,
+    PRIMARY KEY (memory_id, tag)
+);
+CREATE INDEX memory_tags_tag ON memory_tags (tag, memory_id);
+
+-- Links are undirected: each pair is stored once with a < b, indexed from both ends.
+CREATE TABLE links (
+    a          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    b          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    kind       TEXT NOT NULL DEFAULT 'related',
+    confidence DOUBLE PRECISION NOT NULL CHECK (confidence BETWEEN 0.0 AND 1.0),
+    created_at DOUBLE PRECISION NOT NULL,
+    updated_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (a, b, kind),
+    CHECK (a < b)
+);
+CREATE INDEX links_b ON links (b, a);
+
+CREATE TABLE episodes (
+    id         TEXT PRIMARY KEY,
+    namespace  TEXT NOT NULL,
+    summary    TEXT NOT NULL,
+    start_at   DOUBLE PRECISION NOT NULL,
+    end_at     DOUBLE PRECISION NOT NULL,
+    importance DOUBLE PRECISION NOT NULL CHECK (importance BETWEEN 0.0 AND 1.0),
+    created_at DOUBLE PRECISION NOT NULL,
+    CHECK (start_at <= end_at)
+);
+-- A purged member leaves its row with a NULL id, so a reader can still say it is gone.
+CREATE TABLE episode_members (
+    episode_id TEXT NOT NULL REFERENCES episodes (id) ON DELETE CASCADE,
+    position   INTEGER NOT NULL,
+    memory_id  TEXT REFERENCES memories (id) ON DELETE SET NULL,
+    PRIMARY KEY (episode_id, position)
+);
+CREATE INDEX episode_members_memory ON episode_members (memory_id);
+
+CREATE TABLE events (
+    seq            BIGSERIAL PRIMARY KEY,
+    at             DOUBLE PRECISION NOT NULL,
+    op             TEXT NOT NULL,
+    memory_id      TEXT,
+    namespace      TEXT,
+    actor          TEXT NOT NULL,
+    reason         TEXT,
+    details        TEXT NOT NULL DEFAULT '{{}}',
+    content_sha256 TEXT
+);
+CREATE INDEX events_memory ON events (memory_id, seq);
+CREATE INDEX events_op_at ON events (op, at);
+CREATE INDEX events_at ON events (at);
+
+-- Events are append-only, with one exception: a purge may redact an event's content-bearing
+-- parts (details, reason), keeping seq, time, op, ids, actor and hash.
+CREATE FUNCTION lethe_events_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'UPDATE'
+       AND NEW.seq IS NOT DISTINCT FROM OLD.seq AND NEW.at IS NOT DISTINCT FROM OLD.at
+       AND NEW.op IS NOT DISTINCT FROM OLD.op
+       AND NEW.memory_id IS NOT DISTINCT FROM OLD.memory_id
+       AND NEW.namespace IS NOT DISTINCT FROM OLD.namespace
+       AND NEW.actor IS NOT DISTINCT FROM OLD.actor
+       AND NEW.content_sha256 IS NOT DISTINCT FROM OLD.content_sha256
+       AND NEW.reason IS NULL AND NEW.details = '{{"redacted": true}}' THEN
+        RETURN NEW;
+    END IF;
+    RAISE EXCEPTION 'audit events are append-only';
+END $$;
+CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON events
+    FOR EACH ROW EXECUTE FUNCTION lethe_events_append_only();
+
+-- Two-call confirmations, shared by every server on the database; gone with the memory.
+CREATE TABLE pending_confirmations (
+    session            TEXT NOT NULL,
+    memory_id          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    operation          TEXT NOT NULL CHECK (operation IN ('forget', 'purge')),
+    content_sha256     TEXT NOT NULL,
+    first_requested_at DOUBLE PRECISION NOT NULL,
+    last_requested_at  DOUBLE PRECISION NOT NULL,
+    request_count      INTEGER NOT NULL,
+    expires_at         DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (session, memory_id, operation)
+);
+CREATE INDEX pending_memory ON pending_confirmations (memory_id);
+
+-- Recalls per memory and day (seed 003's heat); erased with the row on purge.
+CREATE TABLE access_days (
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    day       INTEGER NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (memory_id, day)
+);
+CREATE INDEX access_days_day ON access_days (day);
+
+-- Working memory (seed 004): references; evicting one never touches the memory itself.
+CREATE TABLE working_set (
+    agent     TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    tokens    INTEGER NOT NULL,
+    added_at  DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (agent, namespace, memory_id)
+);
+CREATE INDEX working_set_memory ON working_set (memory_id);
+""",
+}
+
+LATEST_VERSION = max(MIGRATIONS)
+
+MIGRATION_LOCK = 0x6C65746865
+"""`pg_advisory_xact_lock` key: servers opening one database at once migrate it one by one."""
