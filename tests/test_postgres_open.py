@@ -1,0 +1,142 @@
+"""Opening a PostgreSQL database as a lethe store, against real servers: a clear error for
+every bad configuration, and nothing half-created."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+
+from lethe.errors import EmbedderMismatch, NotALetheDatabase, SchemaTooNew, ServerUnavailable
+from lethe.store.postgres_open import connect, prepare
+from lethe.store.postgres_schema import LATEST_VERSION
+
+from .pg_support import (
+    PgServer,
+    add_password_role,
+    create_database,
+    drop_database,
+    start_server,
+    stop_server,
+    with_dbname,
+)
+
+EMBEDDER, DIM = "sentence-transformers/all-MiniLM-L6-v2", 384
+
+
+def open_store(dsn: str, embedder: str = EMBEDDER, dim: int = DIM) -> None:
+    conn = connect(dsn, timeout_s=5)
+    try:
+        prepare(conn, dsn, embedder=embedder, dim=dim)
+    finally:
+        conn.close()
+
+
+def tables(dsn: str) -> set[str]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        return {str(r[0]) for r in rows.fetchall()}
+
+
+def meta(dsn: str) -> dict[str, Any]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        return dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+
+
+def test_a_new_database_gets_the_schema_once(pg_dsn: str) -> None:
+    open_store(pg_dsn)
+    first = meta(pg_dsn)
+    assert first["schema_version"] == str(LATEST_VERSION) and first["application"] == "lethe"
+    assert {"memories", "links", "episodes", "events", "memory_tags"} <= tables(pg_dsn)
+    open_store(pg_dsn)
+    assert meta(pg_dsn) == first, "opening again changes nothing (db_id included)"
+
+
+def test_events_stay_append_only(pg_dsn: str) -> None:
+    open_store(pg_dsn)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute("INSERT INTO events (at, op, actor) VALUES (1, 'remember', 'test')")
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("UPDATE events SET actor = 'someone else'")
+        with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
+            conn.execute("DELETE FROM events")
+        conn.execute("""UPDATE events SET details = '{"redacted": true}', reason = NULL""")
+
+
+def test_unreachable_server() -> None:
+    dsn = f"postgresql://postgres@/lethe?host=/tmp/no-server-{uuid.uuid4().hex[:8]}"
+    with pytest.raises(ServerUnavailable, match="cannot reach PostgreSQL") as caught:
+        open_store(dsn)
+    assert "is the server running" in str(caught.value)
+
+
+def test_malformed_dsn() -> None:
+    with pytest.raises(ServerUnavailable, match="postgresql://USER:PASSWORD@HOST"):
+        open_store("postgresql://postgres@/lethe?host=/tmp&nonsense_option=1")
+
+
+def test_missing_database_and_role(pg_server: PgServer) -> None:
+    missing = with_dbname(pg_server.admin_dsn, f"nope_{uuid.uuid4().hex[:8]}")
+    with pytest.raises(ServerUnavailable, match=r"does not exist.*createdb"):
+        open_store(missing)
+    ghost = pg_server.admin_dsn.replace("postgresql://postgres@", "postgresql://ghost_role@")
+    with pytest.raises(ServerUnavailable, match='role "ghost_role" does not exist'):
+        open_store(ghost)
+
+
+def test_wrong_password(pg_managed_server: PgServer) -> None:
+    name = f"pw_{uuid.uuid4().hex[:8]}"
+    create_database(pg_managed_server, name, extensions=("vector",))
+    try:
+        template = add_password_role(pg_managed_server, "lethe_app", "right-secret", name)
+        with pytest.raises(ServerUnavailable, match="refused the credentials") as caught:
+            open_store(template.format(password="wrong-secret"))
+        assert "wrong-secret" not in str(caught.value), "a password never reaches a message"
+        assert "lethe_meta" not in tables(pg_managed_server.dsn_for(name))
+        open_store(template.format(password="right-secret"))
+        assert meta(pg_managed_server.dsn_for(name))["application"] == "lethe"
+    finally:
+        drop_database(pg_managed_server, name)
+
+
+def test_a_server_without_pgvector_is_refused_and_nothing_is_created() -> None:
+    srv = start_server("lethe_novector", with_vector=False)
+    try:
+        dsn = srv.dsn_for("lethe_novector")
+        with pytest.raises(ServerUnavailable, match="no pgvector extension") as caught:
+            open_store(dsn)
+        assert "install pgvector" in str(caught.value)
+        assert tables(dsn) == set(), "the failed open left no table behind"
+    finally:
+        stop_server(srv)
+
+
+def test_a_newer_schema_is_refused_untouched(pg_dsn: str) -> None:
+    open_store(pg_dsn)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE lethe_meta SET value = %s WHERE key = 'schema_version'",
+            (str(LATEST_VERSION + 1),),
+        )
+    before = meta(pg_dsn)
+    with pytest.raises(SchemaTooNew, match="upgrade lethe"):
+        open_store(pg_dsn)
+    assert meta(pg_dsn) == before
+
+
+def test_another_applications_database_is_refused_untouched(pg_dsn: str) -> None:
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE customers (id integer)")
+    with pytest.raises(NotALetheDatabase, match="another application"):
+        open_store(pg_dsn)
+    assert tables(pg_dsn) == {"customers"}
+
+
+def test_another_embedder_is_refused(pg_dsn: str) -> None:
+    open_store(pg_dsn)
+    with pytest.raises(EmbedderMismatch, match="holds vectors of"):
+        open_store(pg_dsn, embedder="another-model")
+    with pytest.raises(EmbedderMismatch):
+        open_store(pg_dsn, dim=768)
