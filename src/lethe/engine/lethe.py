@@ -23,6 +23,7 @@ from lethe.engine.sweeping import SweepOps
 from lethe.engine.working import WorkingOps
 from lethe.model import utcnow
 from lethe.store.base import Store
+from lethe.store.postgres_open import is_postgres_dsn
 from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
@@ -57,16 +58,28 @@ class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps, ForgetModeOps):
         clock: Clock = utcnow,
         **settings: Any,
     ) -> Lethe:
-        """Open (creating if needed) the store at `db`, else `LETHE_DB`, else the default path."""
+        """Open (creating if needed) the store at `db`, else `LETHE_DB`, else the default path.
+        A `postgresql://` DSN opens a PostgreSQL database (with pgvector) instead of a file."""
         overrides = {**settings, **({"db": str(db)} if db is not None else {})}
         resolved = Settings.load(overrides=overrides)
         embedder = embedder or load_default_embedder()
-        store = SQLiteStore(
-            resolved.db,
-            embedder=embedder.name,
-            dim=embedder.dim,
-            busy_timeout_ms=resolved.busy_timeout_ms,
-        )
+        store: Store
+        if is_postgres_dsn(resolved.db):
+            from lethe.store.postgres import PostgresStore
+
+            store = PostgresStore(
+                resolved.db,
+                embedder=embedder.name,
+                dim=embedder.dim,
+                busy_timeout_ms=resolved.busy_timeout_ms,
+            )
+        else:
+            store = SQLiteStore(
+                resolved.db,
+                embedder=embedder.name,
+                dim=embedder.dim,
+                busy_timeout_ms=resolved.busy_timeout_ms,
+            )
         return cls(store, embedder, resolved, clock=clock)
 
     def close(self) -> None:

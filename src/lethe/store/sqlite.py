@@ -33,10 +33,7 @@ from lethe.errors import (
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
-from lethe.store.sqlite_filters import compile_filters
-from lethe.store.sqlite_index import IndexSync
-from lethe.store.sqlite_lexical import LexicalSearch
-from lethe.store.sqlite_rows import (
+from lethe.store.rows import (
     MEMORY_COLUMNS,
     episode_from_row,
     event_from_row,
@@ -45,6 +42,9 @@ from lethe.store.sqlite_rows import (
     pending_from_row,
     ts,
 )
+from lethe.store.sqlite_filters import compile_filters
+from lethe.store.sqlite_index import IndexSync
+from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.vectors import Vector

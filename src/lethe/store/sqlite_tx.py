@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lethe.model import Episode, Link, Memory, Pending
-from lethe.store.sqlite_rows import pending_from_row, ts
+from lethe.store.rows import pending_from_row, ts
 from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:

@@ -1,12 +1,23 @@
-"""Conversions between SQLite rows and lethe records (times are stored as epoch seconds)."""
+"""Conversions between database rows and lethe records (times are stored as epoch seconds).
+
+Both stores select the same columns under the same names (metadata as JSON text, tags as a
+JSON array), so one set of conversions serves SQLite's rows and PostgreSQL's dict rows.
+"""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime
+from typing import Any, Protocol
 
 from lethe.model import Episode, Event, Link, Memory, Pending
+
+
+class Row(Protocol):
+    """A row whose columns are read by name (sqlite3.Row, or a psycopg dict row)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
 
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
@@ -23,7 +34,7 @@ def dt(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, UTC)
 
 
-def memory_from_row(row: sqlite3.Row) -> Memory:
+def memory_from_row(row: Row) -> Memory:
     return Memory(
         id=row["id"],
         namespace=row["namespace"],
@@ -47,7 +58,7 @@ def memory_from_row(row: sqlite3.Row) -> Memory:
     )
 
 
-def link_from_row(row: sqlite3.Row) -> Link:
+def link_from_row(row: Row) -> Link:
     return Link(
         a=row["a"],
         b=row["b"],
@@ -58,7 +69,7 @@ def link_from_row(row: sqlite3.Row) -> Link:
     )
 
 
-def event_from_row(row: sqlite3.Row) -> Event:
+def event_from_row(row: Row) -> Event:
     return Event(
         seq=row["seq"],
         at=datetime.fromtimestamp(row["at"], UTC),
@@ -72,7 +83,7 @@ def event_from_row(row: sqlite3.Row) -> Event:
     )
 
 
-def episode_from_row(row: sqlite3.Row) -> Episode:
+def episode_from_row(row: Row) -> Episode:
     return Episode(
         id=row["id"],
         namespace=row["namespace"],
@@ -84,7 +95,7 @@ def episode_from_row(row: sqlite3.Row) -> Episode:
     )
 
 
-def pending_from_row(row: sqlite3.Row) -> Pending:
+def pending_from_row(row: Row) -> Pending:
     return Pending(
         session=row["session"],
         memory_id=row["memory_id"],

@@ -1,0 +1,279 @@
+"""The write half of the PostgreSQL store: statements run inside
+`PostgresStore.transaction()`, on the one connection that transaction holds.
+
+The statements are the SQLite store's, in PostgreSQL's terms; the full-text entry is a
+generated column and the vector a `vector` column, so both change with the row."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from lethe.model import Episode, Link, Memory, Pending
+from lethe.store.rows import pending_from_row, ts
+from lethe.store.vectors import Vector
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from lethe.store.postgres import PostgresStore
+
+
+class PostgresTx:
+    """The write half of the store, only reachable inside `PostgresStore.transaction()`."""
+
+    def __init__(self, store: PostgresStore, conn: psycopg.Connection[dict[str, Any]]) -> None:
+        self._store = store
+        self._conn = conn
+
+    @property
+    def store(self) -> PostgresStore:
+        return self._store
+
+    def insert_memory(self, memory: Memory, vector: Vector) -> None:
+        self._conn.execute(
+            """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
+                category, metadata, importance, private, created_at, updated_at,
+                last_accessed_at, access_count, status, embedding)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)""",
+            (
+                memory.id,
+                memory.namespace,
+                memory.agent,
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                memory.private,
+                ts(memory.created_at),
+                ts(memory.updated_at),
+                None if memory.last_accessed_at is None else ts(memory.last_accessed_at),
+                memory.access_count,
+                memory.status,
+                np.asarray(vector, dtype=np.float32),
+            ),
+        )
+        self._set_tags(memory.id, memory.tags)
+
+    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
+        self._conn.execute(
+            """UPDATE memories SET content = %s, content_sha256 = %s, layer = %s, category = %s,
+                metadata = %s, importance = %s, private = %s, updated_at = %s, agent = %s
+               WHERE id = %s""",
+            (
+                memory.content,
+                memory.content_sha256,
+                memory.layer,
+                memory.category,
+                json.dumps(memory.metadata, ensure_ascii=False),
+                memory.importance,
+                memory.private,
+                ts(memory.updated_at),
+                memory.agent,
+                memory.id,
+            ),
+        )
+        if vector is not None:
+            self._conn.execute(
+                "UPDATE memories SET embedding = %s WHERE id = %s",
+                (np.asarray(vector, dtype=np.float32), memory.id),
+            )
+        self._set_tags(memory.id, memory.tags)
+
+    def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
+        self._conn.execute("DELETE FROM memory_tags WHERE memory_id = %s", (memory_id,))
+        self._conn.cursor().executemany(
+            "INSERT INTO memory_tags (memory_id, tag, position) VALUES (%s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            [(memory_id, tag, i) for i, tag in enumerate(tags)],
+        )
+
+    def upsert_link(self, link: Link) -> None:
+        self._conn.execute(
+            """INSERT INTO links (a, b, kind, confidence, created_at, updated_at)
+               VALUES (%s, %s, %s, %s, %s, %s)
+               ON CONFLICT (a, b, kind) DO UPDATE SET
+                   confidence = excluded.confidence, updated_at = excluded.updated_at""",
+            (
+                link.a,
+                link.b,
+                link.kind,
+                link.confidence,
+                ts(link.created_at),
+                ts(link.updated_at),
+            ),
+        )
+
+    def delete_link(self, a: str, b: str, kind: str) -> bool:
+        a, b = sorted((a, b))
+        cursor = self._conn.execute(
+            "DELETE FROM links WHERE a = %s AND b = %s AND kind = %s", (a, b, kind)
+        )
+        return cursor.rowcount > 0
+
+    def insert_episode(self, episode: Episode, member_ids: Sequence[str | None]) -> None:
+        self._conn.execute(
+            """INSERT INTO episodes
+                   (id, namespace, summary, start_at, end_at, importance, created_at)
+               VALUES (%s, %s, %s, %s, %s, %s, %s)""",
+            (
+                episode.id,
+                episode.namespace,
+                episode.summary,
+                ts(episode.start_at),
+                ts(episode.end_at),
+                episode.importance,
+                ts(episode.created_at),
+            ),
+        )
+        self._conn.cursor().executemany(
+            "INSERT INTO episode_members (episode_id, position, memory_id) VALUES (%s, %s, %s)",
+            [(episode.id, i, memory_id) for i, memory_id in enumerate(member_ids)],
+        )
+
+    def append_event(
+        self,
+        *,
+        op: str,
+        actor: str,
+        at: datetime,
+        memory_id: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
+        content_sha256: str | None = None,
+    ) -> int:
+        cursor = self._conn.execute(
+            """INSERT INTO events (at, op, memory_id, namespace, actor, reason, details,
+                content_sha256) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq""",
+            (
+                ts(at),
+                op,
+                memory_id,
+                namespace,
+                actor,
+                reason,
+                json.dumps(details or {}, ensure_ascii=False, default=str),
+                content_sha256,
+            ),
+        )
+        row = cursor.fetchone()
+        return int(row["seq"]) if row else 0
+
+    # -- forgetting ---------------------------------------------------------------------
+
+    def touch(self, ids: Sequence[str], at: datetime) -> None:
+        self._conn.execute(
+            "UPDATE memories SET access_count = access_count + 1, last_accessed_at = %s "
+            "WHERE id = ANY(%s)",
+            [ts(at), list(ids)],
+        )
+        self._conn.cursor().executemany(
+            "INSERT INTO access_days (memory_id, day, count) VALUES (%s, %s, 1) "
+            "ON CONFLICT (memory_id, day) DO UPDATE SET count = access_days.count + 1",
+            [(memory_id, int(ts(at) // 86400)) for memory_id in ids],
+        )
+
+    def working_put(
+        self, agent: str, namespace: str, memory_id: str, tokens: int, at: datetime
+    ) -> None:
+        self._conn.execute(
+            """INSERT INTO working_set (agent, namespace, memory_id, tokens, added_at)
+               VALUES (%s, %s, %s, %s, %s)
+               ON CONFLICT (agent, namespace, memory_id)
+               DO UPDATE SET tokens = excluded.tokens, added_at = excluded.added_at""",
+            (agent, namespace, memory_id, tokens, ts(at)),
+        )
+
+    def working_drop(self, agent: str, namespace: str, memory_id: str) -> None:
+        self._conn.execute(
+            "DELETE FROM working_set WHERE agent = %s AND namespace = %s AND memory_id = %s",
+            (agent, namespace, memory_id),
+        )
+
+    def set_forgotten(
+        self, memory_id: str, *, at: datetime, actor: str, reason: str | None
+    ) -> bool:
+        """Soft delete: the row, its links and memberships stay, hidden behind the status."""
+        cursor = self._conn.execute(
+            """UPDATE memories SET status = 'forgotten', forgotten_at = %s, forgotten_by = %s,
+                   forget_reason = %s
+               WHERE id = %s AND status = 'active'""",
+            (ts(at), actor, reason, memory_id),
+        )
+        return cursor.rowcount == 1
+
+    def set_restored(self, memory_id: str) -> bool:
+        cursor = self._conn.execute(
+            """UPDATE memories SET status = 'active', forgotten_at = NULL, forgotten_by = NULL,
+                   forget_reason = NULL
+               WHERE id = %s AND status = 'forgotten'""",
+            (memory_id,),
+        )
+        return cursor.rowcount == 1
+
+    def erase(self, memory_id: str) -> bool:
+        """Hard erasure: the row and, by cascade and trigger, its tags, links, pending
+        confirmations, full-text entry and episode membership (left as an anonymous gap).
+        The memory's audit events lose their content-bearing parts."""
+        cursor = self._conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
+        if cursor.rowcount != 1:
+            return False
+        self._conn.execute(
+            """UPDATE events SET details = '{"redacted": true}', reason = NULL
+               WHERE memory_id = %s AND details != '{"redacted": true}'""",
+            (memory_id,),
+        )
+        return True
+
+    def pending(self, session: str, operation: str, ids: Sequence[str]) -> dict[str, Pending]:
+        if not ids:
+            return {}
+        rows = self._conn.execute(
+            """SELECT * FROM pending_confirmations
+                WHERE session = %s AND operation = %s AND memory_id = ANY(%s)""",
+            [session, operation, list(ids)],
+        )
+        return {row["memory_id"]: pending_from_row(row) for row in rows}
+
+    def put_pending(self, pending: Pending) -> None:
+        self._conn.execute(
+            """INSERT INTO pending_confirmations (session, memory_id, operation, content_sha256,
+                   first_requested_at, last_requested_at, request_count, expires_at)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+               ON CONFLICT (session, memory_id, operation) DO UPDATE SET
+                   content_sha256 = excluded.content_sha256,
+                   first_requested_at = excluded.first_requested_at,
+                   last_requested_at = excluded.last_requested_at,
+                   request_count = excluded.request_count,
+                   expires_at = excluded.expires_at""",
+            (
+                pending.session,
+                pending.memory_id,
+                pending.operation,
+                pending.content_sha256,
+                ts(pending.first_requested_at),
+                ts(pending.last_requested_at),
+                pending.request_count,
+                ts(pending.expires_at),
+            ),
+        )
+
+    def drop_pending(self, session: str, operation: str, memory_id: str) -> None:
+        self._conn.execute(
+            """DELETE FROM pending_confirmations
+               WHERE session = %s AND operation = %s AND memory_id = %s""",
+            (session, operation, memory_id),
+        )
+
+    def drop_expired_pending(self, now: datetime) -> list[Pending]:
+        rows = self._conn.execute(
+            "DELETE FROM pending_confirmations WHERE expires_at <= %s RETURNING *", (ts(now),)
+        ).fetchall()
+        return [pending_from_row(r) for r in rows]
