@@ -116,3 +116,19 @@ def test_two_engines_share_pending_confirmations_and_forgetting(
         for engine in (one, two):
             assert home.id not in {h.memory.id for h in engine.recall("San Francisco", k=5)}
             assert other.id in {h.memory.id for h in engine.recall("Miso", k=5)}
+
+
+def test_the_cli_takes_a_dsn(pg_dsn: str) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from lethe.cli import app
+
+    runner = CliRunner()
+    made = runner.invoke(app, ["remember", "User lives in San Francisco", "--db", pg_dsn, "--json"])
+    assert made.exit_code == 0, made.output
+    memory_id = json.loads(made.stdout)["id"]
+    found = runner.invoke(app, ["recall", "where does the user live", "--db", pg_dsn, "--json"])
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)[0]["memory"]["id"] == memory_id

@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -77,7 +76,7 @@ def emit_json(value: Any) -> None:
 
 
 @contextmanager
-def open_lethe(db: Path | None) -> Iterator[Lethe]:
+def open_lethe(db: str | None) -> Iterator[Lethe]:
     from lethe.engine import Lethe
 
     with Lethe.open(db) as mem:
@@ -87,14 +86,14 @@ def open_lethe(db: Path | None) -> Iterator[Lethe]:
 # -- options shared by several commands ---------------------------------------------------
 
 DbOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--db",
         envvar="LETHE_DB",
-        metavar="PATH",
+        metavar="PATH|DSN",
         show_default=False,
-        help="Database file (created if missing). Default: $LETHE_DB, else "
-        "~/.local/share/lethe/lethe.db.",
+        help="Database file (created if missing), or a postgresql:// DSN. Default: "
+        "$LETHE_DB, else ~/.local/share/lethe/lethe.db.",
     ),
 ]
 JsonOpt = Annotated[

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 from contextlib import redirect_stdout
 from datetime import timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -307,7 +306,7 @@ def _forget_mode(
     namespace: str,
     execute: bool,
     yes: bool,
-    db: Path | None,
+    db: str | None,
 ) -> None:
     """Seed 002's flow: always a dry run first; after the go-ahead, exactly its targets go.
     Output is the seed's JSON document (this mode has no other form)."""
