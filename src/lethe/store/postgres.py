@@ -236,13 +236,20 @@ class PostgresStore:
         self, filters: Filters, *, limit: int, offset: int
     ) -> tuple[list[Memory], int]:
         where, params = compile_filters(filters)
+        return self._page(where, params, "created_at", limit, offset)
+
+    def _page(
+        self, where: str, params: list[Any], newest: str, limit: int, offset: int
+    ) -> tuple[list[Memory], int]:
+        """One page of the memories matching `where`, newest by `newest` first, and how many
+        match in all."""
         with self._read() as conn:
             total = conn.execute(
                 f"SELECT count(*) AS n FROM memories m WHERE {where}".encode(), params
             ).fetchone()
             rows = conn.execute(
                 f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                "ORDER BY m.created_at DESC, m.num DESC LIMIT %s OFFSET %s".encode(),
+                f"ORDER BY m.{newest} DESC, m.num DESC LIMIT %s OFFSET %s".encode(),
                 [*params, limit, offset],
             ).fetchall()
         return [memory_from_row(r) for r in rows], int(total["n"]) if total else 0
@@ -392,16 +399,7 @@ class PostgresStore:
             clauses.append("m.forgotten_at < %s")
             params.append(ts(before))
         where = " AND ".join(clauses)
-        with self._read() as conn:
-            total = conn.execute(
-                f"SELECT count(*) AS n FROM memories m WHERE {where}".encode(), params
-            ).fetchone()
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                "ORDER BY m.forgotten_at DESC, m.num DESC LIMIT %s OFFSET %s".encode(),
-                [*params, limit, offset],
-            ).fetchall()
-        return [memory_from_row(r) for r in rows], int(total["n"]) if total else 0
+        return self._page(where, params, "forgotten_at", limit, offset)
 
     def ids_like(
         self, *, prefix: str = "", suffix: str = "", namespace: str | None, limit: int

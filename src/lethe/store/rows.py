@@ -26,6 +26,33 @@ MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.l
         (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 
 
+MEMORY_INSERT_COLUMNS = """id, namespace, agent, content, content_sha256, layer, category,
+    metadata, importance, private, created_at, updated_at, last_accessed_at, access_count,
+    status"""
+
+
+def memory_values(memory: Memory) -> tuple[Any, ...]:
+    """A memory's column values in the order of `MEMORY_INSERT_COLUMNS`, for either store
+    (the embedding, stored differently by each, goes after them)."""
+    return (
+        memory.id,
+        memory.namespace,
+        memory.agent,
+        memory.content,
+        memory.content_sha256,
+        memory.layer,
+        memory.category,
+        json.dumps(memory.metadata, ensure_ascii=False),
+        memory.importance,
+        memory.private,
+        ts(memory.created_at),
+        ts(memory.updated_at),
+        None if memory.last_accessed_at is None else ts(memory.last_accessed_at),
+        memory.access_count,
+        memory.status,
+    )
+
+
 def ts(value: datetime) -> float:
     return value.timestamp()
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lethe.model import Episode, Link, Memory, Pending
-from lethe.store.rows import pending_from_row, ts
+from lethe.store.rows import MEMORY_INSERT_COLUMNS, memory_values, pending_from_row, ts
 from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:
@@ -30,28 +30,9 @@ class SQLiteTx:
 
     def insert_memory(self, memory: Memory, vector: Vector) -> None:
         self._conn.execute(
-            """INSERT INTO memories (id, namespace, agent, content, content_sha256, layer,
-                category, metadata, importance, private, created_at, updated_at,
-                last_accessed_at, access_count, status, embedding)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (
-                memory.id,
-                memory.namespace,
-                memory.agent,
-                memory.content,
-                memory.content_sha256,
-                memory.layer,
-                memory.category,
-                json.dumps(memory.metadata, ensure_ascii=False),
-                memory.importance,
-                int(memory.private),
-                ts(memory.created_at),
-                ts(memory.updated_at),
-                None if memory.last_accessed_at is None else ts(memory.last_accessed_at),
-                memory.access_count,
-                memory.status,
-                np.asarray(vector, dtype="<f4").tobytes(),
-            ),
+            f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, embedding) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*memory_values(memory), np.asarray(vector, dtype="<f4").tobytes()),
         )
         self._set_tags(memory.id, memory.tags)
 
