@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -317,3 +318,35 @@ def test_snapshot_keeps_the_int8_codes_and_searches_stay_exact(
             want = [ids[i] for i in np.argsort(-scores)[:4]]
             assert [i for i, _ in got] == want
             np.testing.assert_allclose([s for _, s in got], np.sort(scores)[::-1][:4], atol=1e-6)
+
+
+def _open_store_at_once(path: str, barrier: Any) -> str:
+    from lethe.store.sqlite import SQLiteStore
+
+    barrier.wait()
+    try:
+        SQLiteStore(path, embedder="test-embedder", dim=4).close()
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return "ok"
+
+
+def test_processes_opening_a_new_file_at_once_create_it_once(tmp_path: Path) -> None:
+    """Each process finds version 0 and migrates; the version is read again under the write
+    lock, so the ones that wait find the schema made and add nothing."""
+    import multiprocessing
+
+    for attempt in range(3):
+        path = str(tmp_path / f"race-{attempt}.db")
+        context = multiprocessing.get_context("spawn")
+        barrier = context.Manager().Barrier(6)
+        with context.Pool(6) as pool:
+            results = pool.starmap(_open_store_at_once, [(path, barrier)] * 6)
+        assert results == ["ok"] * 6, results
+        conn = sqlite3.connect(path)
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+        assert (
+            conn.execute("SELECT count(*) FROM lethe_meta WHERE key = 'application'").fetchone()[0]
+            == 1
+        )
+        conn.close()

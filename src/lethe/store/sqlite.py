@@ -82,6 +82,17 @@ def _check_path(path: Path) -> None:
         )
 
 
+def _statements(script: str) -> Iterator[str]:
+    """The statements of a migration script one by one (`executescript` would commit the
+    transaction they must run in), triggers' bodies kept whole."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+
+
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     text = str(exc)
     if "locked" in text or "busy" in text:
@@ -154,11 +165,27 @@ class SQLiteStore:
             meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
             if meta.get("application") != APPLICATION_ID:
                 raise NotALetheDatabase(f"{self.path} is not a lethe database")
-        for target in range(version + 1, LATEST_VERSION + 1):
-            try:
-                conn.executescript(
-                    f"BEGIN IMMEDIATE;\n{MIGRATIONS[target]}\nPRAGMA user_version = {target};"
-                )
+        if version < LATEST_VERSION:
+            self._apply_migrations(embedder)
+        meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+        if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != self.dim:
+            raise EmbedderMismatch(
+                f"{self.path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
+                f"not of {embedder} ({self.dim}-d)",
+                hint="open it with the embedder it was created with",
+            )
+
+    def _apply_migrations(self, embedder: str) -> None:
+        """Every missing migration in one write transaction. The version is read again under
+        the write lock: two processes opening a new file at once must not both create it."""
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for target in range(version + 1, LATEST_VERSION + 1):
+                for statement in _statements(MIGRATIONS[target]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {target}")
                 if target == 1:
                     conn.executemany(
                         "INSERT INTO lethe_meta (key, value) VALUES (?, ?)",
@@ -168,18 +195,11 @@ class SQLiteStore:
                             ("dim", str(self.dim)),
                         ],
                     )
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-        meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
-        if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != self.dim:
-            raise EmbedderMismatch(
-                f"{self.path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
-                f"not of {embedder} ({self.dim}-d)",
-                hint="open it with the embedder it was created with",
-            )
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
 
     @property
     def connection(self) -> sqlite3.Connection:
