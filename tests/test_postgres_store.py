@@ -74,7 +74,7 @@ def test_forget_restore_purge_and_audit(pg_mem: Lethe, pg_dsn: str) -> None:
     assert pg_mem.get_episode(episode.id).missing == 1
     assert [t.memory.id for t in pg_mem.list_trash()[0]] == [a.id]
     pg_mem.restore(a.id)
-    assert [link.b for link in pg_mem.links(a.id)] == [b.id], "restore brings links back"
+    assert [link.other(a.id) for link in pg_mem.links(a.id)] == [b.id], "restore brings links back"
     pg_mem.execute(pg_mem.plan_purge([b.id]))
     assert pg_mem.store.get(b.id) is None and pg_mem.links(a.id) == []
     assert pg_mem.get_episode(episode.id).missing == 1

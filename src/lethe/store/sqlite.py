@@ -103,6 +103,21 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error in {path}: {text}; nothing was changed")
 
 
+def _enter_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
+    """Switch a file to WAL. The switch needs the file to itself and SQLite answers "locked" at
+    once rather than calling the busy handler, so processes opening a new file together retry
+    here within the busy timeout."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
 class SQLiteStore:
     """Persistence for the engine. Every method is safe to call from several threads."""
 
@@ -124,7 +139,7 @@ class SQLiteStore:
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
-            self._conn.execute("PRAGMA journal_mode = WAL")
+            _enter_wal(self._conn, busy_timeout_ms)
             self._conn.execute("PRAGMA synchronous = NORMAL")
             # Freed pages are zeroed, so a purged memory's text does not linger in the file.
             self._conn.execute("PRAGMA secure_delete = ON")
