@@ -1,10 +1,13 @@
-"""Shared fixtures: the real MiniLM embedder (loaded once) and fresh stores on real files."""
+"""Shared fixtures: the real MiniLM embedder (loaded once) and fresh stores.
+
+`db` is the contract fixture: a test that takes it (or `mem`) runs twice, on a real SQLite
+file and on a real PostgreSQL database. `db_path` is for what only the SQLite file has.
+"""
 
 from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +17,14 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder, load_default_embedder
+
+from .backends import snapshot
+
+__all__ = ["BACKENDS", "snapshot", "sqlite_only"]
+
+BACKENDS = ["sqlite", "postgres"]
+# For what only a SQLite file has (its bytes on disk, its in-process vector cache).
+sqlite_only = pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 
 if TYPE_CHECKING:
     from .pg_support import PgServer
@@ -29,20 +40,20 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.db"
 
 
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The database of one test: a SQLite file, or a fresh PostgreSQL database. A test that
+    only makes sense on one store says so with `@sqlite_only`."""
+    if request.param == "postgres":
+        dsn: str = request.getfixturevalue("pg_dsn")
+        return dsn
+    return str(tmp_path / "memory.db")
+
+
 @pytest.fixture
-def mem(db_path: Path, embedder: Embedder) -> Iterator[Lethe]:
-    with Lethe.open(db_path, embedder=embedder) as lethe:
+def mem(db: str, embedder: Embedder) -> Iterator[Lethe]:
+    with Lethe.open(db, embedder=embedder) as lethe:
         yield lethe
-
-
-def snapshot(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Every row of every lethe table, to assert that a failed call changed nothing."""
-    conn = sqlite3.connect(path)
-    try:
-        tables = ["memories", "memory_tags", "links", "episodes", "episode_members", "events"]
-        return {t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}
-    finally:
-        conn.close()
 
 
 # --- PostgreSQL (tests/pg_support.py) --------------------------------------------------------

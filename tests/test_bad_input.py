@@ -146,14 +146,14 @@ CASES: dict[str, tuple[Call, type[LetheError], str]] = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_bad_input_is_refused_and_changes_nothing(mem: Lethe, db_path: Path, case: str) -> None:
+def test_bad_input_is_refused_and_changes_nothing(mem: Lethe, db: str, case: str) -> None:
     known = mem.remember("The cat is called Miso and sleeps on the keyboard").id
     call, error, message = CASES[case]
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(error) as caught:
         call(mem, known)
     assert message in str(caught.value)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 def test_a_custom_content_limit_is_enforced_in_bytes(tmp_path: Path, embedder: Embedder) -> None:

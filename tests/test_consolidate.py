@@ -3,8 +3,6 @@ memories recorded close in time strengthened once; and the pair search itself.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -38,22 +36,20 @@ def test_near_duplicate_pairs_with_both_contents(mem: Lethe) -> None:
     assert other.id not in {p.a.id for p in report.pairs} | {p.b.id for p in report.pairs}
 
 
-def test_threshold_comes_from_settings(db_path: Path, embedder: Embedder) -> None:
-    with Lethe.open(db_path, embedder=embedder) as mem:
+def test_threshold_comes_from_settings(db: str, embedder: Embedder) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
         mem.remember(FUN)
         mem.remember(ENJOYABLE)
         similarity = mem.consolidate(threshold=0.5).pairs[0].similarity
-    with Lethe.open(db_path, embedder=embedder, consolidate_threshold=similarity + 0.01) as mem:
+    with Lethe.open(db, embedder=embedder, consolidate_threshold=similarity + 0.01) as mem:
         assert mem.consolidate().pairs == ()
-    with Lethe.open(db_path, embedder=embedder, consolidate_threshold=similarity - 0.01) as mem:
+    with Lethe.open(db, embedder=embedder, consolidate_threshold=similarity - 0.01) as mem:
         assert len(mem.consolidate().pairs) == 1
 
 
-def test_links_recorded_close_in_time_are_strengthened_once(
-    db_path: Path, embedder: Embedder
-) -> None:
+def test_links_recorded_close_in_time_are_strengthened_once(db: str, embedder: Embedder) -> None:
     clock = Clock()
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         a = mem.remember("User flew to Lisbon in May")
         b = mem.remember("User ate pastéis de nata")
         clock.advance(days=3)
@@ -70,13 +66,13 @@ def test_links_recorded_close_in_time_are_strengthened_once(
         assert mem.consolidate().bumped == (), "once per link"
 
 
-def test_bad_arguments_change_nothing(mem: Lethe, db_path: Path) -> None:
+def test_bad_arguments_change_nothing(mem: Lethe, db: str) -> None:
     mem.remember(FUN)
-    before = snapshot(db_path)
+    before = snapshot(db)
     for kwargs in ({"threshold": 1.5}, {"limit": 0}, {"window_minutes": -1}, {"namespace": "a b"}):
         with pytest.raises(InvalidInput):
             mem.consolidate(**kwargs)  # type: ignore[arg-type]
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 def test_partitioned_search_finds_what_the_exact_one_finds(embedder: Embedder) -> None:

@@ -15,6 +15,7 @@ from lethe.embed import Embedder
 from lethe.errors import InvalidInput
 from lethe.forget import decay
 
+from .backends import is_postgres, run_sql
 from .conftest import snapshot
 from .test_forget import Clock
 
@@ -56,10 +57,10 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def aged(db_path: Path, embedder: Embedder, clock: Clock) -> Iterator[tuple[Lethe, dict[str, str]]]:
+def aged(db: str, embedder: Embedder, clock: Clock) -> Iterator[tuple[Lethe, dict[str, str]]]:
     """Memories of different ages, seen from day 100; opened under the `auto` policy."""
     start = clock.now
-    with Lethe.open(db_path, embedder=embedder, clock=clock, decay_policy="auto") as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock, decay_policy="auto") as mem:
         ids = {
             "old": mem.remember("User once owned a red bicycle").id,
             "caveat": mem.remember("Never store passwords in notes", layer="caveat").id,
@@ -76,12 +77,12 @@ def aged(db_path: Path, embedder: Embedder, clock: Clock) -> Iterator[tuple[Leth
 
 
 def test_sweep_plans_by_risk_and_changes_nothing(
-    aged: tuple[Lethe, dict[str, str]], db_path: Path
+    aged: tuple[Lethe, dict[str, str]], db: str
 ) -> None:
     mem, ids = aged
-    before = snapshot(db_path)
+    before = snapshot(db)
     plan = mem.sweep()
-    assert snapshot(db_path) == before, "planning never changes the store"
+    assert snapshot(db) == before, "planning never changes the store"
     actions = {i.id: i.action for i in plan.items}
     assert actions == {ids["old"]: "drop", ids["middle"]: "compress", ids["middle2"]: "compress"}
     assert (plan.scanned, plan.keep, plan.compress, plan.drop, plan.protected) == (6, 3, 2, 1, 2)
@@ -115,20 +116,20 @@ def test_execute_under_auto_drops_compresses_and_can_be_undone(
     assert {lk.other(ids["middle"]) for lk in mem.links(ids["middle"])} == {ids["fresh"]}
 
 
-def test_policy_suggest_only_reports(db_path: Path, embedder: Embedder, clock: Clock) -> None:
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+def test_policy_suggest_only_reports(db: str, embedder: Embedder, clock: Clock) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         mem.remember("User once owned a red bicycle")
         clock.advance(days=120)
         plan = mem.sweep()
         assert plan.policy == "suggest" and plan.drop == 1 and "report only" in plan.notes
-        before = snapshot(db_path)
+        before = snapshot(db)
         with pytest.raises(InvalidInput, match="policy is 'suggest'"):
             mem.execute_sweep(plan)
-        assert snapshot(db_path) == before
+        assert snapshot(db) == before
 
 
-def test_policy_off_never_proposes(db_path: Path, embedder: Embedder, clock: Clock) -> None:
-    with Lethe.open(db_path, embedder=embedder, clock=clock, decay_policy="off") as mem:
+def test_policy_off_never_proposes(db: str, embedder: Embedder, clock: Clock) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock, decay_policy="off") as mem:
         mem.remember("User once owned a red bicycle")
         clock.advance(days=1000)
         plan = mem.sweep()
@@ -152,10 +153,8 @@ def test_recall_warms_a_memory_and_a_recalled_one_is_skipped(
     assert ids["old"] not in {i.id for i in again.items}, "recalled today: no longer idle"
 
 
-def test_heat_counts_recalls_of_the_last_30_days(
-    db_path: Path, embedder: Embedder, clock: Clock
-) -> None:
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+def test_heat_counts_recalls_of_the_last_30_days(db: str, embedder: Embedder, clock: Clock) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         note = mem.remember("User once owned a red bicycle")
         for _ in range(3):
             mem.recall("red bicycle", k=1)
@@ -168,11 +167,11 @@ def test_heat_counts_recalls_of_the_last_30_days(
 
 
 def test_private_memories_compress_into_a_private_summary(
-    db_path: Path, embedder: Embedder, clock: Clock, tmp_path: Path
+    db: str, embedder: Embedder, clock: Clock, tmp_path: Path
 ) -> None:
     workspace = tmp_path / "ws"
     with Lethe.open(
-        db_path, embedder=embedder, clock=clock, decay_policy="auto", workspace_dir=workspace
+        db, embedder=embedder, clock=clock, decay_policy="auto", workspace_dir=workspace
     ) as mem:
         mem.remember("User's therapist is Dr. Novak. Sessions on Mondays.", private=True)
         mem.remember("User's blood test results came back fine", private=True)
@@ -190,8 +189,8 @@ def test_private_memories_compress_into_a_private_summary(
         assert not any("Novak" in p.read_text() for p in workspace.rglob("*.md"))
 
 
-def test_a_single_compression_is_kept(db_path: Path, embedder: Embedder, clock: Clock) -> None:
-    with Lethe.open(db_path, embedder=embedder, clock=clock, decay_policy="auto") as mem:
+def test_a_single_compression_is_kept(db: str, embedder: Embedder, clock: Clock) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock, decay_policy="auto") as mem:
         note = mem.remember("User tried a pottery class")
         clock.advance(days=55)
         plan = mem.sweep()
@@ -201,7 +200,10 @@ def test_a_single_compression_is_kept(db_path: Path, embedder: Embedder, clock: 
         assert mem.get(note.id).id == note.id
 
 
-def test_compress_risk_must_be_below_drop_risk(db_path: Path, embedder: Embedder) -> None:
+def test_compress_risk_must_be_below_drop_risk(db: str, embedder: Embedder) -> None:
     with pytest.raises(InvalidInput, match="decay_compress_risk"):
-        Lethe.open(db_path, embedder=embedder, decay_compress_risk=300, decay_drop_risk=200)
-    assert not db_path.exists()
+        Lethe.open(db, embedder=embedder, decay_compress_risk=300, decay_drop_risk=200)
+    if is_postgres(db):
+        assert run_sql(db, "SELECT to_regclass('memories')") == [(None,)], "nothing created"
+    else:
+        assert not Path(db).exists()

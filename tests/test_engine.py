@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +12,8 @@ from lethe.embed import Embedder
 from lethe.errors import DuplicateMemory, InvalidInput, LinkNotFound, MemoryNotFound
 from lethe.model import MEMORY_ID_RE
 
-from .conftest import snapshot
+from .backends import run_sql
+from .conftest import snapshot, sqlite_only
 
 FACTS = [
     "User lives in San Francisco",
@@ -65,15 +64,15 @@ def test_defaults(mem: Lethe) -> None:
     )
 
 
-def test_near_duplicate_is_refused_with_the_existing_id(mem: Lethe, db_path: Path) -> None:
+def test_near_duplicate_is_refused_with_the_existing_id(mem: Lethe, db: str) -> None:
     first = mem.remember("User lives in San Francisco")
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(DuplicateMemory) as caught:
         mem.remember("User lives in San Francisco")
     assert caught.value.existing_id == first.id
     assert first.id in str(caught.value)
     assert caught.value.similarity >= 0.95
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     again = mem.remember("User lives in San Francisco", allow_duplicate=True)
     assert again.id != first.id
 
@@ -230,9 +229,9 @@ def test_metadata_conditions_every_operator(mem: Lethe) -> None:
     assert _recall_ids(mem, {"@metadata.topic": "ops", "tags": []}) == {deploy}
 
 
-def test_time_range_filters(db_path: Path, embedder: Embedder) -> None:
+def test_time_range_filters(db: str, embedder: Embedder) -> None:
     now = [datetime(2024, 1, 10, tzinfo=UTC)]
-    with Lethe.open(db_path, embedder=embedder, clock=lambda: now[0]) as mem:
+    with Lethe.open(db, embedder=embedder, clock=lambda: now[0]) as mem:
         early = mem.remember("Kickoff meeting for the garden project")
         now[0] += timedelta(days=30)
         late = mem.remember("Garden project harvest review")
@@ -295,18 +294,18 @@ def test_links_unlink_and_bump(mem: Lethe) -> None:
     assert ops == ["remember", "bump", "unlink"]
 
 
-def test_links_never_cross_namespaces(mem: Lethe, db_path: Path) -> None:
+def test_links_never_cross_namespaces(mem: Lethe, db: str) -> None:
     a = mem.remember("First memory in namespace one", namespace="one")
     b = mem.remember("Second memory in namespace two", namespace="two")
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(InvalidInput, match="namespace"):
         mem.link(a.id, b.id)
     with pytest.raises(InvalidInput, match="itself"):
         mem.link(a.id, a.id)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
-def test_episode_lists_live_members_and_counts_missing(mem: Lethe, db_path: Path) -> None:
+def test_episode_lists_live_members_and_counts_missing(mem: Lethe, db: str) -> None:
     members = [mem.remember(text) for text in FACTS[:3]]
     episode = mem.create_episode(
         "Getting to know the user", [m.id for m in members], importance=0.6
@@ -316,12 +315,8 @@ def test_episode_lists_live_members_and_counts_missing(mem: Lethe, db_path: Path
     assert view.missing == 0 and view.note is None
     assert view.episode.start_at == members[0].created_at
     assert view.episode.end_at == members[-1].created_at
-    conn = sqlite3.connect(db_path)
-    with conn:
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("UPDATE memories SET status = 'forgotten' WHERE id = ?", (members[0].id,))
-        conn.execute("DELETE FROM memories WHERE id = ?", (members[1].id,))
-    conn.close()
+    run_sql(db, "UPDATE memories SET status = 'forgotten' WHERE id = ?", (members[0].id,))
+    run_sql(db, "DELETE FROM memories WHERE id = ?", (members[1].id,))
     view = mem.get_episode(episode.id)
     assert [m.id for m in view.members] == [members[2].id]
     assert view.missing == 2 and view.note == "2 memories no longer exist"
@@ -334,21 +329,19 @@ def test_get_unknown_and_malformed_ids(mem: Lethe) -> None:
         mem.get("f926ff7f")
 
 
-def test_removed_rows_are_never_returned(mem: Lethe, db_path: Path) -> None:
+def test_removed_rows_are_never_returned(mem: Lethe, db: str) -> None:
     """The vector index is a cache; a memory no longer live must not come back from it."""
     target = mem.remember("User lives in San Francisco")
     mem.remember("The cat is called Miso and sleeps on the keyboard")
     assert mem.recall("San Francisco", k=1)[0].memory.id == target.id
-    conn = sqlite3.connect(db_path)
-    with conn:
-        conn.execute("UPDATE memories SET status = 'forgotten' WHERE id = ?", (target.id,))
-    conn.close()
+    run_sql(db, "UPDATE memories SET status = 'forgotten' WHERE id = ?", (target.id,))
     assert target.id not in {h.memory.id for h in mem.recall("San Francisco", k=10)}
     assert target.id not in {m.id for m in mem.list_memories().items}
 
 
+@sqlite_only
 def test_recall_rechecks_hits_against_live_rows_when_the_index_is_stale(
-    mem: Lethe, db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    mem: Lethe, db: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another process forgets a memory; this one's index does not catch up (its change-log
     replay is switched off), so the vector side still offers the memory: the live-row
@@ -356,7 +349,7 @@ def test_recall_rechecks_hits_against_live_rows_when_the_index_is_stale(
     target = mem.remember("User lives in San Francisco")
     mem.remember("The cat is called Miso and sleeps on the keyboard")
     assert mem.recall("San Francisco", k=1)[0].memory.id == target.id
-    with Lethe.open(db_path, embedder=embedder) as other:
+    with Lethe.open(db, embedder=embedder) as other:
         other.execute(other.plan_forget([target.id]))
     monkeypatch.setattr(mem.store._sync, "sync", lambda: None)
     stale = mem.store.vector_search(embedder.embed(["San Francisco"])[0], Filters(), 5)
@@ -388,13 +381,10 @@ def test_update_is_not_refused_because_a_recall_touched_the_memory(mem: Lethe) -
     assert mem.update(memory.id, importance=0.9).importance == 0.9
 
 
-def test_episode_view_dump_carries_the_note(mem: Lethe, db_path: Path) -> None:
+def test_episode_view_dump_carries_the_note(mem: Lethe, db: str) -> None:
     a, b = mem.remember("User likes jazz"), mem.remember("The cat is called Miso")
     episode = mem.create_episode("Evening", [a.id, b.id])
-    conn = sqlite3.connect(db_path)
-    with conn:
-        conn.execute("UPDATE memories SET status = 'forgotten' WHERE id = ?", (a.id,))
-    conn.close()
+    run_sql(db, "UPDATE memories SET status = 'forgotten' WHERE id = ?", (a.id,))
     dumped = mem.get_episode(episode.id).model_dump(mode="json")
     assert dumped["note"] == "1 memory no longer exists" and dumped["missing"] == 1
 

@@ -13,7 +13,6 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -90,9 +89,9 @@ def llm() -> Iterator[ScriptedLLM]:
 
 
 @pytest.fixture
-def agent_mem(db_path: Path, embedder: Embedder, llm: ScriptedLLM) -> Iterator[Lethe]:
+def agent_mem(db: str, embedder: Embedder, llm: ScriptedLLM) -> Iterator[Lethe]:
     with Lethe.open(
-        db_path,
+        db,
         embedder=embedder,
         llm_base_url=llm.url,
         llm_model="scripted-model",
@@ -106,10 +105,10 @@ def ids_of(mem: Lethe) -> dict[str, str]:
 
 
 def test_a_model_deleting_during_dry_run_is_refused(
-    agent_mem: Lethe, llm: ScriptedLLM, db_path: Path
+    agent_mem: Lethe, llm: ScriptedLLM, db: str
 ) -> None:
     ids = ids_of(agent_mem)
-    before = snapshot(db_path)
+    before = snapshot(db)
     llm.script = [
         {"tool_calls": [call("search_memories", query="San Francisco")]},
         {"tool_calls": [call("delete_memories", ids=[ids[SEED_000[0]]])]},
@@ -121,7 +120,7 @@ def test_a_model_deleting_during_dry_run_is_refused(
     refused = json.loads(llm.tool_messages(2)[-1]["content"])
     assert "dry run" in refused["error"]
     assert "lethe refused" in answer["notes"]
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     first = llm.requests[0]
     assert first["model"] == "scripted-model"
     assert {t["function"]["name"] for t in first["tools"]} == {"search_memories", "delete_memories"}
@@ -189,27 +188,27 @@ def test_an_execution_deletes_the_clear_match(agent_mem: Lethe, llm: ScriptedLLM
     assert event.actor == "forget-mode" and event.reason.startswith("forget mode:")  # type: ignore[union-attr]
 
 
-def test_an_unreachable_endpoint_is_a_clear_error(db_path: Path, embedder: Embedder) -> None:
+def test_an_unreachable_endpoint_is_a_clear_error(db: str, embedder: Embedder) -> None:
     with Lethe.open(
-        db_path, embedder=embedder, llm_base_url="http://127.0.0.1:9/v1", llm_model="m"
+        db, embedder=embedder, llm_base_url="http://127.0.0.1:9/v1", llm_model="m"
     ) as mem:
         mem.remember("User likes jazz")
-        before = snapshot(db_path)
+        before = snapshot(db)
         with pytest.raises(LLMUnavailable, match="could not be used"):
             mem.forget_instruction("Forget jazz")
-        assert snapshot(db_path) == before
+        assert snapshot(db) == before
         fallback = mem.forget_instruction("Forget jazz", use_llm=False)
         validator.validate(fallback)
 
 
 def test_a_sweep_compresses_with_an_llm_written_summary(
-    db_path: Path, embedder: Embedder, llm: ScriptedLLM
+    db: str, embedder: Embedder, llm: ScriptedLLM
 ) -> None:
     from .test_forget import Clock
 
     clock = Clock()
     settings = {"llm_base_url": llm.url, "llm_model": "scripted-model", "decay_policy": "auto"}
-    with Lethe.open(db_path, embedder=embedder, clock=clock, **settings) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock, **settings) as mem:
         a = mem.remember("User tried a pottery class").id
         b = mem.remember("User went to a jazz concert in spring").id
         clock.advance(days=55)
@@ -229,7 +228,7 @@ def test_a_sweep_compresses_with_an_llm_written_summary(
         clock.advance(days=1)
         llm.server.shutdown()
         llm.server.server_close()
-        before = snapshot(db_path)
+        before = snapshot(db)
         with pytest.raises(LLMUnavailable):
             mem.execute_sweep(mem.sweep())
-        assert snapshot(db_path) == before, "a failed summary changes nothing"
+        assert snapshot(db) == before, "a failed summary changes nothing"

@@ -3,7 +3,6 @@ planner. Every answer is validated against the published response schema."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -38,9 +37,9 @@ def seeded(mem: Lethe) -> dict[str, str]:
 
 
 def test_dry_run_lists_candidates_and_refuses_to_delete(
-    mem: Lethe, seeded: dict[str, str], db_path: Path
+    mem: Lethe, seeded: dict[str, str], db: str
 ) -> None:
-    before = snapshot(db_path)
+    before = snapshot(db)
     session = ForgetSession(mem, "Forget where I live")
     found = session.search_memories("San Francisco")
     assert found["searchesLeft"] == 2
@@ -53,7 +52,7 @@ def test_dry_run_lists_candidates_and_refuses_to_delete(
     assert answer["plan"][0]["action"] == "delete", "the clear best match"
     assert all(e["action"] == "skip" for e in answer["plan"][1:])
     assert seeded[SEED_000[2]] in answer["lowConfidenceMatches"]
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 def test_at_most_three_searches(mem: Lethe, seeded: dict[str, str]) -> None:

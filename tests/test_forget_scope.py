@@ -65,15 +65,15 @@ def test_other_filters_do_not_widen_a_query_deletion(
     assert seeded[SEED_000[1]] in live_ids(mem)
 
 
-def test_the_margin_is_configurable(db_path: Path, embedder: Embedder) -> None:
-    with Lethe.open(db_path, embedder=embedder) as mem:
+def test_the_margin_is_configurable(db: str, embedder: Embedder) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
         home = mem.remember("User lives in San Francisco").id
         mem.remember("User visited San Francisco last year")
         default = mem.plan_forget(query="San Francisco")
     top, runner_up = (i.similarity or 0.0 for i in default.items[:2])
     assert top >= 0.6 and top - runner_up >= 0.05, "a clear winner under the default margin"
     assert [i.id for i in default.targets] == [home]
-    with Lethe.open(db_path, embedder=embedder, forget_margin=top - runner_up + 0.01) as mem:
+    with Lethe.open(db, embedder=embedder, forget_margin=top - runner_up + 0.01) as mem:
         wide = mem.plan_forget(query="San Francisco")
     assert wide.ambiguous and wide.targets == ()
     assert "ambiguous" in wide.notes.lower()
@@ -125,9 +125,9 @@ def test_suggestions_stay_inside_the_namespace(mem: Lethe) -> None:
     assert set(missing.suggestions) <= {mine.id}
 
 
-def test_requests_are_counted(db_path: Path, embedder: Embedder) -> None:
+def test_requests_are_counted(db: str, embedder: Embedder) -> None:
     clock = Clock()
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         note = mem.remember("User likes jazz")
         mem.forget(note.id, session="chat")
         [pending] = mem.store.pending_all("chat")
@@ -145,11 +145,9 @@ def test_requests_are_counted(db_path: Path, embedder: Embedder) -> None:
         assert mem.store.pending_all("chat") == []
 
 
-def test_expired_confirmation_is_reported_under_its_namespace(
-    db_path: Path, embedder: Embedder
-) -> None:
+def test_expired_confirmation_is_reported_under_its_namespace(db: str, embedder: Embedder) -> None:
     clock = Clock()
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         cat = mem.remember("The cat is called Miso", namespace="pets")
         mem.forget(cat.id, session="chat", namespace="pets")
         clock.advance(minutes=6)
@@ -161,9 +159,9 @@ def test_expired_confirmation_is_reported_under_its_namespace(
         assert report.by_op == {"confirmation_expired": 1}
 
 
-def test_retention_none_keeps_the_trash_forever(db_path: Path, embedder: Embedder) -> None:
+def test_retention_none_keeps_the_trash_forever(db: str, embedder: Embedder) -> None:
     clock = Clock()
-    with Lethe.open(db_path, embedder=embedder, clock=clock, trash_retention_days=None) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock, trash_retention_days=None) as mem:
         note = mem.remember("User likes jazz")
         mem.execute(mem.plan_forget([note.id]))
         [entry], _ = mem.list_trash()
@@ -206,8 +204,8 @@ def test_forget_then_restore_keeps_the_others_lines(tmp_path: Path, embedder: Em
 
 
 @pytest.fixture
-def ns_mem(db_path: Path, embedder: Embedder) -> Iterator[Lethe]:
-    with Lethe.open(db_path, embedder=embedder) as lethe:
+def ns_mem(db: str, embedder: Embedder) -> Iterator[Lethe]:
+    with Lethe.open(db, embedder=embedder) as lethe:
         yield lethe
 
 

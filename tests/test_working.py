@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from lethe import Lethe
@@ -28,7 +26,7 @@ def test_new_memories_enter_their_agents_working_memory(mem: Lethe, embedder: Em
 
 
 def test_over_budget_evicts_the_least_valuable_and_deletes_nothing(
-    db_path: Path, embedder: Embedder
+    db: str, embedder: Embedder
 ) -> None:
     clock = Clock()
     texts = [
@@ -37,16 +35,16 @@ def test_over_budget_evicts_the_least_valuable_and_deletes_nothing(
         ("User speaks Portuguese", 0.5),
         ("User lives in Lisbon", 0.5),
     ]
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
         ids = []
         for text, importance in texts:
             ids.append(mem.remember(text, importance=importance).id)
             clock.advance(hours=1)
         assert len(mem.context().items) == 4
-    before = snapshot(db_path)
+    before = snapshot(db)
     sizes = [embedder.count_tokens(t) for t, _ in texts]
     budget = sum(sizes) - 1
-    with Lethe.open(db_path, embedder=embedder, clock=clock, working_budget_tokens=budget) as mem:
+    with Lethe.open(db, embedder=embedder, clock=clock, working_budget_tokens=budget) as mem:
         # A trivial new note competes like any other item: it does not push out the others.
         trivial = mem.remember("User drinks green tea", importance=0.0)
         assert trivial.id not in {i.id for i in mem.context().items}
@@ -59,7 +57,7 @@ def test_over_budget_evicts_the_least_valuable_and_deletes_nothing(
         kept = {i.id for i in context.items}
         assert key.id in kept and ids[1] in kept, "importance 0.8 and 0.9 are kept"
         assert ids[0] not in kept, "importance 0.2 goes first"
-        after = snapshot(db_path)
+        after = snapshot(db)
         evicted = [e.memory_id for e in mem.audit(op="evict")]
         assert set(evicted) == ({*ids, trivial.id} - kept)
         # Long-term rows are untouched by eviction: only the two new memories were added.
@@ -77,8 +75,8 @@ def test_over_budget_evicts_the_least_valuable_and_deletes_nothing(
         assert mem.context().tokens <= budget
 
 
-def test_an_item_larger_than_the_budget_is_not_admitted(db_path: Path, embedder: Embedder) -> None:
-    with Lethe.open(db_path, embedder=embedder, working_budget_tokens=5) as mem:
+def test_an_item_larger_than_the_budget_is_not_admitted(db: str, embedder: Embedder) -> None:
+    with Lethe.open(db, embedder=embedder, working_budget_tokens=5) as mem:
         small = mem.remember("Jazz")
         big = mem.remember("User keeps a long diary about every concert they ever attended")
         context = mem.context()
@@ -97,12 +95,12 @@ def test_forgotten_memories_leave_working_memory_and_restore_brings_them_back(
     assert [i.id for i in mem.context().items] == [note.id]
 
 
-def test_attend_validates_and_changes_nothing_on_error(mem: Lethe, db_path: Path) -> None:
+def test_attend_validates_and_changes_nothing_on_error(mem: Lethe, db: str) -> None:
     cat = mem.remember("The cat is called Miso", namespace="pets")
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(MemoryNotFound):
         mem.attend(["mem_0123456789ab"])
     with pytest.raises(MemoryNotFound):
         mem.attend([cat.id], namespace="default")
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     assert [i.id for i in mem.attend([cat.id], namespace="pets", agent="vet").items] == [cat.id]

@@ -25,6 +25,8 @@ from lethe.store.base import F64, DecayColumns
 from lethe.store.lexical import query_tokens
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_open import connect, describe, prepare
+from lethe.store.postgres_schema import WRITE_LOCK
+from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
 from lethe.store.rows import (
     episode_from_row,
@@ -52,7 +54,7 @@ EF_SEARCH_MIN = 100
 long enough that a namespace's top k survive the filter."""
 
 
-class PostgresStore:
+class PostgresStore(PostgresTransferReads):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
 
@@ -95,11 +97,18 @@ class PostgresStore:
             open=True,
         )
         self._lexical_pool_lock = threading.Lock()
+        self._active = threading.local()
 
     # -- connections and transactions ----------------------------------------------------
 
     @contextmanager
     def _read(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        """Inside a transaction on this thread, its own connection, so the engine's reads in
+        a change see that change's writes (as the one SQLite connection does)."""
+        active = getattr(self._active, "conn", None)
+        if active is not None:
+            yield active
+            return
         with self._pool.connection() as conn:
             yield conn
 
@@ -110,7 +119,12 @@ class PostgresStore:
 
         try:
             with self._pool.connection() as conn, conn.transaction():
-                yield PostgresTx(self, conn)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                self._active.conn = conn
+                try:
+                    yield PostgresTx(self, conn)
+                finally:
+                    self._active.conn = None
         except psycopg.errors.LockNotAvailable as exc:
             raise StoreBusy(
                 f"{self.path} is locked by another writer: {exc}",

@@ -168,3 +168,8 @@ LATEST_VERSION = max(MIGRATIONS)
 
 MIGRATION_LOCK = 0x6C65746865
 """`pg_advisory_xact_lock` key: servers opening one database at once migrate it one by one."""
+
+WRITE_LOCK = 0x6C65746866
+"""`pg_advisory_xact_lock` key taken by every write transaction: writers on one database run
+one at a time, as on SQLite, so the engine's check-then-change steps (is it still live? is
+this the pending confirmation?) see every earlier commit and no later one."""

@@ -1,0 +1,79 @@
+"""Backend-neutral access to a store's tables for the contract tests.
+
+A test names its database by a target: a SQLite file path or a `postgresql://` DSN. These
+helpers read and write the tables under the engine's feet (as another process would), so
+one test body checks the same guarantee on both stores.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+SNAPSHOT_TABLES = ("memories", "memory_tags", "links", "episodes", "episode_members", "events")
+
+# Rows in a stable order. PostgreSQL has no rowid; every table has a key to order by.
+_PG_ORDER = {
+    "memories": "num",
+    "memory_tags": "memory_id, tag",
+    "links": "a, b, kind",
+    "episodes": "id",
+    "episode_members": "episode_id, position",
+    "events": "seq",
+    "pending_confirmations": "session, memory_id, operation",
+    "working_set": "agent, namespace, memory_id",
+}
+
+
+def is_postgres(db: Path | str) -> bool:
+    return str(db).startswith(("postgresql://", "postgres://"))
+
+
+def snapshot(db: Path | str) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of every lethe table, to assert that a failed call changed nothing."""
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(str(db)) as conn:
+            # A row as its text form: vectors and jsonb compare by value, and `==` works.
+            return {
+                t: conn.execute(
+                    f"SELECT t::text FROM {t} t ORDER BY {_PG_ORDER[t]}".encode()
+                ).fetchall()
+                for t in SNAPSHOT_TABLES
+            }
+    conn = sqlite3.connect(db)
+    try:
+        return {
+            t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in SNAPSHOT_TABLES
+        }
+    finally:
+        conn.close()
+
+
+def run_sql(db: Path | str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """One statement in its own committed transaction, written with `?` placeholders."""
+    if is_postgres(db):
+        import psycopg
+
+        with psycopg.connect(str(db)) as conn:
+            cursor = conn.execute(re.sub(r"\?", "%s", sql).encode(), params)
+            return list(cursor.fetchall()) if cursor.description else []
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("PRAGMA foreign_keys = ON")
+            return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def live_ids(db: Path | str) -> set[str]:
+    return {r[0] for r in run_sql(db, "SELECT id FROM memories WHERE status = 'active'")}
+
+
+def events(db: Path | str) -> list[tuple[str, str | None]]:
+    """(op, memory id) of every audit event, oldest first."""
+    return [(r[0], r[1]) for r in run_sql(db, "SELECT op, memory_id FROM events ORDER BY seq")]
