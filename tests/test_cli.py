@@ -398,9 +398,19 @@ def test_export_import_round_trip_keeps_ids(
 
     dump = tmp_path / "dump.jsonl"
     summary = as_json(db, "export", "-o", str(dump))
-    assert summary == {"path": str(dump), "memories": 3, "links": 1, "episodes": 1}
+    assert summary == {
+        "path": str(dump),
+        "memories": 3,
+        "trashed": 0,
+        "links": 1,
+        "episodes": 1,
+        "events": 5,
+    }
     lines = dump.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line)["type"] for line in lines] == ["memory"] * 3 + ["link", "episode"]
+    assert [json.loads(line)["type"] for line in lines] == ["memory"] * 3 + [
+        "link",
+        "episode",
+    ] + ["event"] * 5
     assert ok(db, "export").stdout.splitlines() == lines
     assert "exported 3 memories" in ok(db, "export", "-o", str(tmp_path / "again.jsonl")).stdout
 
@@ -422,6 +432,7 @@ def test_export_import_round_trip_keeps_ids(
 
     again = as_json(copy, "import", str(dump))
     assert (again["imported"], again["skipped_existing"]) == (0, 3)
+    assert (again["events"], again["skipped_events"]) == (0, 5)
 
     piped = tmp_path / "piped.db"
     text = ok(piped, "import", "-", input=dump.read_text(encoding="utf-8")).stdout
@@ -450,7 +461,7 @@ def test_progress_bar_goes_to_stderr_and_leaves_the_records_alone(
     assert json.loads(written.stdout)["memories"] == 3
     assert "exporting" in written.stderr and "3/3" in written.stderr
     records = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
-    assert [r["id"] for r in records] == list(ids.values())
+    assert [r["id"] for r in records if r["type"] == "memory"] == list(ids.values())
 
     imported = ok(tmp_path / "copy.db", "import", str(dump), "--json")
     assert json.loads(imported.stdout)["imported"] == 3

@@ -197,3 +197,8 @@ class ImportReport(_Record):
     linked: int = 0
     links: int = 0
     episodes: int = 0
+    trashed: int = 0
+    """How many of the imported memories went straight back to the trash."""
+    events: int = 0
+    skipped_events: int = 0
+    """Audit events of the file the store already held (a re-import), not appended again."""

@@ -72,19 +72,21 @@ def _progress(label: str, total: int, *, show: bool = True) -> Iterator[Callable
 def _write_jsonl(
     records: Iterable[dict[str, Any]], handle: IO[str], advance: Callable[[int], None]
 ) -> dict[str, int]:
-    counts = {"memory": 0, "link": 0, "episode": 0}
+    counts = {"memory": 0, "trashed": 0, "link": 0, "episode": 0, "event": 0}
     for record in records:
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         counts[record["type"]] = counts.get(record["type"], 0) + 1
         if record["type"] == "memory":
+            counts["trashed"] += record.get("status") == "forgotten"
             advance(1)
     return counts
 
 
 @app.command(
     "export",
-    help="Write every live memory, link and episode as JSON Lines (one record per line), "
-    "to stdout or to --output. Ids and timestamps are kept, so import restores them.",
+    help="Write the whole memory as JSON Lines (one record per line), to stdout or to "
+    "--output: live memories, the trash, links, episodes and the audit log. Ids and "
+    "timestamps are kept, so import restores them.",
 )
 def export(
     output: Annotated[
@@ -118,15 +120,18 @@ def export(
     summary = {
         "path": str(output),
         "memories": counts["memory"],
+        "trashed": counts["trashed"],
         "links": counts["link"],
         "episodes": counts["episode"],
+        "events": counts["event"],
     }
     if json_:
         emit_json(summary)
         return
+    trash = f" ({summary['trashed']} in the trash)" if summary["trashed"] else ""
     stdout().print(
-        f"exported {summary['memories']} memories, {summary['links']} link(s), "
-        f"{summary['episodes']} episode(s) to {output}",
+        f"exported {summary['memories']} memories{trash}, {summary['links']} link(s), "
+        f"{summary['episodes']} episode(s), {summary['events']} event(s) to {output}",
         soft_wrap=True,
         markup=False,
     )
@@ -148,9 +153,10 @@ def _read_records(source: str) -> list[dict[str, Any]]:
 
 @app.command(
     "import",
-    help='Import JSON Lines as written by export (or lines of just {"content": …}). Every line '
-    "is checked first, so a bad line imports nothing. Near-duplicates and ids already present "
-    "are skipped and counted.",
+    help='Import JSON Lines as written by export (or lines of just {"content": …}): memories '
+    "(forgotten ones back into the trash), links, episodes and audit events. Every line is "
+    "checked first, so a bad line imports nothing. Ids already present, near-duplicates and "
+    "audit events already held are skipped and counted.",
 )
 def import_(
     file: Annotated[str, typer.Argument(metavar="FILE", help="A .jsonl file, or - for stdin.")],

@@ -204,10 +204,14 @@ def import_line(report: ImportReport) -> str:
         skipped.append(f"{report.skipped_duplicates} near-duplicate(s)")
     if report.skipped_existing:
         skipped.append(f"{report.skipped_existing} already present")
+    if report.skipped_events:
+        skipped.append(f"{report.skipped_events} event(s) already held")
     tail = f"; skipped {', '.join(skipped)}" if skipped else ""
+    trash = f" ({report.trashed} to the trash)" if report.trashed else ""
+    events = f", {report.events} event(s)" if report.events else ""
     return (
-        f"imported {report.imported} memories, {report.links} link(s), "
-        f"{report.episodes} episode(s){tail}"
+        f"imported {report.imported} memories{trash}, {report.links} link(s), "
+        f"{report.episodes} episode(s){events}{tail}"
     )
 
 

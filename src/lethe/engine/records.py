@@ -2,16 +2,83 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from lethe import validate
 from lethe.engine.base import sha256
 from lethe.engine.memories import MemoryOps, Progress
 from lethe.engine.relations import RelationOps
-from lethe.errors import InvalidInput, MemoryNotFound
-from lethe.model import Draft, Episode, Event, ImportReport
-from lethe.transfer import Export, parse_episode, parse_link, parse_record
+from lethe.errors import InvalidInput
+from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory
+from lethe.store.base import StoreTx
+from lethe.store.vectors import Vector
+from lethe.transfer import (
+    Export,
+    Forgotten,
+    LinkRecord,
+    parse_episode,
+    parse_event,
+    parse_link,
+    parse_record,
+)
+
+IMPORT_ACTOR = "import"
+_REDACTED = {"redacted": True}
+
+
+@dataclass
+class _Parsed:
+    """Every record of an import, validated, before anything is written."""
+
+    restoring: list[tuple[Draft, Forgotten | None]] = field(default_factory=list)
+    drafts: list[Draft] = field(default_factory=list)
+    links: list[LinkRecord] = field(default_factory=list)
+    episodes: list[tuple[dict[str, Any], list[str | None]]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _Restored:
+    imported: int = 0
+    trashed: int = 0
+    skipped_existing: int = 0
+    links: int = 0
+    episodes: int = 0
+    events: int = 0
+    skipped_events: int = 0
+
+
+@contextmanager
+def _on_line(line: int) -> Iterator[None]:
+    """Name the line in any validation error raised for it."""
+    try:
+        yield
+    except InvalidInput as exc:
+        if exc.message.startswith(f"line {line}:"):
+            raise
+        raise InvalidInput(f"line {line}: {exc.message}", hint=exc.hint) from None
+
+
+def _event_keys(
+    at: datetime,
+    op: str,
+    memory_id: str | None,
+    namespace: str | None,
+    actor: str,
+    content_sha256: str | None,
+    reason: str | None,
+    details: dict[str, Any],
+) -> tuple[tuple[Any, ...], tuple[Any, ...], bool]:
+    """An event's identity with and without its content-bearing parts, and whether a purge
+    has redacted those: a redacted copy is still the same event."""
+    short = (at, op, memory_id, namespace, actor, content_sha256)
+    full = (*short, reason, json.dumps(details, sort_keys=True, default=str))
+    return full, short, details == _REDACTED and reason is None
 
 
 class RecordOps(MemoryOps, RelationOps):
@@ -39,7 +106,8 @@ class RecordOps(MemoryOps, RelationOps):
         )
 
     def export_records(self) -> Export:
-        """Every memory, link and episode as JSON-ready records (the JSONL export format).
+        """The whole memory as JSON-ready records (the JSONL export format): live and
+        forgotten memories, links, episodes and the audit log.
 
         Iterate the result for the records; its `memories` count is there before the first
         one, for a progress bar.
@@ -52,69 +120,281 @@ class RecordOps(MemoryOps, RelationOps):
         """Import records as written by `export_records` (or minimal `{"content": …}` lines).
 
         Every record is parsed and validated before anything is written, so a bad line leaves
-        the store untouched. Links and episodes are applied after the memories; those naming
-        a memory that was not imported (a skipped duplicate, say) keep only what exists.
+        the store untouched. Records that carry an id (an export) are written in one
+        transaction, memories, trash, links, episodes and audit events together; ids already
+        present are skipped. Plain `{"content": …}` lines are then remembered in batches
+        like `remember_many`: near-duplicates skipped, neighbours auto-linked.
         """
-        drafts: list[Draft] = []
-        links: list[tuple[str, str, str, float]] = []
-        episodes: list[tuple[dict[str, Any], list[str]]] = []
+        parsed = self._parse_import(records)
+        restored = self._restore(parsed, progress, options.get("batch_size", 64))
+        report = self.remember_many(parsed.drafts, progress=progress, **options)
+        return report.model_copy(
+            update={
+                "imported": report.imported + restored.imported,
+                "skipped_existing": report.skipped_existing + restored.skipped_existing,
+                "trashed": restored.trashed,
+                "links": restored.links,
+                "episodes": restored.episodes,
+                "events": restored.events,
+                "skipped_events": restored.skipped_events,
+            }
+        )
+
+    # -- reading an import ------------------------------------------------------------------
+
+    def _parse_import(self, records: Iterable[dict[str, Any]]) -> _Parsed:
+        parsed = _Parsed()
         for line, record in enumerate(records, start=1):
             kind = record.get("type", "memory") if isinstance(record, dict) else None
-            if kind == "link":
-                a, b, link_kind, confidence = parse_link(record, line)
-                validate.memory_id(a)
-                validate.memory_id(b)
-                validate.unit_interval(confidence, f"line {line}: confidence")
-                links.append((a, b, validate.label(link_kind, "link kind"), confidence))
-            elif kind == "episode":
-                fields, members = parse_episode(record, line)
-                validate.episode_id(fields["id"])
-                for member in members:
-                    validate.memory_id(member)
-                episodes.append((fields, members))
-            else:
-                draft = parse_record(record, line)
-                try:
-                    drafts.append(self._draft(draft.model_dump()))
-                except InvalidInput as exc:
-                    raise InvalidInput(f"line {line}: {exc.message}", hint=exc.hint) from None
-        report = self.remember_many(drafts, progress=progress, **options)
-        linked = sum(self._import_link(*link) for link in links)
-        made = sum(self._import_episode(fields, members) for fields, members in episodes)
-        return report.model_copy(update={"links": linked, "episodes": made})
+            with _on_line(line):
+                if kind == "link":
+                    parsed.links.append(self._check_link(parse_link(record, line)))
+                elif kind == "episode":
+                    parsed.episodes.append(self._check_episode(*parse_episode(record, line)))
+                elif kind == "event":
+                    parsed.events.append(self._check_event(parse_event(record, line)))
+                else:
+                    memory = parse_record(record, line)
+                    draft = self._draft(memory.draft.model_dump())
+                    if draft.id is None:
+                        parsed.drafts.append(draft)
+                    else:
+                        parsed.restoring.append((draft, memory.forgotten))
+        return parsed
 
-    def _import_link(self, a: str, b: str, kind: str, confidence: float) -> bool:
-        try:
-            self.link(a, b, kind=kind, confidence=confidence, actor="import")
-        except (MemoryNotFound, InvalidInput):
-            return False
-        return True
+    def _check_link(self, link: LinkRecord) -> LinkRecord:
+        validate.memory_id(link.a)
+        validate.memory_id(link.b)
+        validate.unit_interval(link.confidence, "confidence")
+        kind = validate.label(link.kind, "link kind")
+        return link if kind == link.kind else LinkRecord(**{**link.__dict__, "kind": kind})
 
-    def _import_episode(self, fields: dict[str, Any], members: list[str]) -> bool:
-        if self.store.episode(fields["id"]) is not None:
-            return False
-        live = self.store.get_many(members)
-        now = self._clock()
-        episode = Episode(
-            id=fields["id"],
-            namespace=validate.namespace(fields["namespace"]),
-            summary=validate.content(
+    def _check_episode(
+        self, fields: dict[str, Any], members: list[str | None]
+    ) -> tuple[dict[str, Any], list[str | None]]:
+        for member in members:
+            if member is not None:
+                validate.memory_id(member)
+        if fields["start_at"] > fields["end_at"]:
+            raise InvalidInput("episode start_at is after its end_at")
+        checked = {
+            **fields,
+            "id": validate.episode_id(fields["id"]),
+            "namespace": validate.namespace(fields["namespace"]),
+            "summary": validate.content(
                 fields["summary"], max_bytes=self.settings.max_content_bytes, what="summary"
             ),
-            start_at=fields["start_at"],
-            end_at=fields["end_at"],
-            importance=validate.unit_interval(fields["importance"], "importance"),
-            created_at=now,
+            "importance": validate.unit_interval(fields["importance"], "importance"),
+        }
+        return checked, members
+
+    def _check_event(self, event: dict[str, Any]) -> dict[str, Any]:
+        if event["memory_id"] is not None:
+            validate.memory_id(event["memory_id"])
+        if event["namespace"] is not None:
+            validate.namespace(event["namespace"])
+        return event
+
+    # -- writing it --------------------------------------------------------------------------
+
+    def _restore(self, parsed: _Parsed, progress: Progress | None, batch_size: int) -> _Restored:
+        """Write the records that carry ids, all in one transaction. Everything the writes
+        depend on (what already exists, the vectors) is read or computed before it opens."""
+        done = _Restored()
+        existing = self.store.get_many(
+            [d.id for d, _ in parsed.restoring if d.id], active_only=False
         )
-        kept = [m for m in members if m in live and live[m].namespace == episode.namespace]
+        fresh: dict[str, tuple[Draft, Forgotten | None]] = {}
+        for draft, forgotten in parsed.restoring:
+            if draft.id in existing or draft.id in fresh:
+                done.skipped_existing += 1
+            elif draft.id is not None:
+                fresh[draft.id] = (draft, forgotten)
+        if progress and done.skipped_existing:
+            progress(done.skipped_existing)
+        now = self._clock()
+        memories: list[tuple[Memory, Vector, Forgotten | None]] = []
+        batch_size = validate.positive_int(batch_size, "batch_size", maximum=4096)
+        items = list(fresh.items())
+        for start in range(0, len(items), batch_size):
+            chunk = items[start : start + batch_size]
+            vectors = self.embedder.embed([draft.content for _, (draft, _) in chunk])
+            for (memory_id, (draft, forgotten)), vector in zip(chunk, vectors, strict=True):
+                memories.append((_memory(memory_id, draft, now), vector, forgotten))
+            if progress:
+                progress(len(chunk))
+        namespaces = {m.id: m.namespace for m in existing.values()}
+        namespaces.update((m.id, m.namespace) for m, _, _ in memories)
+        links = self._new_links(parsed.links, namespaces, set(existing), now)
+        episodes = self._new_episodes(parsed.episodes, namespaces, now)
+        events = self._new_events(parsed.events)
+        done.skipped_events = len(parsed.events) - len(events)
+        if not (memories or links or episodes or events):
+            return done
         with self.store.transaction() as tx:
-            tx.insert_episode(episode, kept)
-            tx.append_event(
-                op="episode",
-                actor="import",
-                at=now,
-                namespace=episode.namespace,
-                details={"episode": episode.id, "members": kept},
-                content_sha256=sha256(episode.summary),
+            for event in events:
+                tx.append_event(**event)
+            for memory, vector, forgotten in memories:
+                _write_memory(tx, memory, vector, forgotten, now)
+            for link, named_first in links:
+                tx.upsert_link(link)
+                tx.append_event(
+                    op="link",
+                    actor=IMPORT_ACTOR,
+                    at=now,
+                    memory_id=named_first,
+                    namespace=namespaces[link.a],
+                    details={
+                        "other": link.other(named_first),
+                        "kind": link.kind,
+                        "confidence": link.confidence,
+                    },
+                )
+            for episode, members in episodes:
+                tx.insert_episode(episode, members)
+                tx.append_event(
+                    op="episode",
+                    actor=IMPORT_ACTOR,
+                    at=now,
+                    namespace=episode.namespace,
+                    details={"episode": episode.id, "members": members},
+                    content_sha256=sha256(episode.summary),
+                )
+        self._project([m for m, _, forgotten in memories if forgotten is None])
+        done.imported = len(memories)
+        done.trashed = sum(1 for _, _, forgotten in memories if forgotten is not None)
+        done.links, done.episodes, done.events = len(links), len(episodes), len(events)
+        return done
+
+    def _new_links(
+        self,
+        records: list[LinkRecord],
+        namespaces: dict[str, str],
+        existed: set[str],
+        now: datetime,
+    ) -> list[tuple[Link, str]]:
+        """The links to make, each with the end its record names first (the event's memory).
+        A link needs both ends (live or in the trash) in one namespace; one the target
+        already holds is left as it is."""
+        made: list[tuple[Link, str]] = []
+        seen: set[tuple[str, str, str]] = set()
+        for record in records:
+            a, b = record.a, record.b
+            if a == b or a not in namespaces or namespaces.get(b) != namespaces[a]:
+                continue
+            low, high = sorted((a, b))
+            if (low, high, record.kind) in seen:
+                continue
+            seen.add((low, high, record.kind))
+            if a in existed and b in existed and self.store.get_link(a, b, record.kind):
+                continue
+            created = record.created_at or now
+            link = Link(
+                a=low,
+                b=high,
+                kind=record.kind,
+                confidence=record.confidence,
+                created_at=created,
+                updated_at=record.updated_at or created,
             )
-        return True
+            made.append((link, a))
+        return made
+
+    def _new_episodes(
+        self,
+        records: list[tuple[dict[str, Any], list[str | None]]],
+        namespaces: dict[str, str],
+        now: datetime,
+    ) -> list[tuple[Episode, list[str | None]]]:
+        """Episodes the target lacks, with the members it holds in the episode's namespace;
+        a member the source had purged stays a gap."""
+        made: list[tuple[Episode, list[str | None]]] = []
+        seen: set[str] = set()
+        for fields, members in records:
+            if fields["id"] in seen or self.store.episode(fields["id"]) is not None:
+                continue
+            seen.add(fields["id"])
+            episode = Episode(**{**fields, "created_at": fields["created_at"] or now})
+            kept = [m for m in members if m is None or namespaces.get(m) == episode.namespace]
+            made.append((episode, kept))
+        return made
+
+    def _new_events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The file's events the target does not hold yet, in file order.
+
+        An event counts as held when the target has one with the same time, op, memory,
+        namespace, actor and hash, and the same details and reason unless a purge redacted
+        either copy. So a re-import appends nothing, while events of other stores, which
+        never share all of these, are all appended.
+        """
+        if not events:
+            return []
+        slack = timedelta(milliseconds=1)
+        held = self.store.events_between(
+            min(e["at"] for e in events) - slack, max(e["at"] for e in events) + slack
+        )
+        full_held: set[tuple[Any, ...]] = set()
+        short_held: set[tuple[Any, ...]] = set()
+        short_redacted: set[tuple[Any, ...]] = set()
+        for e in held:
+            full, short, redacted = _event_keys(
+                e.at, e.op, e.memory_id, e.namespace, e.actor, e.content_sha256, e.reason, e.details
+            )
+            full_held.add(full)
+            short_held.add(short)
+            if redacted:
+                short_redacted.add(short)
+        new = []
+        for event in events:
+            full, short, redacted = _event_keys(**event)
+            if redacted:
+                held_already = short in short_held
+            else:
+                held_already = full in full_held or short in short_redacted
+            if not held_already:
+                new.append(event)
+        return new
+
+
+def _memory(memory_id: str, draft: Draft, now: datetime) -> Memory:
+    """A restored memory as it was, with the hash re-derived from its content."""
+    return Memory(
+        id=memory_id,
+        namespace=draft.namespace,
+        agent=draft.agent,
+        content=draft.content,
+        content_sha256=sha256(draft.content),
+        layer=draft.layer,
+        category=draft.category,
+        tags=draft.tags,
+        metadata=draft.metadata,
+        importance=draft.importance,
+        private=draft.private,
+        created_at=draft.created_at or now,
+        updated_at=draft.updated_at or draft.created_at or now,
+    )
+
+
+def _write_memory(
+    tx: StoreTx, memory: Memory, vector: Vector, forgotten: Forgotten | None, now: datetime
+) -> None:
+    """Insert one memory, straight into the trash when it comes from there: inside one
+    transaction it is never live, not even for a moment."""
+    tx.insert_memory(memory, vector)
+    details: dict[str, Any] = {"status": "active"}
+    if forgotten is not None:
+        tx.set_forgotten(memory.id, at=forgotten.at, actor=forgotten.by, reason=forgotten.reason)
+        details = {
+            "status": "forgotten",
+            "forgotten_at": forgotten.at.isoformat(),
+            "forgotten_by": forgotten.by,
+        }
+    tx.append_event(
+        op="import",
+        actor=IMPORT_ACTOR,
+        at=now,
+        memory_id=memory.id,
+        namespace=memory.namespace,
+        details=details,
+        content_sha256=memory.content_sha256,
+    )

@@ -159,6 +159,15 @@ class Store(Protocol):
 
     def memory_ids(self) -> list[str]: ...
 
+    def trash_ids(self) -> list[str]:
+        """Ids of forgotten memories in insertion order (export writes the trash too)."""
+        ...
+
+    def events_between(self, start: datetime, end: datetime) -> list[Event]:
+        """Events whose time lies in [start, end], in seq order: import reads them to
+        recognise the events of a file it has already imported."""
+        ...
+
     def iter_rows(self, table: str) -> Iterator[dict[str, Any]]: ...
 
     def trash(
