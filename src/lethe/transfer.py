@@ -25,6 +25,11 @@ One JSON object per line, with a `type`, in this order, so a reader can stream t
 the target holds, in file order, and numbered by the target (events are append-only, so a
 number once given is never rewritten). Into an empty store the numbers run 1, 2, 3…, the
 source's own unless its log has gaps (PostgreSQL skips the numbers of rolled-back writes).
+
+Importing a file twice must not double anything, so import (`engine/records.py`) skips the
+ids, links and episodes the target holds, and every event the target holds already: same
+time, op, memory, namespace, actor and hash, and the same details and reason unless a purge
+has redacted one of the two copies. Events of another store never match all of these.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -167,7 +167,7 @@ class RecordOps(MemoryOps, RelationOps):
         validate.memory_id(link.b)
         validate.unit_interval(link.confidence, "confidence")
         kind = validate.label(link.kind, "link kind")
-        return link if kind == link.kind else LinkRecord(**{**link.__dict__, "kind": kind})
+        return replace(link, kind=kind)
 
     def _check_episode(
         self, fields: dict[str, Any], members: list[str | None]
@@ -201,9 +201,11 @@ class RecordOps(MemoryOps, RelationOps):
         """Write the records that carry ids, all in one transaction. Everything the writes
         depend on (what already exists, the vectors) is read or computed before it opens."""
         done = _Restored()
-        existing = self.store.get_many(
-            [d.id for d, _ in parsed.restoring if d.id], active_only=False
-        )
+        named = {d.id for d, _ in parsed.restoring if d.id}
+        named.update(end for link in parsed.links for end in (link.a, link.b))
+        named.update(m for _, members in parsed.episodes for m in members if m)
+        # Links and episodes may also name memories the target holds and the file does not.
+        existing = self.store.get_many(sorted(named), active_only=False)
         fresh: dict[str, tuple[Draft, Forgotten | None]] = {}
         for draft, forgotten in parsed.restoring:
             if draft.id in existing or draft.id in fresh:
