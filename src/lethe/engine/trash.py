@@ -43,7 +43,11 @@ class TrashOps(ForgetOps):
                 details={"forgotten_at": memory.forgotten_at, "forgotten_by": memory.forgotten_by},
                 content_sha256=memory.content_sha256,
             )
-        restored = self.get(memory_id)
+            # Read inside the change: once it commits another process may forget the memory
+            # again, and this restore must still report what it did, not "not found".
+            restored = tx.store.get(memory_id)
+        if restored is None:  # cannot happen: set_restored has just changed the row
+            raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
         self._project([restored])
         return restored
 
