@@ -77,3 +77,10 @@ def live_ids(db: Path | str) -> set[str]:
 def events(db: Path | str) -> list[tuple[str, str | None]]:
     """(op, memory id) of every audit event, oldest first."""
     return [(r[0], r[1]) for r in run_sql(db, "SELECT op, memory_id FROM events ORDER BY seq")]
+
+
+def created(db: Path | str) -> bool:
+    """Whether lethe has made its store there: the file, or the tables in the database."""
+    if is_postgres(db):
+        return run_sql(db, "SELECT to_regclass('memories')::text") != [(None,)]
+    return Path(db).exists()

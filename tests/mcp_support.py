@@ -21,7 +21,9 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 LETHE = str(Path(sys.executable).parent / "lethe")
 
 
-def stdio_params(db: Path, *extra: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+def stdio_params(
+    db: Path | str, *extra: str, env: dict[str, str] | None = None
+) -> StdioServerParameters:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
     return StdioServerParameters(
         command=LETHE, args=["mcp", "--db", str(db), *extra], env={**clean, **(env or {})}
@@ -45,7 +47,7 @@ def elicitation(action: str, confirm: bool = True) -> Any:
 
 @asynccontextmanager
 async def stdio_client(
-    db: Path,
+    db: Path | str,
     *extra: str,
     elicit: Any = None,
     mode: str = "legacy",
@@ -66,7 +68,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_server(db: Path, *extra: str) -> Iterator[str]:
+def http_server(db: Path | str, *extra: str) -> Iterator[str]:
     """`lethe mcp --http` on a free loopback port; yields its URL, stops it afterwards."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}

@@ -23,7 +23,8 @@ from typer.testing import CliRunner, Result
 from lethe.cli import app
 from lethe.model import EPISODE_ID_RE, MEMORY_ID_RE
 
-from .conftest import snapshot
+from .backends import created, run_sql
+from .conftest import snapshot, sqlite_only
 
 TEA = "Alice prefers green tea over coffee in the morning."
 REVIEW = "The quarterly pricing review moved to Thursday at 14:00."
@@ -40,22 +41,22 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LETHE_CONFIG", str(tmp_path / "no-such-config.toml"))
 
 
-def run(db: Path | None, *args: str, input: str | None = None) -> Result:
+def run(db: Path | str | None, *args: str, input: str | None = None) -> Result:
     argv = [*args, "--db", str(db)] if db is not None else list(args)
     return runner.invoke(app, argv, input=input)
 
 
-def ok(db: Path | None, *args: str, input: str | None = None) -> Result:
+def ok(db: Path | str | None, *args: str, input: str | None = None) -> Result:
     result = run(db, *args, input=input)
     assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
     return result
 
 
-def as_json(db: Path | None, *args: str, input: str | None = None) -> Any:
+def as_json(db: Path | str | None, *args: str, input: str | None = None) -> Any:
     return json.loads(ok(db, *args, "--json", input=input).stdout)
 
 
-def remember(db: Path, text: str, *options: str) -> str:
+def remember(db: str, text: str, *options: str) -> str:
     memory_id: str = as_json(db, "remember", text, *options)["id"]
     return memory_id
 
@@ -72,12 +73,7 @@ def assert_one_line_error(result: Result, *fragments: str) -> None:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "memory.db"
-
-
-@pytest.fixture
-def seeded(db: Path) -> tuple[Path, dict[str, str]]:
+def seeded(db: str) -> tuple[str, dict[str, str]]:
     ids = {
         "tea": remember(db, TEA, "--layer", "semantic", "--tag", "alice", "--importance", "0.6"),
         "review": remember(
@@ -124,7 +120,7 @@ def test_every_command_takes_db_and_json(command: list[str]) -> None:
 # -- remember, show -------------------------------------------------------------------------
 
 
-def test_remember_json_is_the_stored_memory(db: Path) -> None:
+def test_remember_json_is_the_stored_memory(db: str) -> None:
     memory = as_json(
         db,
         "remember",
@@ -172,7 +168,7 @@ def test_remember_json_is_the_stored_memory(db: Path) -> None:
     assert as_json(db, "show", memory["id"]) == {**memory, "links": []}
 
 
-def test_remember_plain_prints_the_id_first(db: Path) -> None:
+def test_remember_plain_prints_the_id_first(db: str) -> None:
     result = ok(db, "remember", TEA)
     first, second = result.stdout.splitlines()[:2]
     assert MEMORY_ID_RE.match(first)
@@ -182,7 +178,7 @@ def test_remember_plain_prints_the_id_first(db: Path) -> None:
     assert first in shown and TEA in shown and "no links" in shown
 
 
-def test_near_duplicate_is_refused_unless_allowed(db: Path) -> None:
+def test_near_duplicate_is_refused_unless_allowed(db: str) -> None:
     first = remember(db, TEA)
     before = snapshot(db)
     result = run(db, "remember", TEA.replace("morning", "mornings"))
@@ -196,7 +192,7 @@ def test_near_duplicate_is_refused_unless_allowed(db: Path) -> None:
 # -- recall, list -------------------------------------------------------------------------
 
 
-def test_recall_ranks_by_meaning(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_recall_ranks_by_meaning(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     hits = as_json(db, "recall", "what does Alice like to drink?", "-k", "2")
     assert len(hits) == 2
@@ -209,7 +205,7 @@ def test_recall_ranks_by_meaning(seeded: tuple[Path, dict[str, str]]) -> None:
     assert table.index(ids["tea"]) < table.index(ids["flight"])
 
 
-def test_recall_filters(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_recall_filters(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
 
     def found(*options: str) -> set[str]:
@@ -230,7 +226,7 @@ def test_recall_filters(seeded: tuple[Path, dict[str, str]]) -> None:
     assert "no memories match" in ok(db, "recall", "x", "--agent", "nobody").stdout
 
 
-def test_list_pages_newest_first(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_list_pages_newest_first(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     page = as_json(db, "list", "--limit", "2")
     assert (page["total"], page["offset"], page["limit"]) == (3, 0, 2)
@@ -249,7 +245,7 @@ def test_list_pages_newest_first(seeded: tuple[Path, dict[str, str]]) -> None:
 # -- update ---------------------------------------------------------------------------------
 
 
-def test_update_changes_fields_and_merges_meta(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_update_changes_fields_and_merges_meta(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     memory = as_json(
         db,
@@ -291,7 +287,7 @@ def test_update_changes_fields_and_merges_meta(seeded: tuple[Path, dict[str, str
 # -- links, episodes ------------------------------------------------------------------------
 
 
-def test_link_show_unlink(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_link_show_unlink(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     made = as_json(
         db, "link", ids["tea"], ids["flight"], "--kind", "follows", "--confidence", "0.7"
@@ -316,7 +312,7 @@ def test_link_show_unlink(seeded: tuple[Path, dict[str, str]]) -> None:
     assert ops == ["remember", "link", "link", "unlink", "unlink"]
 
 
-def test_episode_create_and_show(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_episode_create_and_show(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     created = as_json(
         db,
@@ -344,18 +340,17 @@ def test_episode_create_and_show(seeded: tuple[Path, dict[str, str]]) -> None:
     assert EPISODE_ID_RE.match(first_line)
 
 
-def test_episode_show_counts_members_that_are_gone(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_episode_show_counts_members_that_are_gone(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     episode_id = as_json(db, "episode", "create", "Week", ids["tea"], ids["review"], ids["flight"])[
         "id"
     ]
-    # Until the engine has a forget command, soft-delete the rows the way it will.
-    with sqlite3.connect(db) as conn:
-        conn.execute(
-            "UPDATE memories SET status = 'forgotten' WHERE id IN (?, ?)",
-            (ids["tea"], ids["review"]),
-        )
-    conn.close()
+    # Another process takes the rows out under the CLI's feet.
+    run_sql(
+        db,
+        "UPDATE memories SET status = 'forgotten' WHERE id IN (?, ?)",
+        (ids["tea"], ids["review"]),
+    )
     view = as_json(db, "episode", "show", episode_id)
     assert [m["id"] for m in view["members"]] == [ids["flight"]]
     assert (view["missing"], view["note"]) == (2, "2 memories no longer exist")
@@ -365,7 +360,7 @@ def test_episode_show_counts_members_that_are_gone(seeded: tuple[Path, dict[str,
 # -- audit ----------------------------------------------------------------------------------
 
 
-def test_audit_pages_and_filters(seeded: tuple[Path, dict[str, str]]) -> None:
+def test_audit_pages_and_filters(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     ok(db, "link", ids["tea"], ids["flight"])
     events = as_json(db, "audit")
@@ -390,7 +385,7 @@ def test_audit_pages_and_filters(seeded: tuple[Path, dict[str, str]]) -> None:
 
 
 def test_export_import_round_trip_keeps_ids(
-    seeded: tuple[Path, dict[str, str]], tmp_path: Path
+    seeded: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
     db, ids = seeded
     ok(db, "link", ids["tea"], ids["flight"], "--kind", "follows", "--confidence", "0.6")
@@ -441,7 +436,7 @@ def test_export_import_round_trip_keeps_ids(
 
 
 def test_progress_bar_goes_to_stderr_and_leaves_the_records_alone(
-    seeded: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    seeded: tuple[str, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With stderr taken for an interactive terminal, import and export draw their bar there."""
     db, ids = seeded
@@ -468,7 +463,7 @@ def test_progress_bar_goes_to_stderr_and_leaves_the_records_alone(
     assert "importing" in imported.stderr and "3/3" in imported.stderr
 
 
-def test_import_no_auto_link_keeps_only_the_files_links(db: Path, tmp_path: Path) -> None:
+def test_import_no_auto_link_keeps_only_the_files_links(db: str, tmp_path: Path) -> None:
     tea = remember(db, TEA)
     breakfast = remember(db, "Alice usually has green tea instead of coffee at breakfast.")
     auto = as_json(db, "show", breakfast)["links"]
@@ -483,7 +478,7 @@ def test_import_no_auto_link_keeps_only_the_files_links(db: Path, tmp_path: Path
     assert as_json(copy, "show", tea)["links"] == []
 
 
-def test_import_minimal_lines_and_skips_duplicates(db: Path, tmp_path: Path) -> None:
+def test_import_minimal_lines_and_skips_duplicates(db: str, tmp_path: Path) -> None:
     source = tmp_path / "notes.jsonl"
     source.write_text(
         "\n".join(
@@ -505,7 +500,7 @@ def test_import_minimal_lines_and_skips_duplicates(db: Path, tmp_path: Path) -> 
 
 
 def test_import_with_a_bad_line_imports_nothing(
-    seeded: tuple[Path, dict[str, str]], tmp_path: Path
+    seeded: tuple[str, dict[str, str]], tmp_path: Path
 ) -> None:
     db, _ = seeded
     before = snapshot(db)
@@ -577,7 +572,7 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
 
 
 def test_export_to_an_unwritable_place_is_one_line_and_leaves_nothing(
-    db: Path, tmp_path: Path
+    db: str, tmp_path: Path
 ) -> None:
     remember(db, TEA)
     blocker = tmp_path / "a-file"
@@ -589,7 +584,8 @@ def test_export_to_an_unwritable_place_is_one_line_and_leaves_nothing(
     assert not list(tmp_path.glob("**/*.partial"))
 
 
-def test_a_database_of_a_newer_schema_is_one_line_and_untouched(db: Path) -> None:
+@sqlite_only  # PostgreSQL's: tests/test_postgres_open.py
+def test_a_database_of_a_newer_schema_is_one_line_and_untouched(db: str) -> None:
     remember(db, TEA)
     conn = sqlite3.connect(db)
     version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -601,7 +597,7 @@ def test_a_database_of_a_newer_schema_is_one_line_and_untouched(db: Path) -> Non
 
 
 @pytest.mark.parametrize("case", BAD_INPUTS, ids=str)
-def test_bad_input_is_one_line_and_changes_nothing(case: str, db: Path) -> None:
+def test_bad_input_is_one_line_and_changes_nothing(case: str, db: str) -> None:
     known = remember(db, TEA)
     args, fragment = BAD_INPUTS[case]
     before = snapshot(db)
@@ -611,7 +607,7 @@ def test_bad_input_is_one_line_and_changes_nothing(case: str, db: Path) -> None:
 
 
 def test_content_limit_from_the_environment(
-    db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """1200 bytes of text: fine by the default limit, refused once LETHE_MAX_CONTENT_BYTES=1024."""
     over = "é" * 600
@@ -647,11 +643,10 @@ def test_db_that_is_not_a_lethe_file(tmp_path: Path) -> None:
     assert_one_line_error(run(tmp_path, "list"), "is a directory")
 
 
-def test_lethe_db_environment_variable(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lethe_db_environment_variable(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LETHE_DB", str(db))
     memory_id = remember(db, TEA)
     assert as_json(None, "show", memory_id)["content"] == TEA
-    assert db.exists()
 
 
 @pytest.mark.parametrize(
@@ -659,10 +654,10 @@ def test_lethe_db_environment_variable(db: Path, monkeypatch: pytest.MonkeyPatch
     [["remember"], ["remember", "x", "--importance", "high"], ["recall"], ["frobnicate"]],
     ids=" ".join,
 )
-def test_usage_errors_exit_2(args: list[str], db: Path) -> None:
+def test_usage_errors_exit_2(args: list[str], db: str) -> None:
     result = run(db, *args)
     assert result.exit_code == 2
-    assert not db.exists()
+    assert not created(db)
 
 
 # -- demo -----------------------------------------------------------------------------------
@@ -725,13 +720,14 @@ def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
     assert list(demo_tmp.iterdir()) == []
 
 
-def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: Path) -> None:
+@sqlite_only  # a new file beside it
+def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: str) -> None:
     out = ok(db, "demo").stdout
     assert "1. remember" in out and f"kept at {db}" in out
     assert as_json(db, "list")["total"] == 5
     assert list(demo_tmp.iterdir()) == [], "the workspace went with the temporary folder"
 
-    empty = db.with_name("empty.db")
+    empty = Path(db).with_name("empty.db")
     assert as_json(empty, "list")["total"] == 0  # a lethe database with nothing in it
     tour = as_json(empty, "demo", "--keep")
     assert tour["db"] == str(empty)
@@ -739,24 +735,25 @@ def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: Pa
     assert as_json(empty, "list")["total"] == 5
 
 
-def test_demo_db_refuses_a_database_that_holds_memories(demo_tmp: Path, db: Path) -> None:
+@sqlite_only  # the folder holds no new file
+def test_demo_db_refuses_a_database_that_holds_memories(demo_tmp: Path, db: str) -> None:
     remember(db, TEA)
     before = snapshot(db)
-    files = sorted(db.parent.iterdir())
+    files = sorted(Path(db).parent.iterdir())
     for extra in ([], ["--json"], ["--keep"]):
         assert_one_line_error(run(db, "demo", *extra), "already holds memories", "--db")
         assert snapshot(db) == before
-        assert sorted(db.parent.iterdir()) == files
+        assert sorted(Path(db).parent.iterdir()) == files
     assert list(demo_tmp.iterdir()) == []
 
-    notes = db.with_name("notes.txt")
+    notes = Path(db).with_name("notes.txt")
     notes.write_text("shopping list\n", encoding="utf-8")
     assert_one_line_error(run(notes, "demo"), "not a lethe database")
     assert notes.read_text(encoding="utf-8") == "shopping list\n"
 
 
 def test_demo_does_not_read_lethe_db(
-    demo_tmp: Path, db: Path, monkeypatch: pytest.MonkeyPatch
+    demo_tmp: Path, db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     remember(db, TEA)
     before = snapshot(db)

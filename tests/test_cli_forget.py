@@ -52,53 +52,48 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "memory.db"
-
-
-@pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the CLI believe a person sits at a terminal; CliRunner's input feeds the answer."""
     monkeypatch.setattr(forgetting, "_interactive", lambda: True)
 
 
-def run(db: Path, *args: str, input: str | None = None) -> Result:
+def run(db: str, *args: str, input: str | None = None) -> Result:
     return runner.invoke(app, [*args, "--db", str(db)], input=input)
 
 
-def ok(db: Path, *args: str, input: str | None = None) -> Result:
+def ok(db: str, *args: str, input: str | None = None) -> Result:
     result = run(db, *args, input=input)
     assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
     return result
 
 
-def as_json(db: Path, *args: str, input: str | None = None, code: int = 0) -> Any:
+def as_json(db: str, *args: str, input: str | None = None, code: int = 0) -> Any:
     result = run(db, *args, "--json", input=input)
     assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
     return json.loads(result.stdout)
 
 
-def response(db: Path, *args: str, code: int = 0) -> dict[str, Any]:
+def response(db: str, *args: str, code: int = 0) -> dict[str, Any]:
     """A forget/purge --json answer, checked against the published schema."""
     body: dict[str, Any] = as_json(db, *args, code=code)
     validator.validate(body)
     return body
 
 
-def remember(db: Path, text: str, *options: str) -> str:
+def remember(db: str, text: str, *options: str) -> str:
     memory_id: str = as_json(db, "remember", text, *options)["id"]
     return memory_id
 
 
-def live(db: Path, *options: str) -> set[str]:
+def live(db: str, *options: str) -> set[str]:
     return {m["id"] for m in as_json(db, "list", "--limit", "1000", *options)["items"]}
 
 
-def trashed(db: Path) -> set[str]:
+def trashed(db: str) -> set[str]:
     return {i["memory"]["id"] for i in as_json(db, "trash", "--limit", "1000")["items"]}
 
 
-def ops(db: Path, *options: str) -> list[str]:
+def ops(db: str, *options: str) -> list[str]:
     return [e["op"] for e in as_json(db, "audit", "--limit", "10000", *options)]
 
 
@@ -109,11 +104,11 @@ def one_error_line(result: Result) -> str:
     return lines[0]
 
 
-def seed_000(db: Path) -> dict[str, str]:
+def seed_000(db: str) -> dict[str, str]:
     return {text: remember(db, text) for text in SEED_000}
 
 
-def at(clock: Callable[[], datetime], db: Path, embedder: Embedder) -> Lethe:
+def at(clock: Callable[[], datetime], db: str, embedder: Embedder) -> Lethe:
     return Lethe.open(db, embedder=embedder, clock=clock)
 
 
@@ -149,7 +144,7 @@ def test_forget_and_purge_help_explain_the_confirmation() -> None:
 # -- forget by id ---------------------------------------------------------------------------
 
 
-def test_forget_by_id_without_a_terminal_exits_3_and_deletes_nothing(db: Path) -> None:
+def test_forget_by_id_without_a_terminal_exits_3_and_deletes_nothing(db: str) -> None:
     ids = seed_000(db)
     target = ids[SEED_000[0]]
     before = snapshot(db)
@@ -166,7 +161,7 @@ def test_forget_by_id_without_a_terminal_exits_3_and_deletes_nothing(db: Path) -
     assert snapshot(db) == before
 
 
-def test_forget_by_id_with_yes_moves_it_to_the_trash(db: Path) -> None:
+def test_forget_by_id_with_yes_moves_it_to_the_trash(db: str) -> None:
     ids = seed_000(db)
     target = ids[SEED_000[0]]
     result = ok(db, "forget", target, "--yes", "--reason", "user asked", "--actor", "alice")
@@ -184,7 +179,7 @@ def test_forget_by_id_with_yes_moves_it_to_the_trash(db: Path) -> None:
     assert target not in hits and ids[SEED_000[1]] in hits
 
 
-def test_terminal_answer_no_keeps_everything_and_is_recorded(db: Path, terminal: None) -> None:
+def test_terminal_answer_no_keeps_everything_and_is_recorded(db: str, terminal: None) -> None:
     ids = seed_000(db)
     target = ids[SEED_000[1]]
     result = ok(db, "forget", target, input="n\n")
@@ -198,7 +193,7 @@ def test_terminal_answer_no_keeps_everything_and_is_recorded(db: Path, terminal:
     assert live(db) == set(ids.values())
 
 
-def test_terminal_answer_yes_forgets(db: Path, terminal: None) -> None:
+def test_terminal_answer_yes_forgets(db: str, terminal: None) -> None:
     ids = seed_000(db)
     target = ids[SEED_000[1]]
     result = ok(db, "forget", target, input="y\n")
@@ -208,7 +203,7 @@ def test_terminal_answer_yes_forgets(db: Path, terminal: None) -> None:
     assert trashed(db) == {target}
 
 
-def test_terminal_with_json_keeps_stdout_one_document(db: Path, terminal: None) -> None:
+def test_terminal_with_json_keeps_stdout_one_document(db: str, terminal: None) -> None:
     ids = seed_000(db)
     target = ids[SEED_000[2]]
     result = run(db, "forget", target, "--json", input="y\n")
@@ -224,7 +219,7 @@ def test_terminal_with_json_keeps_stdout_one_document(db: Path, terminal: None) 
 
 
 def test_a_target_changed_while_asking_is_not_forgotten(
-    db: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+    db: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = remember(db, "User lives in San Francisco")
     cities = iter(["Oakland", "Berkeley"])
@@ -246,7 +241,7 @@ def test_a_target_changed_while_asking_is_not_forgotten(
 
 
 def test_a_plan_that_expired_while_asking_is_not_executed(
-    db: Path, monkeypatch: pytest.MonkeyPatch
+    db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = remember(db, "User lives in San Francisco")
     monkeypatch.setenv("LETHE_CONFIRM_TTL_SECONDS", "0.05")
@@ -258,7 +253,7 @@ def test_a_plan_that_expired_while_asking_is_not_executed(
     assert live(db) == {target}
 
 
-def test_unknown_id_is_an_error_and_the_known_one_is_still_forgotten(db: Path) -> None:
+def test_unknown_id_is_an_error_and_the_known_one_is_still_forgotten(db: str) -> None:
     keep, target = remember(db, "User likes jazz"), remember(db, "User hates olives")
     result = run(db, "forget", target, "mem_0123456789ab", "--yes")
     assert result.exit_code == 1
@@ -271,7 +266,7 @@ def test_unknown_id_is_an_error_and_the_known_one_is_still_forgotten(db: Path) -
     assert one_error_line(malformed).startswith("error: malformed memory id")
 
 
-def test_a_mistyped_id_gets_the_closest_ids(db: Path) -> None:
+def test_a_mistyped_id_gets_the_closest_ids(db: str) -> None:
     target = remember(db, "User hates olives")
     remember(db, "The cat is called Miso", "--namespace", "pets")
     typo = target[:4] + ("0" if target[4] != "0" else "1") + target[5:]
@@ -288,7 +283,7 @@ def test_a_mistyped_id_gets_the_closest_ids(db: Path) -> None:
 # -- protection -----------------------------------------------------------------------------
 
 
-def test_protected_memories_are_refused_on_every_path(db: Path) -> None:
+def test_protected_memories_are_refused_on_every_path(db: str) -> None:
     caveat = remember(db, "Never drink and drive", "--layer", "caveat")
     pinned = remember(db, "User's passport number is in the blue folder", "--importance", "0.95")
     plain = remember(db, "User had pasta for lunch")
@@ -318,7 +313,7 @@ def test_protected_memories_are_refused_on_every_path(db: Path) -> None:
 # -- forget by query, filters and criteria --------------------------------------------------
 
 
-def test_query_prints_a_plan_and_deletes_nothing(db: Path) -> None:
+def test_query_prints_a_plan_and_deletes_nothing(db: str) -> None:
     ids = seed_000(db)
     before = snapshot(db)
     result = ok(db, "forget", "--query", "San Francisco")
@@ -339,7 +334,7 @@ def test_query_prints_a_plan_and_deletes_nothing(db: Path) -> None:
     assert snapshot(db) == before
 
 
-def test_query_execute_needs_the_same_confirmation(db: Path) -> None:
+def test_query_execute_needs_the_same_confirmation(db: str) -> None:
     seed_000(db)
     before = snapshot(db)
     result = run(db, "forget", "--query", "San Francisco", "--execute")
@@ -347,7 +342,7 @@ def test_query_execute_needs_the_same_confirmation(db: Path) -> None:
     assert snapshot(db) == before
 
 
-def test_query_execute_yes_forgets_only_the_clear_winner(db: Path) -> None:
+def test_query_execute_yes_forgets_only_the_clear_winner(db: str) -> None:
     ids = seed_000(db)
     body = response(db, "forget", "--query", "San Francisco", "--execute", "--yes")
     assert body["dryRun"] is False
@@ -357,7 +352,7 @@ def test_query_execute_yes_forgets_only_the_clear_winner(db: Path) -> None:
     assert live(db) == {ids[t] for t in SEED_000[1:]}
 
 
-def test_ambiguous_query_execute_forgets_nothing(db: Path) -> None:
+def test_ambiguous_query_execute_forgets_nothing(db: str) -> None:
     remember(db, "User's sister lives in Boston")
     remember(db, "User's brother lives in Boston")
     before = live(db)
@@ -369,7 +364,7 @@ def test_ambiguous_query_execute_forgets_nothing(db: Path) -> None:
     assert "ambiguous" in text.lower()
 
 
-def test_filters_forget_every_match(db: Path) -> None:
+def test_filters_forget_every_match(db: str) -> None:
     a = remember(db, "Episode one intro script", "--meta", "source=ep01.md", "--tag", "draft")
     b = remember(db, "Episode one outro jokes", "--meta", "source=ep01.md", "--tag", "draft")
     keep = remember(db, "Episode two intro script", "--meta", "source=ep02.md")
@@ -381,7 +376,7 @@ def test_filters_forget_every_match(db: Path) -> None:
     assert live(db) == {keep}
 
 
-def test_older_than_and_not_accessed_since(db: Path, embedder: Embedder) -> None:
+def test_older_than_and_not_accessed_since(db: str, embedder: Embedder) -> None:
     with at(days_ago(40), db, embedder) as mem:
         old = mem.remember("Scratch note about glaciers").id
         old_used = mem.remember("Scratch note about violins").id
@@ -417,7 +412,7 @@ def test_durations(text: str, span: timedelta) -> None:
 
 
 @pytest.mark.parametrize("bad", ["30", "3x", "-5d", "0d", "1.5d", "30D", "d", "", "999999999999d"])
-def test_bad_duration_is_a_usage_error(db: Path, bad: str) -> None:
+def test_bad_duration_is_a_usage_error(db: str, bad: str) -> None:
     remember(db, "User likes jazz")
     before = snapshot(db)
     for command in (["forget", "--older-than", bad], ["purge", "--older-than", bad]):
@@ -428,7 +423,7 @@ def test_bad_duration_is_a_usage_error(db: Path, bad: str) -> None:
     assert snapshot(db) == before
 
 
-def test_mistaken_combinations_are_refused(db: Path) -> None:
+def test_mistaken_combinations_are_refused(db: str) -> None:
     memory = remember(db, "User likes jazz")
     before = snapshot(db)
     cases = [
@@ -448,7 +443,7 @@ def test_mistaken_combinations_are_refused(db: Path) -> None:
 # -- trash, restore, purge ----------------------------------------------------------------
 
 
-def test_trash_and_restore_round_trip(db: Path) -> None:
+def test_trash_and_restore_round_trip(db: str) -> None:
     a = remember(db, "Project Atlas kicks off in March")
     b = remember(db, "Atlas budget is 40k")
     ok(db, "link", a, b, "--kind", "follows")
@@ -474,7 +469,7 @@ def test_trash_and_restore_round_trip(db: Path) -> None:
     assert again.exit_code == 1 and "is not in the trash" in one_error_line(again)
 
 
-def test_purge_with_yes_erases_from_the_trash(db: Path) -> None:
+def test_purge_with_yes_erases_from_the_trash(db: str) -> None:
     a = remember(db, "User's locker code is Quokka7731x")
     b = remember(db, "User likes jazz")
     ok(db, "forget", a, b, "--yes")
@@ -495,7 +490,7 @@ def test_purge_with_yes_erases_from_the_trash(db: Path) -> None:
     assert c not in live(db)
 
 
-def test_purge_older_than_erases_only_old_trash(db: Path, embedder: Embedder) -> None:
+def test_purge_older_than_erases_only_old_trash(db: str, embedder: Embedder) -> None:
     with at(days_ago(40), db, embedder) as mem:
         old = mem.remember("Scratch note about glaciers").id
         mem.execute(mem.plan_forget([old]))
@@ -510,7 +505,7 @@ def test_purge_older_than_erases_only_old_trash(db: Path, embedder: Embedder) ->
     assert nothing["deletedCount"] == 0
 
 
-def test_maintain_erases_expired_trash(db: Path, embedder: Embedder) -> None:
+def test_maintain_erases_expired_trash(db: str, embedder: Embedder) -> None:
     with at(days_ago(31), db, embedder) as mem:
         old = mem.remember("Scratch note about glaciers").id
         mem.execute(mem.plan_forget([old]))
@@ -527,7 +522,7 @@ def test_maintain_erases_expired_trash(db: Path, embedder: Embedder) -> None:
 # -- report -----------------------------------------------------------------------------------
 
 
-def test_report_counts(db: Path, terminal: None) -> None:
+def test_report_counts(db: str, terminal: None) -> None:
     a = remember(db, "User likes jazz")
     b = remember(db, "The cat is called Miso", "--namespace", "pets")
     ok(db, "forget", a, "--yes")
@@ -553,7 +548,7 @@ def test_report_counts(db: Path, terminal: None) -> None:
 # -- every --json answer follows the published schema ---------------------------------------
 
 
-def test_every_json_plan_and_result_follows_the_schema(db: Path, embedder: Embedder) -> None:
+def test_every_json_plan_and_result_follows_the_schema(db: str, embedder: Embedder) -> None:
     ids = seed_000(db)
     caveat = remember(db, "Never drink and drive", "--layer", "caveat")
     with at(days_ago(40), db, embedder) as mem:

@@ -4,27 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 from lethe import Lethe
 from lethe.embed import Embedder
 
+from .backends import live_ids
 from .conftest import snapshot
 from .mcp_support import call, error, stdio_client
-from .test_mcp_stdio import live_ids
 
 
-def aged_store(tmp_path: Path, embedder: Embedder) -> tuple[Path, str]:
-    db = tmp_path / "m.db"
+def aged_store(db: str, embedder: Embedder) -> str:
     then = datetime.now(UTC) - timedelta(days=200)
     with Lethe.open(db, embedder=embedder, clock=lambda: then) as mem:
         old = mem.remember("User once owned a red bicycle").id
         mem.remember("Never store passwords in notes", layer="caveat")
-    return db, old
+    return old
 
 
-def test_sweep_reports_and_executes_only_under_auto(tmp_path: Path, embedder: Embedder) -> None:
-    db, old = aged_store(tmp_path, embedder)
+def test_sweep_reports_and_executes_only_under_auto(db: str, embedder: Embedder) -> None:
+    old = aged_store(db, embedder)
 
     async def scenario() -> None:
         before = snapshot(db)
@@ -48,8 +46,7 @@ def test_sweep_reports_and_executes_only_under_auto(tmp_path: Path, embedder: Em
     asyncio.run(scenario())
 
 
-def test_consolidate_lists_pairs_and_points_to_forget(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_consolidate_lists_pairs_and_points_to_forget(db: str) -> None:
     fun = "Today's conversation was fun. I learned a lot from Master."
     enjoyable = "Today's conversation was enjoyable. Master taught me many things."
 
@@ -73,8 +70,7 @@ def test_consolidate_lists_pairs_and_points_to_forget(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_context_and_recall_into_working_memory(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_context_and_recall_into_working_memory(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db, env={"LETHE_WORKING_BUDGET_TOKENS": "8"}) as client:

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import jsonschema
 
 from lethe.schemas import load
 
+from .backends import live_ids
 from .conftest import snapshot
 from .mcp_support import call, error, stdio_client
-from .test_mcp_stdio import SEED_000, live_ids
+from .test_mcp_stdio import SEED_000
 
 validator = jsonschema.Draft202012Validator(load("forget-response"))
 
 
-def test_prompt_and_tools_in_dry_run_and_execution(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_prompt_and_tools_in_dry_run_and_execution(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:

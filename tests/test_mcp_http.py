@@ -12,6 +12,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from .backends import events, live_ids
 from .conftest import snapshot
 from .mcp_support import (
     LETHE,
@@ -22,7 +23,7 @@ from .mcp_support import (
     http_server,
     stdio_client,
 )
-from .test_mcp_stdio import SEED_000, live_ids
+from .test_mcp_stdio import SEED_000
 
 TOKENS = {
     "owner": "owner-token-0123456789abcdef",
@@ -51,8 +52,7 @@ role = "forget"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    db = tmp_path / "m.db"
+def served(db: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     tokens = tmp_path / "tokens.toml"
     tokens.write_text(TOKEN_FILE.format(**TOKENS), encoding="utf-8")
     with http_server(db, "--tokens", str(tokens)) as url:
@@ -63,7 +63,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def test_round_trip_over_http(served: tuple[Path, str]) -> None:
+def test_round_trip_over_http(served: tuple[str, str]) -> None:
     db, url = served
 
     async def scenario() -> None:
@@ -85,7 +85,7 @@ def test_round_trip_over_http(served: tuple[Path, str]) -> None:
     run(scenario())
 
 
-def test_http_serves_the_same_tools_as_stdio(served: tuple[Path, str], tmp_path: Path) -> None:
+def test_http_serves_the_same_tools_as_stdio(served: tuple[str, str], tmp_path: Path) -> None:
     _, url = served
 
     async def scenario() -> tuple[list[Any], list[Any]]:
@@ -100,7 +100,7 @@ def test_http_serves_the_same_tools_as_stdio(served: tuple[Path, str], tmp_path:
     assert [t.model_dump() for t in over_http] == [t.model_dump() for t in over_stdio]
 
 
-def test_missing_or_wrong_token_gets_401(served: tuple[Path, str]) -> None:
+def test_missing_or_wrong_token_gets_401(served: tuple[str, str]) -> None:
     db, url = served
 
     async def opened() -> None:
@@ -118,7 +118,7 @@ def test_missing_or_wrong_token_gets_401(served: tuple[Path, str]) -> None:
     assert snapshot(db) == before
 
 
-def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[Path, str]) -> None:
+def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[str, str]) -> None:
     db, url = served
 
     async def scenario() -> None:
@@ -146,14 +146,14 @@ def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[Path, s
                 ("restore", {"memory_id": home}),
             ):
                 assert "role is 'read'" in await error(reader, tool, **args)
-        ops = [(row[2], row[3]) for row in snapshot(db)["events"]]
+        ops = events(db)
         assert ops == [("remember", home), ("remember", cat["id"])], "nothing else changed"
         assert home in live_ids(db)
 
     run(scenario())
 
 
-def test_one_http_session_cannot_confirm_anothers_forget(served: tuple[Path, str]) -> None:
+def test_one_http_session_cannot_confirm_anothers_forget(served: tuple[str, str]) -> None:
     db, url = served
 
     async def scenario() -> None:
@@ -171,7 +171,7 @@ def test_one_http_session_cannot_confirm_anothers_forget(served: tuple[Path, str
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-def test_elicitation_over_http(served: tuple[Path, str], mode: str) -> None:
+def test_elicitation_over_http(served: tuple[str, str], mode: str) -> None:
     """Both protocol eras: a direct request (legacy) and the input-required retry (2026)."""
     db, url = served
     yes, no = elicitation("accept"), elicitation("decline")
@@ -223,3 +223,45 @@ def test_bad_token_files_are_refused_at_start(tmp_path: Path, content: str, mess
         timeout=60,
     )
     assert done.returncode == 1 and message in done.stderr, done.stderr
+
+
+def test_several_servers_share_one_database(db: str, tmp_path: Path) -> None:
+    """Two `lethe mcp --http` processes on one database, as a team deployment runs them: what
+    one remembers the other recalls; a session of one cannot confirm a forget pending in the
+    other; once forgotten, neither returns it; trash and audit are the same on both."""
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(TOKEN_FILE.format(**TOKENS), encoding="utf-8")
+
+    async def scenario(first: str, second: str) -> None:
+        async with (
+            http_client(first, TOKENS["owner"]) as a,
+            http_client(second, TOKENS["owner"]) as b,
+        ):
+            home = (await call(a, "remember", content=SEED_000[0]))["memory"]["id"]
+            other = (await call(b, "remember", content=SEED_000[2]))["memory"]["id"]
+            hits = (await call(b, "recall", query="where does the user live?", k=1))["hits"]
+            assert hits[0]["memory"]["id"] == home
+            assert (await call(a, "forget", memory_id=home))["status"] == "pending"
+            assert (await call(b, "forget", memory_id=home))["status"] == "pending"
+            assert home in live_ids(db), "b's call does not confirm a's"
+            assert (await call(a, "forget", memory_id=home))["status"] == "executed"
+            for client in (a, b):
+                found = (await call(client, "recall", query="San Francisco", k=5))["hits"]
+                assert home not in {h["memory"]["id"] for h in found}
+            trash = await call(b, "list_trash")
+            assert [i["memory"]["id"] for i in trash["items"]] == [home]
+            assert (await call(b, "restore", memory_id=home))["memory"]["id"] == home
+            hits = (await call(a, "recall", query="where does the user live?", k=1))["hits"]
+            assert hits[0]["memory"]["id"] == home
+        assert events(db) == [
+            ("remember", home),
+            ("remember", other),
+            ("forget", home),
+            ("restore", home),
+        ]
+
+    with (
+        http_server(db, "--tokens", str(tokens)) as first,
+        http_server(db, "--tokens", str(tokens)) as second,
+    ):
+        run(scenario(first, second))

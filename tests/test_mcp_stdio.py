@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .backends import live_ids
 from .conftest import snapshot
 from .mcp_support import call, elicitation, error, stdio_client, text
 
@@ -31,14 +31,6 @@ READ_ONLY = {
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
-
-
-def live_ids(db: Path) -> set[str]:
-    conn = sqlite3.connect(db)
-    try:
-        return {r[0] for r in conn.execute("SELECT id FROM memories WHERE status = 'active'")}
-    finally:
-        conn.close()
 
 
 def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
@@ -76,10 +68,9 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_seed_000_round_trip_and_audit(tmp_path: Path) -> None:
+def test_seed_000_round_trip_and_audit(db: str) -> None:
     """remember → recall → forget by query (nothing deleted) → forget by id (pending) → same
     id again (deleted) → list_trash → restore → audit_log shows every step."""
-    db = tmp_path / "m.db"
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -134,9 +125,8 @@ def test_seed_000_round_trip_and_audit(tmp_path: Path) -> None:
     ids=["accept", "accept-but-no", "decline", "cancel"],
 )
 def test_elicitation_only_accept_deletes(
-    tmp_path: Path, action: str, confirm: bool, deleted: bool
+    db: str, action: str, confirm: bool, deleted: bool
 ) -> None:
-    db = tmp_path / "m.db"
     callback = elicitation(action, confirm)
 
     async def scenario() -> dict[str, Any]:
@@ -166,8 +156,7 @@ def test_elicitation_only_accept_deletes(
         )
 
 
-def test_elicitation_for_several_ids_and_never_for_a_malformed_call(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_elicitation_for_several_ids_and_never_for_a_malformed_call(db: str) -> None:
     callback = elicitation("accept")
 
     async def scenario() -> tuple[list[str], dict[str, Any]]:
@@ -187,8 +176,7 @@ def test_elicitation_for_several_ids_and_never_for_a_malformed_call(tmp_path: Pa
     assert live_ids(db) == set(ids[2:])
 
 
-def test_forget_by_query_with_filters_lists_only_matching_candidates(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_forget_by_query_with_filters_lists_only_matching_candidates(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -210,8 +198,7 @@ def test_forget_by_query_with_filters_lists_only_matching_candidates(tmp_path: P
     run(scenario())
 
 
-def test_one_session_cannot_confirm_anothers_forget(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_one_session_cannot_confirm_anothers_forget(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as a, stdio_client(db) as b:
@@ -226,8 +213,7 @@ def test_one_session_cannot_confirm_anothers_forget(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_protected_memories_are_refused_with_reason_and_hint(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_protected_memories_are_refused_with_reason_and_hint(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -247,8 +233,7 @@ def test_protected_memories_are_refused_with_reason_and_hint(tmp_path: Path) -> 
     run(scenario())
 
 
-def test_malformed_arguments_are_refused_and_the_server_lives(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_malformed_arguments_are_refused_and_the_server_lives(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -279,8 +264,7 @@ def test_malformed_arguments_are_refused_and_the_server_lives(tmp_path: Path) ->
     run(scenario())
 
 
-def test_unknown_id_gets_suggestions(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_unknown_id_gets_suggestions(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -294,8 +278,7 @@ def test_unknown_id_gets_suggestions(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_links_episodes_and_updates(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_links_episodes_and_updates(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -324,8 +307,7 @@ def test_links_episodes_and_updates(tmp_path: Path) -> None:
     run(scenario())
 
 
-def test_purge_needs_the_flag_and_a_confirmation(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_purge_needs_the_flag_and_a_confirmation(db: str) -> None:
 
     async def scenario() -> None:
         async with stdio_client(db, "--allow-purge") as client:
