@@ -6,6 +6,7 @@ database: shared pending confirmations, a forgotten memory gone for all of them)
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -132,3 +133,25 @@ def test_the_cli_takes_a_dsn(pg_dsn: str) -> None:
     found = runner.invoke(app, ["recall", "where does the user live", "--db", pg_dsn, "--json"])
     assert found.exit_code == 0, found.output
     assert json.loads(found.stdout)[0]["memory"]["id"] == memory_id
+
+
+def test_the_demo_runs_on_a_dsn_and_refuses_it_the_second_time(
+    pg_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A DSN stays text: `Path("postgresql://…")` would make folders named after it."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from lethe.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    tour = runner.invoke(app, ["demo", "--db", pg_dsn, "--json"])
+    assert tour.exit_code == 0, tour.output
+    assert json.loads(tour.stdout)["db"] == pg_dsn
+    listed = runner.invoke(app, ["list", "--db", pg_dsn, "--json"])
+    assert json.loads(listed.stdout)["total"] == 5
+    again = runner.invoke(app, ["demo", "--db", pg_dsn])
+    assert again.exit_code == 1 and "already holds memories" in again.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -59,17 +59,20 @@ def _step(console: Console, number: int, title: str, explain: str) -> None:
     console.print(Text(explain, style="dim"))
 
 
-def run_tour(console: Console, *, keep: bool = False, db: Path | None = None) -> dict[str, Any]:
+def run_tour(
+    console: Console, *, keep: bool = False, db: str | Path | None = None
+) -> dict[str, Any]:
     """Run the tour, narrating on `console`; returns what it did as JSON-ready values.
 
-    With `db` the tour runs on that file and leaves it there; a file that already holds
+    With `db` (a file or a `postgresql://` DSN, kept as text: a DSN is no path) the tour runs
+    there and leaves it; a file that already holds
     memories (any audit event at all) is refused before anything is written, so the demo's
     memories can never mix with real ones. Otherwise the database is a temporary file,
     removed with the workspace unless `keep`.
     """
     started = time.perf_counter()
     folder = Path(tempfile.mkdtemp(prefix="lethe-demo-"))
-    path = db if db is not None else folder / "demo.db"
+    path: str | Path = db if db is not None else folder / "demo.db"
     try:
         with Lethe.open(path, workspace_dir=folder / "workspace") as mem:
             if db is not None and mem.audit(limit=1):

@@ -200,13 +200,14 @@ def demo(
         typer.Option("--keep", help="Keep the demo database and workspace; print where."),
     ] = False,
     db: Annotated[
-        Path | None,
+        str | None,
         typer.Option(
             "--db",
-            metavar="PATH",
+            metavar="PATH|DSN",
             show_default=False,
-            help="Run the tour on this file (new, or a lethe database with nothing in it) and "
-            "keep it. $LETHE_DB is not read: the demo never lands in your own database.",
+            help="Run the tour on this file or postgresql:// database (new, or a lethe database "
+            "with nothing in it) and keep it. $LETHE_DB is not read: the demo never lands in "
+            "your own database.",
         ),
     ] = None,
     json_: JsonOpt = False,
