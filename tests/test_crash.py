@@ -25,6 +25,7 @@ WORKER = textwrap.dedent(
     words = "amber birch cedar delta ember fjord grove harbor iris juniper kelp lotus".split()
     rng = random.Random(int(sys.argv[2]))
     with Lethe.open(sys.argv[1]) as mem:
+        mem.embedder.embed(["warm up"])  # the model loads here, not in the kill window
         print("ready", flush=True)
         while True:
             live = [m.id for m in mem.list_memories(limit=200).items]
@@ -105,6 +106,9 @@ def test_sigkill_at_random_moments_keeps_the_store_consistent(
         for round_number in range(KILLS):
             child = subprocess.Popen(
                 [sys.executable, "-c", WORKER, str(db_path), str(round_number)],
+                # One BLAS thread: on a loaded 2-core machine OpenBLAS's threads make each
+                # embedding many times slower and the kill windows would hold no work.
+                env={**os.environ, "OPENBLAS_NUM_THREADS": "1"},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,14 @@ from lethe.errors import DatabaseNotWritable, NotALetheDatabase, SchemaTooNew
 from lethe.store.sqlite_schema import LATEST_VERSION
 
 from .conftest import snapshot
+
+
+@pytest.fixture
+def mem(db_path: Path, embedder: Embedder) -> Iterator[Lethe]:
+    """This file tests the SQLite store itself (its file, pragmas and process sharing); the
+    contract both stores keep is tested through the `db` fixture elsewhere."""
+    with Lethe.open(db_path, embedder=embedder) as lethe:
+        yield lethe
 
 
 def test_new_file_has_schema_wal_and_foreign_keys(mem: Lethe, db_path: Path) -> None:
