@@ -38,6 +38,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -455,7 +456,7 @@ def explain_vector_search(dsn: str, query: Vectors, n: int) -> str:
             "ORDER BY m.embedding <=> %s LIMIT %s",
             [query, query, n],
         ).fetchall()
-    return "\n".join(r[0] for r in rows)
+    return re.sub(r"'\[[^\]]*\]'", "'[...]'", "\n".join(r[0] for r in rows))
 
 
 # -- measurements ------------------------------------------------------------------------------
@@ -520,31 +521,74 @@ def time_recall(
     return result
 
 
+def exact_topk(
+    matrix: Vectors, ids: list[str], queries: list[str], vectors: dict[str, Vectors], k: int = 50
+) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """Each query's exact top-k ids, best first (numpy brute force), and that search's timing:
+    the float32 floor for exact search at this size."""
+    exact: dict[str, list[str]] = {}
+    times: list[float] = []
+    for q in queries:
+        t = time.perf_counter()
+        top = brute_force(matrix, vectors[q], k)
+        times.append(time.perf_counter() - t)
+        exact[q] = [ids[int(j)] for j in top]
+    return exact, stats_ms(times)
+
+
+def _overlap(found: list[str], exact: list[str]) -> float:
+    return len(set(found) & set(exact)) / len(exact)
+
+
 def quality(
-    store: Any,
-    matrix: Vectors,
-    ids: list[str],
-    queries: list[str],
-    vectors: dict[str, Vectors],
-    ks: tuple[int, ...] = (10, 50),
+    store: Any, exact: dict[str, list[str]], vectors: dict[str, Vectors], ks: tuple[int, ...]
 ) -> dict[str, Any]:
-    """Mean overlap of the store's vector top-k with the exact top-k (recall@k of the index);
-    also times the exact numpy search, the float32 floor."""
+    """Mean overlap of the store's vector top-k with the exact top-k (the index's recall@k)."""
     flt = Filters()
     result: dict[str, Any] = {}
-    exact_times: list[float] = []
     for k in ks:
-        overlaps = []
-        for q in queries:
-            t = time.perf_counter()
-            exact = {ids[int(j)] for j in brute_force(matrix, vectors[q], k)}
-            exact_times.append(time.perf_counter() - t)
-            found = {i for i, _ in store.vector_search(vectors[q], flt, k)}
-            overlaps.append(len(exact & found) / k)
+        overlaps, counts = [], []
+        for q, top in exact.items():
+            found = [i for i, _ in store.vector_search(vectors[q], flt, k)]
+            overlaps.append(_overlap(found, top[:k]))
+            counts.append(len(found))
         result[f"recall_at_{k}"] = round(float(np.mean(overlaps)), 4)
         result[f"recall_at_{k}_min"] = round(float(np.min(overlaps)), 2)
         result[f"recall_at_{k}_perfect_queries"] = int(sum(o == 1.0 for o in overlaps))
-    result["numpy_bruteforce"] = stats_ms(exact_times)
+        result[f"results_at_{k}_min"] = min(counts)
+    result["queries"] = len(exact)
+    return result
+
+
+def ef_sweep(
+    dsn: str,
+    exact: dict[str, list[str]],
+    vectors: dict[str, Vectors],
+    efs: tuple[int, ...] = (100, 200, 400),
+    k: int = 10,
+) -> dict[str, Any]:
+    """The store's vector query (top 10) at other hnsw.ef_search values than lethe's
+    max(100, 2k): recall@10 against exact and the query's time, as SQL on one connection."""
+    result: dict[str, Any] = {}
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        register_vector(conn)
+        for ef in efs:
+            conn.execute(f"SET hnsw.ef_search = {ef}")
+            overlaps, times = [], []
+            for q, top in exact.items():
+                t = time.perf_counter()
+                rows = conn.execute(
+                    "SELECT m.id, 1 - (m.embedding <=> %s) FROM memories m "
+                    "WHERE m.namespace = 'default' AND m.status = 'active' "
+                    "ORDER BY m.embedding <=> %s LIMIT %s",
+                    [vectors[q], vectors[q], k],
+                ).fetchall()
+                times.append(time.perf_counter() - t)
+                overlaps.append(_overlap([r[0] for r in rows], top[:k]))
+            result[f"ef_search_{ef}"] = {
+                f"recall_at_{k}": round(float(np.mean(overlaps)), 4),
+                **stats_ms(times),
+            }
     return result
 
 
@@ -605,9 +649,9 @@ def run(
     forget_samples: int = 200,
     purge_samples: int = 20,
     million: int = 0,
-    million_rounds: int = 3,
-    million_queries: int = 0,
-    million_skip: tuple[str, ...] = (),
+    million_rounds: int = 1,
+    million_queries: int = 100,
+    million_skip: tuple[str, ...] = ("lexical_search",),
     maintenance_work_mem: str = "auto",
     build_timeout_s: float = 3600,
     embedder: Embedder | None = None,
@@ -714,15 +758,23 @@ def compare(
         rng = np.random.default_rng(5)
         for j in rng.choice(len(ids), size=300, replace=False):  # warm the HNSW pages
             pg.vector_search(matrix[j], flt, 50)
+        log("[quality] vector top-k against the exact top-k, before the timed recalls")
+        exact, floor = exact_topk(matrix, ids, queries, vectors)
+        result["quality_before_recall"] = {
+            b.name: quality(b.fast.store, exact, vectors, (10, 50)) for b in backends
+        }
+        log(f"  {result['quality_before_recall']}")
         log(f"[recall] {len(ids):,} memories, sqlite and postgres")
         before = table_stats(pg_dsn)
         result["recall"] = time_recall(backends, embedder, queries, vectors, k=k, rounds=rounds)
         result["pg_stats_during_recall"] = _delta(before, table_stats(pg_dsn))
         log(f"  {result['pg_stats_during_recall']}")
-        log("[quality] vector top-k against the exact top-k")
+        log("[quality] again, after the recalls (whose touches added index entries)")
         result["quality"] = {
-            b.name: quality(b.fast.store, matrix, ids, queries, vectors) for b in backends
+            b.name: quality(b.fast.store, exact, vectors, (10, 50)) for b in backends
         }
+        result["quality"]["numpy_bruteforce"] = floor
+        result["quality"]["postgres_ef_search"] = ef_sweep(pg_dsn, exact, vectors)
         same = [
             len(
                 {h.memory.id for h in backends[0].fast.recall(q, k=k, touch=False)}
@@ -803,6 +855,10 @@ def pg_million(
             rng = np.random.default_rng(5)
             for j in rng.choice(len(ids), size=300, replace=False):
                 fast.store.vector_search(matrix[j], flt, 50)
+            log("[quality] HNSW top-k against the exact top-k, before the timed recalls")
+            exact, floor = exact_topk(matrix, ids, queries, vectors)
+            result["quality_before_recall"] = quality(fast.store, exact, vectors, (10, 50))
+            log(f"  {result['quality_before_recall']}")
             log(f"[recall] {len(ids):,} memories, postgres")
             before = table_stats(pg_dsn)
             result["recall"] = time_recall(
@@ -816,8 +872,10 @@ def pg_million(
             )
             result["pg_stats_during_recall"] = _delta(before, table_stats(pg_dsn))
             log(f"  {result['pg_stats_during_recall']}")
-            log("[quality] HNSW top-k against the exact top-k")
-            result["quality"] = quality(fast.store, matrix, ids, queries, vectors)
+            log("[quality] again, after the recalls")
+            result["quality"] = quality(fast.store, exact, vectors, (10, 50))
+            result["quality"]["numpy_bruteforce"] = floor
+            result["quality"]["postgres_ef_search"] = ef_sweep(pg_dsn, exact, vectors)
             log(f"  {result['quality']}")
         finally:
             mem.close()
@@ -833,6 +891,18 @@ def pg_million(
 def _pair(section: dict[str, Any], key: str) -> str:
     s = section.get(key)
     return "-" if s is None else f"{s['p50_ms']:.2f} / {s['p95_ms']:.2f}"
+
+
+def _recall(q: dict[str, Any]) -> str:
+    return f"{q['recall_at_10']:.3f} / {q['recall_at_50']:.3f}"
+
+
+def _sweep(sweep: dict[str, Any]) -> str:
+    cells = [
+        f"{name.removeprefix('ef_search_')}: {v['recall_at_10']:.3f} in {v['p50_ms']:.2f} ms"
+        for name, v in sweep.items()
+    ]
+    return "HNSW recall@10 and p50 by ef_search (lethe uses 100) " + ", ".join(cells)
 
 
 def print_result(r: dict[str, Any]) -> None:
@@ -864,13 +934,13 @@ def print_result(r: dict[str, Any]) -> None:
         label = f"  {key} p50, 'user' queries | others"
         print(f"  {label:52s}{cells[0]:>20s}{cells[1]:>20s}")
     print(f"  query embedding alone: {_pair(rec, 'query_embedding')}")
-    q = r["quality"]
+    q, q0 = r["quality"], r["quality_before_recall"]
     print(
-        f"  vector recall@10 / @50 against exact: SQLite {q['sqlite']['recall_at_10']:.3f} / "
-        f"{q['sqlite']['recall_at_50']:.3f}, PostgreSQL HNSW {q['postgres']['recall_at_10']:.3f}"
-        f" / {q['postgres']['recall_at_50']:.3f}; recall hits shared by both: "
-        f"{q['recall_hits_overlap_sqlite_postgres']:.1%}"
+        f"  vector recall@10 / @50 against exact: SQLite {_recall(q0['sqlite'])}; PostgreSQL "
+        f"HNSW {_recall(q0['postgres'])} before the timed recalls, {_recall(q['postgres'])} "
+        f"after; recall hits shared by both: {q['recall_hits_overlap_sqlite_postgres']:.1%}"
     )
+    print(f"  {_sweep(q['postgres_ef_search'])}; numpy brute force {_pair(q, 'numpy_bruteforce')}")
     load = r["pg_load"]
     print(
         f"  PostgreSQL load: COPY {load['copy_memories_s']} s + {load['copy_rest_s']} s, HNSW "
@@ -892,13 +962,18 @@ def print_result(r: dict[str, Any]) -> None:
             ("  full-text search alone (depth 50)", "lexical_search"),
         ):
             print(f"  {label:52s}{_pair(mr, f'postgres.{key}'):>20s}")
-        ml, mq = m["pg_load"], m["quality"]
+        split = mr["postgres.recall_no_embed_by_query"]
+        if split["mentions_user"] and split["other"]:
+            cell = f"{split['mentions_user']['p50_ms']:.2f} | {split['other']['p50_ms']:.2f}"
+            print(f"  {'  recall_no_embed p50, user queries | others':52s}{cell:>20s}")
+        ml, mq, mq0 = m["pg_load"], m["quality"], m["quality_before_recall"]
         print(
             f"  HNSW build {ml['index_build_s'].get('memories_embedding')} s "
             f"({ml['hnsw_index_mb']} MB), COPY {ml['copy_memories_s']} s; vector recall@10 / "
-            f"@50 against exact {mq['recall_at_10']:.3f} / {mq['recall_at_50']:.3f}; numpy "
-            f"brute force {_pair(mq, 'numpy_bruteforce')} ms"
+            f"@50 against exact {_recall(mq0)} before the timed recalls, {_recall(mq)} after"
         )
+        floor = _pair(mq, "numpy_bruteforce")
+        print(f"  {_sweep(mq['postgres_ef_search'])}; numpy brute force {floor}")
 
 
 def main() -> None:
@@ -916,14 +991,16 @@ def main() -> None:
         "--pg-million", action="store_true", help="also recall on PostgreSQL at 1M (synthetic)"
     )
     parser.add_argument("--million", type=int, default=1_000_000, help="that size (1000000)")
-    parser.add_argument("--million-rounds", type=int, default=3, help="passes at 1M (3)")
+    # At 1M a recall whose query says "user" takes seconds on PostgreSQL (its full-text side
+    # ranks every row holding the word), so the 1M step runs fewer calls by default.
+    parser.add_argument("--million-rounds", type=int, default=1, help="passes at 1M (1)")
     parser.add_argument(
-        "--million-queries", type=int, default=0, help="the first N queries at 1M (0: all)"
+        "--million-queries", type=int, default=100, help="the first N queries at 1M (100; 0: all)"
     )
     parser.add_argument(
         "--million-skip",
-        default="",
-        help="comma-separated modes left out at 1M (e.g. recall_no_embed_no_touch)",
+        default="lexical_search",
+        help="comma-separated modes left out at 1M (lexical_search: recall shows its cost)",
     )
     parser.add_argument(
         "--maintenance-work-mem",

@@ -7,6 +7,12 @@ process (cold start spawns its subprocesses), so the figures of one table come f
     python bench/run_all.py                         # sizes 10000,100000 (make bench)
     python bench/run_all.py --sizes 10000 --keep /tmp/lethe-bench
     python bench/run_all.py --keep /tmp/lethe-bench --reuse   # skip imports, reuse stores
+    python bench/run_all.py --keep /tmp/lethe-bench --reuse --backends   # + PostgreSQL beside
+                                                    # SQLite on the largest store (pgserver)
+
+`--backends` runs bench_backends.py (its own table, printed after the summary) on a copy of the
+largest store; `--pg-million` adds its PostgreSQL recall at 1M memories (synthetic, derived
+from the real embeddings; the HNSW build alone takes tens of minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -196,6 +202,14 @@ def main() -> None:
         "--reuse", action="store_true", help="with --keep: reuse stores there, skip the imports"
     )
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="JSON folder (bench/out)")
+    parser.add_argument(
+        "--backends",
+        action="store_true",
+        help="also PostgreSQL beside SQLite on the largest store (bench_backends.py)",
+    )
+    parser.add_argument(
+        "--pg-million", action="store_true", help="with --backends: PostgreSQL at 1M (long)"
+    )
     args = parser.parse_args()
     sizes = [args.size] if args.size else [int(x) for x in args.sizes.split(",") if x.strip()]
     if args.reuse and not args.keep:
@@ -237,6 +251,19 @@ def main() -> None:
             bench_forget.print_result(entry["forget"])
             results["sizes"].append(entry)
             print(flush=True)
+        if args.backends:
+            import bench_backends  # psycopg, pgvector and the pgserver wheel: dev dependencies
+
+            largest = folder / f"lethe-{max(sizes)}.db"
+            results["backends"] = bench_backends.run(
+                largest,
+                n_queries=args.queries,
+                rounds=args.rounds,
+                forget_samples=args.forget_samples,
+                purge_samples=args.purge_samples,
+                million=1_000_000 if args.pg_million else 0,
+                embedder=embedder,
+            )
     results["machine_end"] = machine()
     results["total_seconds"] = round(time.perf_counter() - started, 1)
     table = summary(results)
@@ -245,6 +272,11 @@ def main() -> None:
     path = write_json(f"results-{stamp}.json", results, args.out)
     write_json("latest.json", results, args.out)
     print(table)
+    if "backends" in results:
+        import bench_backends
+
+        print()
+        bench_backends.print_result(results["backends"])
     print(
         f"\n{results['machine_start']['cpus']} CPUs ({results['machine_start']['cpu_model']}), "
         f"load average at start {results['machine_start']['loadavg_1_5_15']}, at end "
