@@ -140,3 +140,32 @@ def test_another_embedder_is_refused(pg_dsn: str) -> None:
         open_store(pg_dsn, embedder="another-model")
     with pytest.raises(EmbedderMismatch):
         open_store(pg_dsn, dim=768)
+
+
+def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
+    """Migration 2 takes the access statistics out of the decay index (so a recall's touch
+    stays a HOT update); a database made by migration 1 gets it on the next open."""
+    import lethe.store.postgres_open as postgres_open
+
+    with psycopg.connect(pg_dsn) as conn, conn.transaction():
+        conn.execute(postgres_open.MIGRATIONS[1].format(dim=DIM).encode())
+        conn.execute(
+            "INSERT INTO lethe_meta (key, value) VALUES ('application', 'lethe'), "
+            "('embedder', %s), ('dim', %s), ('db_id', 'x'), ('schema_version', '1')",
+            (EMBEDDER, str(DIM)),
+        )
+        conn.execute(
+            "INSERT INTO memories (id, namespace, agent, content, content_sha256, layer, "
+            "category, metadata, importance, private, created_at, updated_at, status, embedding) "
+            "VALUES ('mem_0123456789ab', 'default', 'user', 'kept', 'h', 'episodic', '', '{}', "
+            "0.5, false, 0, 0, 'active', %s)",
+            ("[" + ",".join(["0.5"] * DIM) + "]",),
+        )
+    open_store(pg_dsn)
+    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "2"
+    with psycopg.connect(pg_dsn) as conn:
+        index = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_decay'"
+        ).fetchone()
+        assert index is not None and "access_count" not in index[0]
+        assert conn.execute("SELECT content FROM memories").fetchall() == [("kept",)]

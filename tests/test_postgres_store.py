@@ -11,10 +11,12 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from lethe import Lethe
+from lethe import Filters, Lethe
 from lethe.embed import Embedder
 from lethe.errors import DuplicateMemory, InvalidInput, MemoryNotFound
+from lethe.model import Draft
 from lethe.store.postgres import PostgresStore
+from lethe.store.postgres_schema import LATEST_VERSION
 
 from .test_engine import _seeded
 
@@ -33,7 +35,7 @@ def rows(dsn: str, table: str) -> list[tuple[object, ...]]:
 
 def test_a_dsn_opens_the_postgres_store(pg_mem: Lethe) -> None:
     assert isinstance(pg_mem.store, PostgresStore)
-    assert pg_mem.store.schema_version == 1
+    assert pg_mem.store.schema_version == LATEST_VERSION
 
 
 def test_remember_recall_and_duplicates(pg_mem: Lethe) -> None:
@@ -155,3 +157,23 @@ def test_the_demo_runs_on_a_dsn_and_refuses_it_the_second_time(
     again = runner.invoke(app, ["demo", "--db", pg_dsn])
     assert again.exit_code == 1 and "already holds memories" in again.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_full_text_skips_words_too_common_to_rank(
+    pg_mem: Lethe, pg_dsn: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on SQLite, words are searched rarest first within the postings budget; PostgreSQL's
+    counts come from ANALYZE's statistics of the tsvector column."""
+    import lethe.store.postgres as postgres
+
+    drafts = [Draft(content=f"The user filed ticket {i} about the printer") for i in range(40)]
+    assert pg_mem.remember_many(drafts, skip_duplicates=False, auto_link=False).imported == 40
+    cat = pg_mem.remember("The cat is called Miso")
+    with psycopg.connect(pg_dsn) as conn:
+        conn.execute("ANALYZE memories")
+    everything = pg_mem.store.lexical_search("user Miso", Filters(), 100)
+    assert cat.id in everything and len(everything) == 41, "a fresh store searches every word"
+    monkeypatch.setattr(postgres, "POSTINGS_BUDGET", 20)
+    pg_mem.store._terms = postgres.TermStats()  # read the new statistics now
+    assert pg_mem.store.lexical_search("user Miso", Filters(), 100) == [cat.id]
+    assert pg_mem.store.lexical_search("user", Filters(), 100) == []
