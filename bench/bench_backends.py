@@ -58,6 +58,7 @@ from common import BENCH_DIR, CachedEmbedder, log, machine, stats_ms, store_for,
 
 from lethe import Filters, Lethe
 from lethe.embed import Embedder, Vectors, load_default_embedder
+from lethe.store.postgres import EF_SEARCH_MIN
 
 sys.path.insert(0, str(BENCH_DIR.parent))  # tests/pg_support.py: the test servers' helpers
 
@@ -433,8 +434,9 @@ def _progress(dsn: str, total: int) -> Iterator[None]:
 
 def table_stats(dsn: str) -> dict[str, int]:
     """Updates of `memories` (how many were HOT: no new index entries) and the HNSW index's
-    size: a recall's touch updates columns of the memories_decay index, so it is never HOT,
-    and each touched row gets a new entry in every index, the HNSW graph included."""
+    size. Since migration 2 no index holds the access statistics a recall's touch updates, so
+    the touch can be HOT (before, every touched row got new entries in every index, HNSW
+    included)."""
     time.sleep(1.5)  # the statistics of other sessions reach the shared counters within 1 s
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute(
@@ -449,7 +451,7 @@ def explain_vector_search(dsn: str, query: Vectors, n: int) -> str:
     """The plan of the store's vector query: it must use the HNSW index."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         register_vector(conn)
-        conn.execute(f"SET hnsw.ef_search = {max(100, 2 * n)}")
+        conn.execute(f"SET hnsw.ef_search = {max(EF_SEARCH_MIN, 2 * n)}")
         rows = conn.execute(
             "EXPLAIN SELECT m.id, 1 - (m.embedding <=> %s) AS similarity FROM memories m "
             "WHERE m.namespace = 'default' AND m.status = 'active' "
@@ -902,7 +904,7 @@ def _sweep(sweep: dict[str, Any]) -> str:
         f"{name.removeprefix('ef_search_')}: {v['recall_at_10']:.3f} in {v['p50_ms']:.2f} ms"
         for name, v in sweep.items()
     ]
-    return "HNSW recall@10 and p50 by ef_search (lethe uses 100) " + ", ".join(cells)
+    return f"HNSW recall@10 and p50 by ef_search (lethe uses {EF_SEARCH_MIN}) " + ", ".join(cells)
 
 
 def print_result(r: dict[str, Any]) -> None:
