@@ -58,7 +58,7 @@ from common import BENCH_DIR, CachedEmbedder, log, machine, stats_ms, store_for,
 
 from lethe import Filters, Lethe
 from lethe.embed import Embedder, Vectors, load_default_embedder
-from lethe.store.postgres import EF_SEARCH_MIN
+from lethe.store.postgres import EF_SEARCH_MIN, ef_search
 
 sys.path.insert(0, str(BENCH_DIR.parent))  # tests/pg_support.py: the test servers' helpers
 
@@ -451,7 +451,7 @@ def explain_vector_search(dsn: str, query: Vectors, n: int) -> str:
     """The plan of the store's vector query: it must use the HNSW index."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         register_vector(conn)
-        conn.execute(f"SET hnsw.ef_search = {max(EF_SEARCH_MIN, 2 * n)}")
+        conn.execute(f"SET hnsw.ef_search = {ef_search(n)}")
         rows = conn.execute(
             "EXPLAIN SELECT m.id, 1 - (m.embedding <=> %s) AS similarity FROM memories m "
             "WHERE m.namespace = 'default' AND m.status = 'active' "

@@ -22,8 +22,6 @@ _PG_ORDER = {
     "episodes": "id",
     "episode_members": "episode_id, position",
     "events": "seq",
-    "pending_confirmations": "session, memory_id, operation",
-    "working_set": "agent, namespace, memory_id",
 }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -174,21 +175,7 @@ class MemoryOps(EngineBase):
     ) -> tuple[Memory, int]:
         """Insert one validated memory with its auto-links and audit event; returns links made."""
         now = self._clock()
-        memory = Memory(
-            id=memory_id,
-            namespace=draft.namespace,
-            agent=draft.agent,
-            content=draft.content,
-            content_sha256=sha256(draft.content),
-            layer=draft.layer,
-            category=draft.category,
-            tags=draft.tags,
-            metadata=draft.metadata,
-            importance=draft.importance,
-            private=draft.private,
-            created_at=draft.created_at or now,
-            updated_at=draft.updated_at or draft.created_at or now,
-        )
+        memory = memory_from_draft(memory_id, draft, now)
         tx.insert_memory(memory, vector)
         links = [
             (other, similarity)
@@ -310,3 +297,23 @@ class MemoryOps(EngineBase):
             )
         self._project([old, new])
         return new
+
+
+def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
+    """The memory a validated draft becomes: its times kept when it has them (an import), the
+    hash always derived from the content, never taken from outside."""
+    return Memory(
+        id=memory_id,
+        namespace=draft.namespace,
+        agent=draft.agent,
+        content=draft.content,
+        content_sha256=sha256(draft.content),
+        layer=draft.layer,
+        category=draft.category,
+        tags=draft.tags,
+        metadata=draft.metadata,
+        importance=draft.importance,
+        private=draft.private,
+        created_at=draft.created_at or now,
+        updated_at=draft.updated_at or draft.created_at or now,
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 from lethe import validate
 from lethe.engine.base import sha256
-from lethe.engine.memories import MemoryOps, Progress
+from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory
@@ -222,7 +222,7 @@ class RecordOps(MemoryOps, RelationOps):
             chunk = items[start : start + batch_size]
             vectors = self.embedder.embed([draft.content for _, (draft, _) in chunk])
             for (memory_id, (draft, forgotten)), vector in zip(chunk, vectors, strict=True):
-                memories.append((_memory(memory_id, draft, now), vector, forgotten))
+                memories.append((memory_from_draft(memory_id, draft, now), vector, forgotten))
             if progress:
                 progress(len(chunk))
         namespaces = {m.id: m.namespace for m in existing.values()}
@@ -356,25 +356,6 @@ class RecordOps(MemoryOps, RelationOps):
             if not held_already:
                 new.append(event)
         return new
-
-
-def _memory(memory_id: str, draft: Draft, now: datetime) -> Memory:
-    """A restored memory as it was, with the hash re-derived from its content."""
-    return Memory(
-        id=memory_id,
-        namespace=draft.namespace,
-        agent=draft.agent,
-        content=draft.content,
-        content_sha256=sha256(draft.content),
-        layer=draft.layer,
-        category=draft.category,
-        tags=draft.tags,
-        metadata=draft.metadata,
-        importance=draft.importance,
-        private=draft.private,
-        created_at=draft.created_at or now,
-        updated_at=draft.updated_at or draft.created_at or now,
-    )
 
 
 def _write_memory(
