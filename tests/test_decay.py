@@ -207,3 +207,40 @@ def test_compress_risk_must_be_below_drop_risk(db: str, embedder: Embedder) -> N
         assert run_sql(db, "SELECT to_regclass('memories')") == [(None,)], "nothing created"
     else:
         assert not Path(db).exists()
+
+
+def test_vitality_scores_one_memory_as_the_sweep_does(
+    aged: tuple[Lethe, dict[str, str]], clock: Clock
+) -> None:
+    mem, ids = aged
+    plan = mem.sweep()
+    riskiest = plan.items[0]
+    old = mem.vitality(ids["old"])
+    assert (old.heat, old.risk, old.action) == (riskiest.heat, riskiest.risk, "drop")
+    assert old.days_idle == pytest.approx(100.0) and not old.protected
+    caveat = mem.vitality(ids["caveat"])
+    assert caveat.protected and caveat.risk == 0.0 and caveat.action == "keep"
+    mem.recall("red bicycle", k=1)
+    clock.advance(days=1)
+    warmed = mem.vitality(ids["old"])
+    assert warmed.heat > old.heat and warmed.days_idle == pytest.approx(1.0)
+    assert warmed.action == "keep", "a memory just recalled is not ripe for forgetting"
+    with pytest.raises(Exception, match="not found"):
+        mem.vitality("mem_000000000000")
+
+
+def test_sweep_carries_the_heat_and_risk_distribution(
+    aged: tuple[Lethe, dict[str, str]], clock: Clock
+) -> None:
+    mem, _ = aged
+    plan = mem.sweep()
+    assert len(plan.heat_histogram) == 10 and sum(plan.heat_histogram) == plan.scanned
+    assert sum(plan.risk_histogram) == plan.scanned - plan.protected
+    edges = plan.risk_edges
+    assert edges == (0.0, 6.25, 12.5, 25.0, 50.0, 125.0, 200.0, 400.0, 800.0)
+    by_edge = dict(zip(edges, plan.risk_histogram, strict=True))
+    # fresh (risk ~2) | middle and middle2 (~72, compress) | old (~217, drop)
+    assert (by_edge[0.0], by_edge[50.0], by_edge[200.0]) == (1, 2, 1)
+    settings = mem.settings.model_copy(update={"decay_policy": "off"})
+    off = Lethe(mem.store, mem.embedder, settings, clock=clock)
+    assert off.sweep().risk_histogram == plan.risk_histogram, "the chart shows even when off"

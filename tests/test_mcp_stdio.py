@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .backends import live_ids
+from .backends import live_ids, run_sql
 from .conftest import snapshot
 from .mcp_support import call, elicitation, error, stdio_client, text
 
@@ -363,3 +363,28 @@ def test_a_store_that_cannot_open_is_a_tool_error(tmp_path: Path) -> None:
             assert (await client.list_tools()).tools, "the server is still alive"
 
     run(scenario())
+
+
+@pytest.mark.parametrize("action", ["accept", "decline"])
+def test_an_open_question_is_pending_until_the_human_answers(db: str, action: str) -> None:
+    """While the client asks its human, the question is a pending confirmation (so the
+    inspector can show it); an answer, yes or no, takes it away."""
+    seen: list[list[tuple[Any, ...]]] = []
+    answer_with = elicitation(action)
+
+    async def callback(ctx: Any, params: Any) -> Any:
+        seen.append(run_sql(db, "SELECT session, memory_id, operation FROM pending_confirmations"))
+        return await answer_with(ctx, params)
+
+    async def scenario() -> str:
+        async with stdio_client(db, elicit=callback) as client:
+            home = (await call(client, "remember", content=SEED_000[0]))["memory"]["id"]
+            await call(client, "forget", memory_id=home)
+            return str(home)
+
+    home = run(scenario())
+    assert len(seen) == 1 and len(seen[0]) == 1
+    session, memory_id, operation = seen[0][0]
+    assert session.startswith("asked:mcp-") and (memory_id, operation) == (home, "forget")
+    assert run_sql(db, "SELECT session FROM pending_confirmations") == []
+    assert (home in live_ids(db)) == (action == "decline")

@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Event, Memory
 from lethe.store.base import Store
+from lethe.store.event_query import EventQuery
 
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
 _TRASH_FIELDS = {"status", "forgotten_at", "forgotten_by", "forget_reason"}
@@ -295,7 +296,7 @@ def _records(store: Store, ids: list[str]) -> Iterator[dict[str, Any]]:
 def _events(store: Store) -> Iterator[dict[str, Any]]:
     after = 0
     while True:
-        page = store.events(after_seq=after, limit=_EVENT_PAGE)
+        page = store.events(EventQuery(after_seq=after, limit=_EVENT_PAGE))
         for event in page:
             yield {"type": "event", **event.model_dump(mode="json")}
         if len(page) < _EVENT_PAGE:

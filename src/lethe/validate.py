@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from lethe.errors import InvalidInput
@@ -125,4 +126,22 @@ def metadata(value: object) -> dict[str, Any]:
 def positive_int(value: object, what: str, *, maximum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= maximum:
         raise InvalidInput(f"{what} must be a whole number from 1 to {maximum}, got {value!r}")
+    return value
+
+
+def offset(value: object, what: str) -> int:
+    """A position to page from: a whole number >= 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
+    return value
+
+
+def aware_time(value: object, what: str) -> datetime:
+    """A point in time that says its time zone (a naive one would be read differently by
+    each machine)."""
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        raise InvalidInput(
+            f"{what} must be a timezone-aware datetime, got {value!r}",
+            hint="give a time with its offset, e.g. 2026-11-23T00:00:00+00:00",
+        )
     return value

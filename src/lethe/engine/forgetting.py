@@ -463,6 +463,7 @@ class ForgetOps(SearchOps):
             for memory_id in ids:
                 memory = found.get(memory_id)
                 tx.drop_pending(session, operation, memory_id)
+                tx.drop_pending(confirm.asked(session), operation, memory_id)
                 tx.append_event(
                     op="forget_declined",
                     actor=session,

@@ -4,7 +4,7 @@ Faces (CLI, MCP server) call its methods and format what comes back; they hold n
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
 one module per responsibility: `memories`, `search`, `relations`, `records`,
-`forgetting`, `trash`, `sweeping`.
+`forgetting`, `trash`, `sweeping`, `questions`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
 from lethe.engine.consolidation import ConsolidateOps
 from lethe.engine.forget_mode import ForgetModeOps
+from lethe.engine.questions import QuestionOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
 from lethe.engine.working import WorkingOps
@@ -28,7 +29,7 @@ from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps, ForgetModeOps):
+class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps, ForgetModeOps, QuestionOps):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(

@@ -16,6 +16,7 @@ from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory
 from lethe.store.base import StoreTx
+from lethe.store.event_query import EventQuery
 from lethe.store.vectors import Vector
 from lethe.transfer import (
     Export,
@@ -88,21 +89,45 @@ class RecordOps(MemoryOps, RelationOps):
         memory_id: str | None = None,
         op: str | None = None,
         namespace: str | None = None,
+        actor: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
         after_seq: int = 0,
+        before_seq: int | None = None,
+        newest_first: bool = False,
         limit: int = 100,
     ) -> list[Event]:
-        """Audit events in order; page with `after_seq` = the last `seq` seen."""
+        """Audit events, oldest first (page on with `after_seq` = the last `seq` seen) or
+        newest first (page back with `before_seq`); `since` is inclusive, `until` exclusive."""
         if memory_id is not None:
             validate.memory_id(memory_id)
         if op is not None:
             validate.label(op, "op")
         if namespace is not None:
             validate.namespace(namespace)
-        if isinstance(after_seq, bool) or not isinstance(after_seq, int) or after_seq < 0:
-            raise InvalidInput(f"after_seq must be a whole number >= 0, got {after_seq!r}")
+        if actor is not None:
+            validate.label(actor, "actor")
+        validate.offset(after_seq, "after_seq")
+        if before_seq is not None:
+            validate.offset(before_seq, "before_seq")
+        if since is not None:
+            validate.aware_time(since, "since")
+        if until is not None:
+            validate.aware_time(until, "until")
         limit = validate.positive_int(limit, "limit", maximum=10_000)
         return self.store.events(
-            memory_id=memory_id, op=op, namespace=namespace, after_seq=after_seq, limit=limit
+            EventQuery(
+                memory_id=memory_id,
+                op=op,
+                namespace=namespace,
+                actor=actor,
+                since=since,
+                until=until,
+                after_seq=after_seq,
+                before_seq=before_seq,
+                newest_first=newest_first,
+                limit=limit,
+            )
         )
 
     def export_records(self) -> Export:

@@ -7,7 +7,6 @@ from typing import Any
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE, EngineBase
-from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.model import Page, RecallHit
 from lethe.ranking import Fused, fuse
@@ -85,8 +84,7 @@ class SearchOps(EngineBase):
     ) -> Page:
         """Live memories matching the filters, newest first."""
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidInput(f"offset must be a whole number >= 0, got {offset!r}")
+        validate.offset(offset, "offset")
         items, total = self.store.list_memories(
             self._filters(filters, where), limit=limit, offset=offset
         )

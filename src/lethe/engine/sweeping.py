@@ -6,15 +6,25 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+
 from lethe import validate
 from lethe.engine.memories import MemoryOps
 from lethe.engine.trash import TrashOps
 from lethe.errors import InvalidInput
 from lethe.forget.decay import extractive_summary
 from lethe.forget.guard import PROTECTED_LAYERS, protection
-from lethe.forget.sweep import SweepItem, SweepPlan, SweepResult, build_plan, result_notes
+from lethe.forget.sweep import (
+    SweepItem,
+    SweepPlan,
+    SweepResult,
+    Vitality,
+    build_plan,
+    result_notes,
+    vitality,
+)
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Draft, Link, Memory, new_memory_id
-from lethe.store.base import StoreTx
+from lethe.store.base import DecayColumns, StoreTx
 from lethe.store.vectors import Vector
 
 SUMMARY_AGENT = "lethe"
@@ -36,6 +46,29 @@ class SweepOps(TrashOps, MemoryOps):
             policy=self.settings.decay_policy,
             now=now,
             actor=actor,
+            compress_at=self.settings.decay_compress_risk,
+            drop_at=self.settings.decay_drop_risk,
+        )
+
+    def vitality(self, memory_id: str, *, namespace: str | None = None) -> Vitality:
+        """A live memory's heat and forgetting risk today, scored as a sweep scores it."""
+        memory = self.get(memory_id, namespace=namespace)
+        now = self._clock()
+        last30, last90 = self.store.recent_accesses(memory.id, now)
+        last = memory.last_accessed_at or memory.created_at
+        kept = memory.layer in PROTECTED_LAYERS or memory.id.startswith("sys_")
+        columns = DecayColumns(
+            ids=[memory.id],
+            importance=np.array([memory.importance]),
+            last_access_at=np.array([last.timestamp()]),
+            accesses_total=np.array([float(memory.access_count)]),
+            accesses_30d=np.array([float(last30)]),
+            accesses_90d=np.array([float(last90)]),
+            always_kept=np.array([kept]),
+        )
+        return vitality(
+            columns,
+            now,
             compress_at=self.settings.decay_compress_risk,
             drop_at=self.settings.decay_drop_risk,
         )

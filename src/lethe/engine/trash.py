@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.forgetting import ForgetOps
-from lethe.errors import InvalidInput, MemoryNotFound
+from lethe.errors import MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
 from lethe.model import DEFAULT_AGENT, Memory
 
@@ -55,8 +55,7 @@ class TrashOps(ForgetOps):
         self, *, namespace: str | None = None, limit: int = 50, offset: int = 0
     ) -> tuple[list[TrashItem], int]:
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise InvalidInput(f"offset must be a whole number >= 0, got {offset!r}")
+        validate.offset(offset, "offset")
         ns = validate.namespace(namespace) if namespace else None
         memories, total = self.store.trash(ns, limit=limit, offset=offset)
         days = self.settings.trash_retention_days

@@ -16,6 +16,22 @@ from lethe.model import Pending
 
 Decision = Literal["execute", "first", "expired", "changed"]
 
+ASKED = "asked:"
+"""Prefix of the pending rows that stand for a question put to the human (elicitation). Kept
+apart from the session's own key, so an unanswered question can never count as the first
+of the two calls."""
+
+
+def asked(session: str) -> str:
+    return ASKED + session
+
+
+def via(pending_session: str) -> tuple[Literal["two_call", "elicitation"], str]:
+    """Which kind of confirmation a pending row is, and the session it belongs to."""
+    if pending_session.startswith(ASKED):
+        return "elicitation", pending_session.removeprefix(ASKED)
+    return "two_call", pending_session
+
 
 def decide(pending: Pending | None, content_sha256: str, now: datetime) -> Decision:
     """What this call means for one id, given what the session asked before."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -58,6 +59,23 @@ class TrashItem(_Frozen):
     memory: Memory
     purge_after: str | None
     """ISO time after which maintenance erases it; None when trash is kept forever."""
+
+
+class PendingItem(_Frozen):
+    """A deletion waiting for a human: a two-call confirmation awaiting its second call, or
+    a question put to the user through the client (elicitation) awaiting their answer."""
+
+    via: Literal["two_call", "elicitation"]
+    session: str
+    memory_id: str
+    namespace: str | None
+    """None when the memory no longer exists."""
+    preview: str | None
+    operation: Operation
+    first_requested_at: datetime
+    request_count: int
+    expires_at: datetime
+    expired: bool
 
 
 class MaintenanceReport(_Frozen):

@@ -50,6 +50,12 @@ class SweepPlan(_Frozen):
     drop_at: float
     samples: tuple[SweepItem, ...]
     """The riskiest few of each action, for people to look at."""
+    heat_histogram: tuple[int, ...] = ()
+    """Live memories per tenth of the heat scale (0-10, 10-20, ... 90-100)."""
+    risk_edges: tuple[float, ...] = ()
+    """Lower bounds of the risk bins, laid around the compress and drop thresholds."""
+    risk_histogram: tuple[int, ...] = ()
+    """Unprotected memories per risk bin (the last bin is open-ended)."""
     notes: str
     _targets: list[SweepItem] | Callable[[], list[SweepItem]] = PrivateAttr(default_factory=list)
 
@@ -80,6 +86,17 @@ class SweepResult(_Frozen):
     skipped: tuple[str, ...]
     """Changed, protected or gone since the plan: left alone."""
     notes: str
+
+
+class Vitality(_Frozen):
+    """One memory's standing under decay: what the sweep would see of it today."""
+
+    heat: float
+    risk: float
+    days_idle: float
+    protected: bool
+    action: decay.Action
+    """What a sweep would propose now (under a policy that proposes anything)."""
 
 
 def new_sweep_id() -> str:
@@ -114,6 +131,43 @@ def score(
     return heat, risk, days_idle, protected
 
 
+def risk_edges(compress_at: float, drop_at: float) -> tuple[float, ...]:
+    """Bins that show how close memories stand to the thresholds: finer below compression,
+    one bin between the thresholds' halves, then doubling past the drop threshold."""
+    below = [compress_at * f for f in (0.0, 0.125, 0.25, 0.5)]
+    between = [compress_at, (compress_at + drop_at) / 2]
+    above = [drop_at * f for f in (1.0, 2.0, 4.0)]
+    return tuple(round(e, 2) for e in (*below, *between, *above))
+
+
+def histograms(
+    heat: decay.F64,
+    risk: decay.F64,
+    protected: np.ndarray[tuple[int], np.dtype[np.bool_]],
+    edges: Sequence[float],
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    heat_bins = np.minimum((heat // 10).astype(np.int64), 9)
+    heat_counts = np.bincount(heat_bins, minlength=10)
+    risk_bins = np.searchsorted(np.asarray(edges), risk[~protected], side="right") - 1
+    risk_counts = np.bincount(np.maximum(risk_bins, 0), minlength=len(edges))
+    return tuple(int(c) for c in heat_counts), tuple(int(c) for c in risk_counts)
+
+
+def vitality(
+    columns: DecayColumns, now: datetime, *, compress_at: float, drop_at: float
+) -> Vitality:
+    """Heat and risk of the single memory in `columns`, as a sweep would score it."""
+    heat, risk, days_idle, protected = score(columns, now)
+    action = decay.decide(risk, compress_at=compress_at, drop_at=drop_at)
+    return Vitality(
+        heat=round(float(heat[0]), 2),
+        risk=round(float(risk[0]), 2),
+        days_idle=round(float(days_idle[0]), 1),
+        protected=bool(protected[0]),
+        action=decay.ACTIONS[int(action[0])],
+    )
+
+
 def build_plan(
     columns: DecayColumns,
     *,
@@ -125,6 +179,10 @@ def build_plan(
     drop_at: float,
 ) -> SweepPlan:
     n = len(columns.ids)
+    heat, risk, days_idle, protected = score(columns, now)
+    edges = risk_edges(compress_at, drop_at)
+    heat_counts, risk_counts = histograms(heat, risk, protected, edges)
+    shape = {"heat_histogram": heat_counts, "risk_edges": edges, "risk_histogram": risk_counts}
     if policy == "off":
         return SweepPlan(
             id=new_sweep_id(),
@@ -140,9 +198,9 @@ def build_plan(
             compress_at=compress_at,
             drop_at=drop_at,
             samples=(),
+            **shape,
             notes="The decay policy is off: nothing is ever proposed for forgetting.",
         )
-    heat, risk, days_idle, protected = score(columns, now)
     actions = decay.decide(risk, compress_at=compress_at, drop_at=drop_at)
     chosen = np.flatnonzero(actions > 0)
     chosen = chosen[np.argsort(-risk[chosen], kind="stable")]
@@ -173,6 +231,7 @@ def build_plan(
         compress_at=compress_at,
         drop_at=drop_at,
         samples=tuple(samples),
+        **shape,
         notes=notes(int(counts[1]), int(counts[2]), policy),
     )
     plan._targets = lambda: [item(int(i)) for i in chosen]

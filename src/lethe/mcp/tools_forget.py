@@ -159,7 +159,10 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.session(ctx, grant))
         if not plan.targets:
             return None
-        rt.keep_preview((rt.session(ctx, grant), operation, plan.source.memory_ids), plan)
+        session = rt.session(ctx, grant)
+        rt.keep_preview((session, operation, plan.source.memory_ids), plan)
+        with tool_errors():
+            mem.ask(plan, session=session)
         return Elicit(_question(plan), ConfirmForget)
 
     def confirm_forget(
@@ -199,7 +202,9 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
                 plan = plan or _plan(mem, operation, ids, ns, session)
-                return _answer(_from_result(mem.execute(plan, actor=rt.actor(grant)), ns))
+                result = mem.execute(plan, actor=rt.actor(grant))
+                mem.answered(session=session, operation=operation, memory_ids=ids)
+                return _answer(_from_result(result, ns))
             said: Literal["decline", "cancel"] = (
                 "cancel" if isinstance(answer, CancelledElicitation) else "decline"
             )

@@ -20,6 +20,7 @@ import numpy.typing as npt
 
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.store.event_query import EventQuery
 from lethe.store.vectors import Vector
 
 F64 = npt.NDArray[np.float64]
@@ -133,21 +134,15 @@ class Store(Protocol):
 
     def episode_member_ids(self, episode_id: str) -> list[str | None]: ...
 
-    def events(
-        self,
-        *,
-        memory_id: str | None = None,
-        op: str | None = None,
-        namespace: str | None = None,
-        after_seq: int = 0,
-        limit: int = 100,
-    ) -> list[Event]: ...
+    def events(self, query: EventQuery) -> list[Event]: ...
 
     def touch(self, ids: Sequence[str], at: datetime) -> None: ...
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]
     ) -> DecayColumns: ...
+
+    def recent_accesses(self, memory_id: str, now: datetime) -> tuple[int, int]: ...
 
     def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]: ...
 

@@ -22,6 +22,7 @@ from lethe.errors import StoreBusy, StoreError
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
+from lethe.store.event_query import EventQuery
 from lethe.store.lexical import POSTINGS_BUDGET, query_tokens
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
@@ -317,29 +318,29 @@ class PostgresStore(PostgresTransferReads):
             ).fetchall()
         return [r["memory_id"] for r in rows]
 
-    def events(
-        self,
-        *,
-        memory_id: str | None = None,
-        op: str | None = None,
-        namespace: str | None = None,
-        after_seq: int = 0,
-        limit: int = 100,
-    ) -> list[Event]:
-        clauses, params = ["seq > %s"], list[Any]([after_seq])
-        for column, value in (("memory_id", memory_id), ("op", op), ("namespace", namespace)):
-            if value is not None:
-                clauses.append(f"{column} = %s")
-                params.append(value)
-        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT %s"
+    def events(self, query: EventQuery) -> list[Event]:
+        sql, params = query.sql("%s")
         with self._read() as conn:
-            return [event_from_row(r) for r in conn.execute(sql.encode(), [*params, limit])]
+            return [event_from_row(r) for r in conn.execute(sql.encode(), params)]
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record that memories were recalled. Access statistics are not audited changes."""
         if ids:
             with self.transaction() as tx:
                 tx.touch(ids, at)
+
+    def recent_accesses(self, memory_id: str, now: datetime) -> tuple[int, int]:
+        """How often a memory was recalled in the last 30 and 90 days (the access log)."""
+        today = int(ts(now) // 86400)
+        with self._read() as conn:
+            row = conn.execute(
+                """SELECT coalesce(sum(CASE WHEN day > %s THEN count ELSE 0 END), 0) AS last30,
+                          coalesce(sum(count), 0) AS last90
+                   FROM access_days WHERE memory_id = %s AND day > %s""",
+                (today - 30, memory_id, today - 90),
+            ).fetchone()
+        assert row is not None  # an aggregate always answers one row
+        return int(row["last30"]), int(row["last90"])
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]

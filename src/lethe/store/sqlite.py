@@ -33,6 +33,7 @@ from lethe.errors import (
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
+from lethe.store.event_query import EventQuery
 from lethe.store.rows import (
     MEMORY_COLUMNS,
     episode_from_row,
@@ -410,29 +411,28 @@ class SQLiteStore(SQLiteTransferReads):
         ordered = [live[m] for m in members if m is not None and m in live]
         return episode, ordered, len(members) - len(ordered)
 
-    def events(
-        self,
-        *,
-        memory_id: str | None = None,
-        op: str | None = None,
-        namespace: str | None = None,
-        after_seq: int = 0,
-        limit: int = 100,
-    ) -> list[Event]:
-        clauses, params = ["seq > ?"], list[Any]([after_seq])
-        for column, value in (("memory_id", memory_id), ("op", op), ("namespace", namespace)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        sql = f"SELECT * FROM events WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?"
+    def events(self, query: EventQuery) -> list[Event]:
+        sql, params = query.sql("?")
         with self._lock:
-            return [event_from_row(r) for r in self._conn.execute(sql, [*params, limit])]
+            return [event_from_row(r) for r in self._conn.execute(sql, params)]
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:
         """Record that memories were recalled. Access statistics are not audited changes."""
         if ids:
             with self.transaction() as tx:
                 tx.touch(ids, at)
+
+    def recent_accesses(self, memory_id: str, now: datetime) -> tuple[int, int]:
+        """How often a memory was recalled in the last 30 and 90 days (the access log)."""
+        today = int(ts(now) // 86400)
+        with self._lock:
+            row = self._conn.execute(
+                """SELECT coalesce(SUM(CASE WHEN day > ? THEN count ELSE 0 END), 0),
+                          coalesce(SUM(count), 0)
+                   FROM access_days WHERE memory_id = ? AND day > ?""",
+                (today - 30, memory_id, today - 90),
+            ).fetchone()
+        return int(row[0]), int(row[1])
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]

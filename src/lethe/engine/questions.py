@@ -1,0 +1,76 @@
+"""Deletions waiting for a human: questions put through the client (elicitation) and
+two-call confirmations, listed with their expiry so a person can see what is in flight."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from lethe import validate
+from lethe.engine.forgetting import ForgetOps
+from lethe.forget import confirm
+from lethe.forget.plan import ForgetPlan, Operation
+from lethe.forget.results import PendingItem
+
+
+class QuestionOps(ForgetOps):
+    def ask(self, plan: ForgetPlan, *, session: str) -> None:
+        """Record that the human behind `session` is being asked about this plan's targets.
+        The rows only inform (the inspector, the audit of an unanswered question when it
+        expires); executing still needs the plan and the human's yes."""
+        session = validate.label(session, "session")
+        now = self._clock()
+        ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
+        key = confirm.asked(session)
+        with self.store.transaction() as tx:
+            held = tx.pending(key, plan.operation, [i.id for i in plan.targets])
+            for item in plan.targets:
+                tx.put_pending(
+                    confirm.record(
+                        held.get(item.id),
+                        item.id,
+                        item.content_sha256,
+                        session=key,
+                        operation=plan.operation,
+                        now=now,
+                        ttl=ttl,
+                        restart=True,
+                    )
+                )
+
+    def answered(self, *, session: str, operation: Operation, memory_ids: Sequence[str]) -> None:
+        """The human answered (yes or no): the question is no longer pending."""
+        key = confirm.asked(validate.label(session, "session"))
+        ids = self._ids(memory_ids)
+        with self.store.transaction() as tx:
+            for memory_id in ids:
+                tx.drop_pending(key, operation, memory_id)
+
+    def pending_confirmations(self, *, namespace: str | None = None) -> list[PendingItem]:
+        """Every deletion awaiting a human, oldest request first. Rows past their expiry
+        are listed (as expired) until maintenance records and drops them."""
+        ns = validate.namespace(namespace) if namespace else None
+        rows = self.store.pending_all()
+        memories = self.store.get_many([p.memory_id for p in rows], active_only=False)
+        now = self._clock()
+        out: list[PendingItem] = []
+        for p in rows:
+            memory = memories.get(p.memory_id)
+            if ns is not None and (memory is None or memory.namespace != ns):
+                continue
+            kind, session = confirm.via(p.session)
+            out.append(
+                PendingItem(
+                    via=kind,
+                    session=session,
+                    memory_id=p.memory_id,
+                    namespace=memory.namespace if memory else None,
+                    preview=memory.preview() if memory else None,
+                    operation=p.operation,
+                    first_requested_at=p.first_requested_at,
+                    request_count=p.request_count,
+                    expires_at=p.expires_at,
+                    expired=p.expires_at <= now,
+                )
+            )
+        return out
