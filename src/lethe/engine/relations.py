@@ -156,6 +156,10 @@ class RelationOps(EngineBase):
             )
         return episode
 
+    def episodes_of(self, memory_id: str, *, namespace: str | None = None) -> list[Episode]:
+        """The episodes a live memory belongs to, earliest first."""
+        return self.store.episodes_of(self.get(memory_id, namespace=namespace).id)
+
     def get_episode(self, episode_id: str, *, namespace: str | None = None) -> EpisodeView:
         found = self.store.episode(validate.episode_id(episode_id))
         if found is None or (namespace is not None and found[0].namespace != namespace):

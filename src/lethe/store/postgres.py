@@ -318,6 +318,16 @@ class PostgresStore(PostgresTransferReads):
             ).fetchall()
         return [r["memory_id"] for r in rows]
 
+    def episodes_of(self, memory_id: str) -> list[Episode]:
+        with self._read() as conn:
+            rows = conn.execute(
+                """SELECT DISTINCT e.* FROM episodes e
+                   JOIN episode_members m ON m.episode_id = e.id
+                   WHERE m.memory_id = %s ORDER BY e.start_at, e.id""",
+                (memory_id,),
+            ).fetchall()
+        return [episode_from_row(r) for r in rows]
+
     def events(self, query: EventQuery) -> list[Event]:
         sql, params = query.sql("%s")
         with self._read() as conn:

@@ -411,6 +411,16 @@ class SQLiteStore(SQLiteTransferReads):
         ordered = [live[m] for m in members if m is not None and m in live]
         return episode, ordered, len(members) - len(ordered)
 
+    def episodes_of(self, memory_id: str) -> list[Episode]:
+        with self._lock:
+            rows = self._conn.execute(
+                """SELECT DISTINCT e.* FROM episodes e
+                   JOIN episode_members m ON m.episode_id = e.id
+                   WHERE m.memory_id = ? ORDER BY e.start_at, e.id""",
+                (memory_id,),
+            ).fetchall()
+        return [episode_from_row(r) for r in rows]
+
     def events(self, query: EventQuery) -> list[Event]:
         sql, params = query.sql("?")
         with self._lock:

@@ -71,3 +71,15 @@ def test_pending_confirmations_list_both_kinds_with_expiry(
     assert all(p.expired for p in mem.pending_confirmations())
     mem.answered(session="desktop-7", operation="forget", memory_ids=[b])
     assert {p.via for p in mem.pending_confirmations()} == {"two_call"}
+
+
+def test_episodes_of_a_memory(mem: Lethe) -> None:
+    a = mem.remember("User flew to Tokyo").id
+    b = mem.remember("User ate ramen in Shinjuku").id
+    trip = mem.create_episode("Trip to Japan", [a, b])
+    talk = mem.create_episode("Talk about ramen", [b])
+    assert [e.id for e in mem.episodes_of(a)] == [trip.id]
+    assert {e.id for e in mem.episodes_of(b)} == {trip.id, talk.id}
+    mem.execute(mem.plan_forget(b))
+    with pytest.raises(Exception, match="not found"):
+        mem.episodes_of(b)
