@@ -5,13 +5,14 @@ about what may be stored, found, linked or forgotten lives in the engine. The mo
 their commands on import, in the order `lethe --help` lists them.
 """
 
-from lethe.cli import memories, relations, forgetting, trash, decay, records, serve  # noqa: I001
+from lethe.cli import memories, relations, forgetting, trash, decay, records, serve, inspector  # noqa: I001
 from lethe.cli.app import app, main
 
 __all__ = [
     "app",
     "decay",
     "forgetting",
+    "inspector",
     "main",
     "memories",
     "records",

@@ -101,6 +101,16 @@ class RelationOps(EngineBase):
         self.get(memory_id, namespace=namespace)
         return self.store.links_of(memory_id)
 
+    def neighbours(
+        self, memory_id: str, *, namespace: str | None = None
+    ) -> list[tuple[Link, Memory]]:
+        """The live memories linked to a live one, with their links, strongest first."""
+        links = self.links(memory_id, namespace=namespace)
+        others = self.store.get_many([lk.other(memory_id) for lk in links])
+        live = [(lk, others[lk.other(memory_id)]) for lk in links if lk.other(memory_id) in others]
+        live.sort(key=lambda pair: (-pair[0].confidence, pair[1].id))
+        return live
+
     def _pair(self, a: str, b: str, namespace: str | None = None) -> tuple[Memory, Memory]:
         first, second = self.get(a, namespace=namespace), self.get(b, namespace=namespace)
         if a == b:

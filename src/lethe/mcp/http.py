@@ -10,14 +10,8 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lethe.errors import InvalidInput
+from lethe.hosts import is_loopback
 from lethe.mcp.access import Tokens
-
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-"""The hosts the SDK guards against DNS rebinding by default; only these serve without tokens."""
-
-
-def is_loopback(host: str) -> bool:
-    return host in LOOPBACK
 
 
 class BearerAuth:

@@ -1,0 +1,113 @@
+"""What every page shares: the engine, the templates, the plans awaiting a confirm, and how
+a page is rendered (with its CSRF value) or an error shown."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.templating import Jinja2Templates
+
+from lethe.engine import Lethe
+from lethe.errors import LetheError, NotFound
+from lethe.forget.plan import ForgetPlan
+from lethe.forget.sweep import SweepPlan
+from lethe.ui.held import Held
+from lethe.ui.security import Refused, csrf_token
+
+TEMPLATES = Path(__file__).parent / "templates"
+ACTOR = "inspector"
+"""Who the audit log names for changes made here."""
+
+NOTICES = {
+    "kept": "Nothing was forgotten.",
+    "restored": "Restored from the trash, with its links and episodes.",
+    "saved": "Saved.",
+    "cancelled": "Cancelled: nothing was changed.",
+}
+"""The only messages a redirect can ask a page to show (never text taken from the address)."""
+
+
+def when(value: datetime | None) -> str:
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def time_left(until: datetime | str | None, now: datetime | None = None) -> str:
+    if until is None:
+        return "kept until purged by hand"
+    end = datetime.fromisoformat(until) if isinstance(until, str) else until
+    seconds = (end - (now or datetime.now(UTC))).total_seconds()
+    if seconds <= 0:
+        return "due now"
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days} d {hours} h"
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min {rest % 60} s"
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,  # every memory's text is data, never markup
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["when"] = when
+    env.filters["left"] = time_left
+    env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
+    return env
+
+
+@dataclass
+class Inspector:
+    engine: Lethe
+    templates: Jinja2Templates = field(default_factory=lambda: Jinja2Templates(env=environment()))
+    plans: Held[ForgetPlan] = field(default_factory=Held)
+    sweeps: Held[SweepPlan] = field(default_factory=Held)
+    actor: str = ACTOR
+
+    def page(self, request: Request, template: str, status: int = 200, **data: Any) -> Response:
+        notice = NOTICES.get(request.query_params.get("notice", ""))
+        context = {"csrf": csrf_token(request), "notice": notice, "path": request.url.path}
+        return self.templates.TemplateResponse(
+            request, template, context | data, status_code=status
+        )
+
+    def error(self, request: Request, exc: Exception) -> Response:
+        if isinstance(exc, Refused):
+            status, message, hint = exc.status, exc.message, None
+        elif isinstance(exc, LetheError):
+            status = 404 if isinstance(exc, NotFound) else 400
+            message, hint = exc.message, exc.hint
+        else:  # pragma: no cover - a bug; the page says so instead of a bare 500
+            status, message, hint = 500, f"internal error: {exc}", "see the server's output"
+        return self.page(request, "error.html", status, message=message, hint=hint)
+
+
+def link(path: str, params: dict[str, Any]) -> str:
+    """An address with only the parameters that carry a value."""
+    kept = {k: v for k, v in params.items() if v not in (None, "", False)}
+    return f"{path}?{urlencode(kept, doseq=True)}" if kept else path
+
+
+def safe_back(path: str | None, default: str = "/memories") -> str:
+    """A page to return to: only a path of this inspector, never another site."""
+    if not path or not path.startswith("/") or path.startswith("//") or "\\" in path:
+        return default
+    return path
+
+
+def back_to(path: str, notice: str) -> RedirectResponse:
+    return RedirectResponse(link(path, {"notice": notice}), status_code=303)

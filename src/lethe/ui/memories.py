@@ -1,0 +1,103 @@
+"""The memory list (search, filters, paging) and a memory's own page (with its edit form)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import Route
+
+from lethe.engine.search import MAX_K
+from lethe.errors import InvalidInput
+from lethe.model import LAYERS
+from lethe.ui.context import Inspector, back_to, link
+from lethe.ui.graph import layout
+from lethe.ui.params import day, field, memory_filters, number, text
+from lethe.ui.security import read_form
+
+PAGE = 50
+FILTER_NAMES = (
+    "q", "namespace", "agent", "layer", "category", "tags", "tags_mode", "since", "until", "where"
+)  # fmt: skip
+
+
+def routes(ui: Inspector) -> list[Route]:
+    async def index(request: Request) -> Response:
+        return RedirectResponse("/memories", status_code=303)
+
+    async def memories(request: Request) -> Response:
+        filters, where = memory_filters(request)
+        day(request, "since")  # checked even when only searching
+        query = text(request, "q")
+        page = number(request, "page", 1, high=100_000)
+        form = {name: request.query_params.get(name, "") for name in FILTER_NAMES}
+        rows: list[dict[str, Any]]
+        if query:
+            # The person looking is not the agent recalling: access stats stay as they were.
+            hits = ui.engine.recall(query, k=MAX_K, filters=filters, where=where, touch=False)
+            total = len(hits)
+            chosen = hits[(page - 1) * PAGE : page * PAGE]
+            rows = [
+                {"memory": h.memory, "similarity": h.similarity, "score": h.score} for h in chosen
+            ]
+        else:
+            listed = ui.engine.list_memories(
+                filters, where=where, limit=PAGE, offset=(page - 1) * PAGE
+            )
+            total = listed.total
+            rows = [{"memory": m, "similarity": None, "score": None} for m in listed.items]
+        pages = max((total + PAGE - 1) // PAGE, 1)
+        return ui.page(
+            request,
+            "memories.html",
+            rows=rows,
+            total=total,
+            page=page,
+            pages=pages,
+            searched=bool(query),
+            form=form,
+            layers=LAYERS,
+            prev=link("/memories", form | {"page": page - 1}) if page > 1 else None,
+            next=link("/memories", form | {"page": page + 1}) if page < pages else None,
+        )
+
+    async def memory(request: Request) -> Response:
+        memory_id = request.path_params["memory_id"]
+        memory = ui.engine.get(memory_id)
+        neighbours = ui.engine.neighbours(memory_id)
+        graph = layout(
+            memory.id,
+            memory.preview(24),
+            [(m.id, m.preview(24), lk.kind, lk.confidence) for lk, m in neighbours],
+        )
+        return ui.page(
+            request,
+            "memory.html",
+            memory=memory,
+            neighbours=neighbours,
+            graph=graph,
+            episodes=ui.engine.episodes_of(memory_id),
+            vitality=ui.engine.vitality(memory_id),
+        )
+
+    async def edit(request: Request) -> Response:
+        form = await read_form(request)
+        memory_id = request.path_params["memory_id"]
+        raw = field(form, "importance", limit=20)
+        try:
+            importance = float(raw) if raw is not None else None
+        except ValueError:
+            raise InvalidInput(
+                f"importance must be a number from 0 to 1, got {raw!r}", hint="e.g. 0.8"
+            ) from None
+        tags = [t.strip() for t in (field(form, "tags") or "").split(",") if t.strip()]
+        ui.engine.update(memory_id, importance=importance, tags=tags, actor=ui.actor)
+        return back_to(f"/memories/{memory_id}", "saved")
+
+    return [
+        Route("/", index),
+        Route("/memories", memories),
+        Route("/memories/{memory_id}", memory),
+        Route("/memories/{memory_id}/edit", edit, methods=["POST"]),
+    ]
