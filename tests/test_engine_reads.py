@@ -83,3 +83,17 @@ def test_episodes_of_a_memory(mem: Lethe) -> None:
     mem.execute(mem.plan_forget(b))
     with pytest.raises(Exception, match="not found"):
         mem.episodes_of(b)
+
+
+def test_neighbours_are_live_and_strongest_first(mem: Lethe) -> None:
+    a = mem.remember("User adopted a cat named Miso").id
+    b = mem.remember("Miso the cat likes tuna", allow_duplicate=True).id
+    c = mem.remember("User buys cat food on Fridays", allow_duplicate=True).id
+    mem.link(a, b, kind="about", confidence=0.4)
+    mem.link(a, c, kind="about", confidence=0.9)
+    about = [(m.id, lk.confidence) for lk, m in mem.neighbours(a) if lk.kind == "about"]
+    assert about == [(c, 0.9), (b, 0.4)]
+    mem.execute(mem.plan_forget(c))
+    assert c not in {m.id for _, m in mem.neighbours(a)}, "a forgotten memory is no neighbour"
+    mem.restore(c)
+    assert [m.id for lk, m in mem.neighbours(a) if lk.kind == "about"] == [c, b]
