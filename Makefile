@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 # The MCP Inspector's CLI is a second, independent MCP client for the tests (npm registry).
 INSPECTOR := $(VENV)/node/node_modules/.bin/mcp-inspector
 INSPECTOR_VERSION := 2.12.0
+# The web inspector's browser tests drive Debian's Chromium through Playwright (Playwright's
+# own browser download is not reachable here); installed when missing.
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test lint typecheck bench clean
 
@@ -31,7 +35,11 @@ $(INSPECTOR): $(STAMP)
 	npm install --silent --no-audit --no-fund --prefix $(VENV)/node \
 		@modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
 
-test: lint typecheck $(INSPECTOR)
+$(CHROMIUM):
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
+
+test: lint typecheck $(INSPECTOR) $(CHROMIUM)
 	$(BIN)/pytest
 
 # Every benchmark, one after the other (about an hour on 2 cores); stores kept in $(BENCH_DIR).

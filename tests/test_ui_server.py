@@ -4,7 +4,10 @@ is refused with a fresh one."""
 
 from __future__ import annotations
 
+import html
+import re
 import subprocess
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -158,3 +161,29 @@ def test_a_stale_plan_is_refused_with_a_fresh_one(
         assert fresh != plan_id(first.body)
         done = me.post(f"/plans/{fresh}/execute", {"csrf": token})
         assert done.status == 200 and "Forgotten" in done.body and home not in live_ids(db)
+
+
+def test_a_sweep_runs_from_the_page_only_under_auto(db: str, embedder: Embedder) -> None:
+    old = datetime.now(UTC) - timedelta(days=200)
+    with Lethe.open(db, embedder=embedder, clock=lambda: old) as mem:
+        stale = mem.remember("User once owned a red bicycle").id
+    with ui_server(db) as url:  # the default policy: suggest
+        me = Visitor(url)
+        page = me.get("/decay")
+        assert page.status == 200 and stale in page.body and "Run the sweep" in page.body
+        assert "/execute" not in page.body, "no sweep form under suggest"
+        refused = me.post("/decay/sweep_000000000000/execute", {"csrf": me.csrf, "confirm": "yes"})
+        assert refused.status == 400
+        assert "the decay policy is 'suggest'" in html.unescape(refused.body)
+        assert stale in live_ids(db)
+    with ui_server(db, env={"LETHE_DECAY_POLICY": "auto"}) as url:
+        me = Visitor(url)
+        page = me.get("/decay")
+        found = re.search(r"/decay/(sweep_[0-9a-f]+)/execute", page.body)
+        assert found, "a sweep form under auto"
+        unticked = me.post(found.group(0), {"csrf": me.csrf})
+        assert unticked.status == 400 and stale in live_ids(db)
+        done = me.post(found.group(0), {"csrf": me.csrf, "confirm": "yes"})
+        assert done.status == 200 and "Sweep done" in done.body
+        assert stale not in live_ids(db)
+        assert stale in me.get("/trash").body

@@ -1,0 +1,201 @@
+"""The inspector in a real browser: headless Debian Chromium driven by Playwright against a
+`lethe ui` process over a real SQLite file. Also writes the screenshots of docs/inspector.md.
+
+Forget, cancel, confirm, trash, restore and the audit log are one scenario, in the order a
+person would meet them; the XSS check and the screenshots stand alone."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+
+from .backends import live_ids
+from .ui_support import CHROMIUM, CHROMIUM_ARGS, ui_server
+
+IMAGES = Path(__file__).resolve().parents[1] / "docs" / "img"
+XSS = 'User wrote <script>window.pwned = 1</script> and <img src=x onerror="window.pwned = 2">'
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def store(
+    tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
+) -> tuple[str, dict[str, str]]:
+    """A store with a history: memories made over the last months (so decay has something to
+    show), links, an episode, a forget already in the trash, and two pending confirmations."""
+    db = str(tmp_path_factory.mktemp("ui") / "lethe.db")
+    now = datetime.now(UTC)
+    clock = Clock(now - timedelta(days=240))
+    ids: dict[str, str] = {}
+    with Lethe.open(db, embedder=embedder, clock=clock, confirm_ttl_seconds=86400) as mem:
+        for days, key, text in [
+            (240, "bike", "User once owned a red bicycle"),
+            (200, "pottery", "User tried a pottery class in Oakland"),
+            (150, "jazz", "User went to a jazz concert in spring"),
+            (120, "peanuts", "User is allergic to peanuts"),
+            (60, "visit", "User visited San Francisco last year"),
+            (30, "wine", "User loves California wine from Napa"),
+            (3, "home", "User lives in San Francisco"),
+            (2, "job", "User works as a nurse at a hospital"),
+            (1, "xss", XSS),
+        ]:
+            clock.now = now - timedelta(days=days)
+            ids[key] = mem.remember(text, agent="claude", tags=["profile"]).id
+        clock.now = now - timedelta(days=1)
+        mem.update(ids["peanuts"], importance=0.95, layer="caveat")
+        mem.link(ids["home"], ids["visit"], kind="place", confidence=0.82)
+        mem.link(ids["home"], ids["wine"], kind="region", confidence=0.55)
+        mem.link(ids["home"], ids["job"], kind="life", confidence=0.35)
+        mem.create_episode("Moving to the Bay Area", [ids["home"], ids["visit"]])
+        mem.execute(mem.plan_forget(ids["bike"], reason="user sold the bike"), actor="claude")
+        clock.now = now
+        mem.forget(ids["job"], session="claude-desktop-4f2a")
+        mem.ask(mem.plan_forget(ids["jazz"]), session="cursor-91c0")
+    return db, ids
+
+
+@pytest.fixture(scope="module")
+def url(store: tuple[str, dict[str, str]]) -> Iterator[str]:
+    with ui_server(store[0]) as address:
+        yield address.rstrip("/")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(
+            f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium package; "
+            "or point LETHE_TEST_CHROMIUM at a Chromium binary"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    opened = context.new_page()
+    alerts: list[str] = []
+    opened.on("dialog", lambda d: (alerts.append(d.message), d.dismiss()))
+    opened.alerts = alerts
+    try:
+        yield opened
+    finally:
+        context.close()
+
+
+def test_search_forget_cancel_confirm_trash_restore_audit(
+    page: Any, url: str, store: tuple[str, dict[str, str]]
+) -> None:
+    db, ids = store
+    home = ids["home"]
+    # Search finds the memory.
+    page.goto(f"{url}/memories")
+    page.get_by_label("Search").fill("where does the user live")
+    page.get_by_role("button", name="Search").click()
+    first = page.locator("table.memories tbody tr").first
+    assert first.locator("a.id").inner_text() == home
+    # Forget asks first: the dialog names exactly what goes; cancel keeps it.
+    first.locator("a.id").click()
+    assert page.locator("[data-testid=content]").inner_text() == "User lives in San Francisco"
+    page.get_by_label("Why").fill("moved away")
+    page.get_by_role("button", name="Forget…").click()
+    dialog = page.locator("dialog.plan")
+    assert dialog.is_visible()
+    assert dialog.evaluate("d => d.matches(':modal')"), "the dialog is modal"
+    assert home in dialog.locator("ul.targets").inner_text()
+    assert "User lives in San Francisco" in dialog.inner_text()
+    dialog.get_by_role("button", name="Cancel").click()
+    assert page.locator(".notice").inner_text() == "Nothing was forgotten."
+    assert home in live_ids(db)
+    # Confirm removes it.
+    page.get_by_label("Why").fill("moved away")
+    page.get_by_role("button", name="Forget…").click()
+    page.locator("dialog.plan").get_by_role("button", name="Confirm forget").click()
+    assert page.locator("h1").inner_text() == "Forgotten"
+    assert home not in live_ids(db)
+    # It is in the trash: who, why, and how long it stays.
+    page.goto(f"{url}/trash")
+    row = page.locator(f"tr[data-id={home}]")
+    cells = row.locator("td").all_inner_texts()
+    assert cells[4:6] == ["inspector", "moved away"]
+    assert cells[6].startswith("29 d 23 h") or cells[6].startswith("30 d")
+    # Restore brings it back with its links.
+    row.get_by_role("button", name="Restore").click()
+    assert page.locator(".notice").inner_text().startswith("Restored")
+    assert home in live_ids(db)
+    rows = page.locator("table.links tbody tr")
+    linked = rows.locator("a.id").all_inner_texts()
+    assert {ids["visit"], ids["wine"], ids["job"]} <= set(linked)
+    confidence = [float(c) for c in rows.locator("td.num").all_inner_texts()]
+    assert confidence == sorted(confidence, reverse=True), "strongest link first"
+    assert page.locator("svg.graph circle").count() == 1 + len(linked)
+    # The audit timeline shows the cancel, the forget and the restore.
+    page.goto(f"{url}/audit?agent=inspector")
+    ops = page.locator("table.events tbody tr td:nth-child(3)").all_inner_texts()
+    assert ops == ["restore", "forget", "forget_declined"]
+    memories = page.locator("table.events tbody tr td:nth-child(4)").all_inner_texts()
+    assert set(memories) == {home}
+    assert page.locator("svg rect.s-forget").count() == 30, "one bar per day"
+    assert page.alerts == []
+
+
+def test_memory_text_renders_as_text(
+    page: Any, url: str, store: tuple[str, dict[str, str]]
+) -> None:
+    xss = store[1]["xss"]
+    for path in (f"/memories/{xss}", "/memories?q=script+img", "/memories"):
+        page.goto(url + path)
+        assert page.evaluate("window.pwned") is None, f"script ran on {path}"
+        assert page.locator("main img").count() == 0 and page.locator("main script").count() == 0
+    page.goto(f"{url}/memories/{xss}")
+    assert page.locator("[data-testid=content]").inner_text() == XSS
+    assert page.alerts == []
+
+
+@pytest.mark.parametrize(
+    ("name", "path", "action"),
+    [
+        ("memories", "/memories?q=San+Francisco", None),
+        ("memory", "/memories/{home}", None),
+        ("forget-dialog", "/memories/{home}", "forget"),
+        ("forget-preview", "/forget/preview?q=where+does+the+user+live", None),
+        ("trash", "/trash", None),
+        ("audit", "/audit", None),
+        ("decay", "/decay", None),
+        ("pending", "/pending", None),
+    ],
+)
+def test_screenshots_of_each_page(
+    page: Any, url: str, store: tuple[str, dict[str, str]], name: str, path: str, action: str | None
+) -> None:
+    response = page.goto(url + path.format(**store[1]))
+    assert response.status == 200
+    if action == "forget":
+        page.get_by_role("button", name="Forget…").click()
+        assert page.locator("dialog.plan").is_visible()
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    shot = IMAGES / f"inspector-{name}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
