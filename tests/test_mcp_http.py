@@ -170,6 +170,50 @@ def test_one_http_session_cannot_confirm_anothers_forget(served: tuple[str, str]
     run(scenario())
 
 
+def test_clients_without_a_session_confirm_only_with_their_own_code(
+    served: tuple[str, str],
+) -> None:
+    """The SDK's default (stateless) protocol sends no session id: two clients with one token
+    look alike, so the first call hands out a code and only the call repeating it confirms."""
+    db, url = served
+
+    async def scenario() -> None:
+        async with (
+            http_client(url, TOKENS["owner"], mode="auto") as a,
+            http_client(url, TOKENS["owner"], mode="auto") as b,
+        ):
+            home = (await call(a, "remember", content=SEED_000[0]))["memory"]["id"]
+            first = await call(a, "forget", memory_id=home)
+            assert first["status"] == "pending" and len(first["confirmation"]) == 16
+            repeated = await call(b, "forget", memory_id=home)
+            assert (
+                repeated["status"] == "pending"
+                and repeated["confirmation"] != first["confirmation"]
+            )
+            guessed = await call(b, "forget", memory_id=home, confirmation="0" * 16)
+            assert guessed["status"] == "pending"
+            bad = await error(b, "forget", memory_id=home, confirmation="not-a-code")
+            assert "confirmation" in bad
+            assert home in live_ids(db), "no other client's call confirmed it"
+            done = await call(a, "forget", memory_id=home, confirmation=first["confirmation"])
+            assert done["status"] == "executed" and home not in live_ids(db)
+            refused = await client_error_prompt(b)
+            assert "forget mode can delete only within an MCP session" in refused
+
+    run(scenario())
+
+
+async def client_error_prompt(client: Any) -> str:
+    """Forget mode with deletions, asked by a client without a session: refused."""
+    try:
+        await client.get_prompt(
+            "forget-mode", {"instruction": "forget my address", "dryRun": "false"}
+        )
+    except Exception as exc:
+        return str(exc)
+    raise AssertionError("forget mode with deletions was granted without a session")
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_elicitation_over_http(served: tuple[str, str], mode: str) -> None:
     """Both protocol eras: a direct request (legacy) and the input-required retry (2026)."""

@@ -254,6 +254,10 @@ def test_malformed_arguments_are_refused_and_the_server_lives(db: str) -> None:
                 ("forget", {"memory_ids": []}, "memory_ids"),
                 ("purge", {"memory_ids": ["mem_0123456789ab"]}, "Unknown tool"),
                 ("recall", {"query": "jazz", "where": ["year >>> 3"]}, "filter"),
+                ("audit_log", {"after_seq": 2**63}, "after_seq"),
+                ("list_trash", {"offset": 10**30}, "offset"),
+                ("delete_memories", {"ids": ["not an id"]}, "ids"),
+                ("forget", {"memory_id": "mem_0123456789ab", "confirmation": "x"}, "confirmation"),
             ]
             for tool, args, needle in bad_calls:
                 message = await error(client, tool, **args)

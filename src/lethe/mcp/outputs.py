@@ -143,6 +143,8 @@ class ForgetOut(Output):
     refused: list[CandidateOut] = []
     not_found: list[MissingOut] = []
     expires_in_seconds: int | None = None
+    confirmation: str | None = None
+    """For a client without a session: the code the confirming call must repeat."""
 
 
 class TrashEntryOut(Output):

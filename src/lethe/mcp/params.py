@@ -32,6 +32,15 @@ Namespace = Annotated[
     ),
 ]
 Content = Annotated[str, Field(min_length=1, max_length=32_768, description="The memory text")]
+ConfirmationCode = Annotated[
+    str,
+    Field(
+        pattern=r"^[0-9a-f]{16}$",
+        description="The code a first forget/purge call returned (clients without a session)",
+    ),
+]
+Seq = Annotated[int, Field(ge=0, le=2**53 - 1)]
+"""An event sequence number or a paging offset: never above what JSON numbers hold exactly."""
 Query = Annotated[str, Field(min_length=1, max_length=2_000, description="What to search for")]
 Tag = Annotated[str, Field(min_length=1, max_length=64)]
 Tags = Annotated[list[Tag], Field(max_length=32, description="Tags (at most 32)")]

@@ -142,6 +142,12 @@ class Runtime:
         """Who the audit log names: the token's name, or "mcp" for the local user's client."""
         return "mcp" if grant is LOCAL else grant.name
 
+    def stateless(self, ctx: Context) -> bool:
+        """An HTTP client of the stateless protocol (no `mcp-session-id`): nothing tells two
+        such clients with one token apart, so a session key alone cannot confirm for them."""
+        headers = ctx.headers
+        return headers is not None and not headers.get("mcp-session-id")
+
     def session(self, ctx: Context, grant: Grant) -> str:
         """The key of the two-call rule: the MCP session id over HTTP, the process over stdio
         (one client per process). A client without a session id (the stateless protocol

@@ -7,6 +7,7 @@ MCP session. A query never deletes here: it only lists candidates to choose from
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
+import secrets
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import (
@@ -40,11 +41,13 @@ from lethe.mcp.outputs import (
     reply,
 )
 from lethe.mcp.params import (
+    ConfirmationCode,
     Filters,
     Label,
     MemoryId,
     Namespace,
     Query,
+    Seq,
     strict_tools,
     tool_errors,
 )
@@ -129,7 +132,14 @@ def _answer(out: ForgetOut) -> CallToolResult:
     lines += [f"- awaiting confirmation: {i}" for i in out.pending_ids]
     lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
     lines += [f"- {m.message}" for m in out.not_found]
-    if out.pending_ids:
+    if out.pending_ids and out.confirmation:
+        lines.append(f"confirmation: {out.confirmation}")
+        guidance = (
+            "Ask the user to confirm. If they agree, call the same tool again with the same "
+            f'id(s) and confirmation="{out.confirmation}" within {out.expires_in_seconds} s; '
+            "if not, do nothing."
+        )
+    elif out.pending_ids:
         guidance = (
             "Ask the user to confirm. If they agree, call the same tool again with the same "
             f"id(s) within {out.expires_in_seconds} s; if not, do nothing."
@@ -187,6 +197,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         ids: list[str],
         namespace: str | None,
         answer: object,
+        confirmation: str | None = None,
     ) -> CallToolResult:
         """`answer` is what the resolver produced: an elicitation outcome, or an accept
         without data when the client cannot be asked (then the two-call rule applies)."""
@@ -195,10 +206,19 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             session = rt.session(ctx, grant)
             data = answer.data if isinstance(answer, AcceptedElicitation) else None
             if isinstance(answer, AcceptedElicitation) and data is None:
+                code = None
+                if rt.stateless(ctx):
+                    # No session tells this client from another with the same token: the
+                    # confirming call must repeat a code only this client was given.
+                    code = confirmation or secrets.token_hex(8)
+                    session = f"{session}-{code}"
                 c = mem.forget(
                     ids, session=session, namespace=ns, operation=operation, actor=rt.actor(grant)
                 )
-                return _answer(_from_confirmation(c, operation, ns))
+                out = _from_confirmation(c, operation, ns)
+                if c.awaiting:
+                    out.confirmation = code
+                return _answer(out)
             plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
                 plan = plan or _plan(mem, operation, ids, ns, session)
@@ -225,6 +245,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         query: Query | None = None,
         filters: Filters | None = None,
         namespace: Namespace = None,
+        confirmation: ConfirmationCode | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
         ids = _ids(memory_id, memory_ids)
         if query is not None:
@@ -233,22 +254,23 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             return _candidates(rt, ctx, query, filters, namespace)
         if not ids:
             raise ToolError("give memory_id, memory_ids or query (to find candidates first)")
-        return run(ctx, "forget", ids, namespace, answer)
+        return run(ctx, "forget", ids, namespace, answer, confirmation)
 
     def purge(
         ctx: Context,
         answer: Annotated[ElicitationResult[ConfirmForget], Resolve(confirm_purge)],
         memory_ids: Ids,
         namespace: Namespace = None,
+        confirmation: ConfirmationCode | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
         if not rt.allow_purge:
             raise ToolError("purge is disabled; start the server with --allow-purge to enable it")
-        return run(ctx, "purge", list(memory_ids), namespace, answer)
+        return run(ctx, "purge", list(memory_ids), namespace, answer, confirmation)
 
     def list_trash(
         ctx: Context,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
-        offset: Annotated[int, Field(ge=0)] = 0,
+        offset: Seq = 0,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, TrashOut]:
         with tool_errors():
@@ -291,7 +313,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         ctx: Context,
         memory_id: MemoryId | None = None,
         op: Label | None = None,
-        after_seq: Annotated[int, Field(ge=0)] = 0,
+        after_seq: Seq = 0,
         limit: Annotated[int, Field(ge=1, le=500)] = 100,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, AuditOut]:
@@ -360,7 +382,9 @@ FORGET = """Forget memories safely. Forgotten memories go to the trash (restore 
    - If your client supports elicitation, the user is asked directly; only their "accept"
      deletes.
    - Otherwise the first call returns "Please confirm: …" and deletes nothing. Ask the user;
-     if they agree, call forget again with the same id within 5 minutes to delete it.
+     if they agree, call forget again with the same id within 5 minutes to delete it. If
+     the answer carries a confirmation code (clients without a session), pass it back:
+     forget(memory_id="mem_…", confirmation="<code>").
 
 Example: User: "Delete my memory about San Francisco" → forget(query="San Francisco") →
 "mem_a1… User lives in San Francisco (0.69)", "mem_b2… User visited San Francisco last year

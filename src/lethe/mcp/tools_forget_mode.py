@@ -10,13 +10,14 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.prompts import Prompt
 from mcp.server.mcpserver.tools import Tool
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from lethe import prompts
 from lethe.forget.session import ForgetSession
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import Query, ToolSpec, Where, strict_tools, tool_errors
+from lethe.mcp.params import MemoryId, Query, ToolSpec, Where, strict_tools, tool_errors
 from lethe.mcp.runtime import Runtime
 
 
@@ -43,6 +44,13 @@ def forget_mode_prompt(rt: Runtime) -> Prompt:
         instruction: str, ctx: Context, dryRun: str = "true", namespace: str | None = None
     ) -> str:
         dry_run = _truthy(dryRun)
+        if not dry_run and rt.stateless(ctx):
+            # Its deletions would be keyed by the token alone, open to any other client of it.
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message="forget mode can delete only within an MCP session, and this client "
+                "has none (stateless protocol); use dryRun=true for a plan, then forget by id",
+            )
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "read" if dry_run else "forget", namespace)
             session = ForgetSession(
@@ -93,7 +101,7 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
         return reply(out, lines, guidance)
 
     def delete_memories(
-        ids: Annotated[list[str], Field(min_length=1, max_length=100)], ctx: Context
+        ids: Annotated[list[MemoryId], Field(min_length=1, max_length=100)], ctx: Context
     ) -> Annotated[CallToolResult, DeleteOut]:
         with tool_errors():
             session = session_of(ctx, "delete")
