@@ -187,3 +187,23 @@ def test_a_sweep_runs_from_the_page_only_under_auto(db: str, embedder: Embedder)
         assert done.status == 200 and "Sweep done" in done.body
         assert stale not in live_ids(db)
         assert stale in me.get("/trash").body
+
+
+def test_plans_show_what_is_protected_and_previews_delete_nothing(
+    db: str, seeded: dict[str, str], embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        caveat = mem.remember("Never share the user's address", layer="caveat").id
+    before = snapshot(db)
+    with ui_server(db) as url:
+        me = Visitor(url)
+        plan = me.post("/forget/plan", {"csrf": me.csrf, "memory_id": caveat})
+        page = html.unescape(plan.body)
+        assert plan.status == 200 and "Protected, so kept" in page
+        assert "caveat" in page and "Confirm forget" not in page
+        preview = me.get("/forget/preview?q=where+does+the+user+live")
+        text = html.unescape(preview.body)
+        assert preview.status == 200 and seeded["home"] in text
+        assert "would be forgotten" in text and re.search(r"\b0\.\d{3}\b", text), "similarities"
+        assert "be forgotten" in text and "/execute" not in text, "a preview has no confirm"
+    assert snapshot(db) == before

@@ -13,7 +13,7 @@ from lethe.errors import InvalidInput
 from lethe.model import LAYERS
 from lethe.ui.context import Inspector, back_to, link
 from lethe.ui.graph import layout
-from lethe.ui.params import day, field, memory_filters, number, text
+from lethe.ui.params import field, memory_filters, number, text
 from lethe.ui.security import read_form
 
 PAGE = 50
@@ -28,7 +28,6 @@ def routes(ui: Inspector) -> list[Route]:
 
     async def memories(request: Request) -> Response:
         filters, where = memory_filters(request)
-        day(request, "since")  # checked even when only searching
         query = text(request, "q")
         page = number(request, "page", 1, high=100_000)
         form = {name: request.query_params.get(name, "") for name in FILTER_NAMES}
