@@ -207,3 +207,39 @@ def test_plans_show_what_is_protected_and_previews_delete_nothing(
         assert "would be forgotten" in text and re.search(r"\b0\.\d{3}\b", text), "similarities"
         assert "be forgotten" in text and "/execute" not in text, "a preview has no confirm"
     assert snapshot(db) == before
+
+
+def test_edit_purge_and_pending_from_the_pages(
+    db: str, seeded: dict[str, str], embedder: Embedder
+) -> None:
+    home, wine = seeded["home"], seeded["wine"]
+    with Lethe.open(db, embedder=embedder) as mem:
+        mem.execute(mem.plan_forget(wine, reason="not true"))
+        mem.forget(home, session="claude-desktop-1")
+        mem.ask(mem.plan_forget(home), session="cursor-2")
+    with ui_server(db) as url:
+        me = Visitor(url)
+        saved = me.post(
+            f"/memories/{home}/edit", {"csrf": me.csrf, "importance": "0.8", "tags": "home, city"}
+        )
+        assert saved.status == 303 and saved.headers["location"] == f"/memories/{home}?notice=saved"
+        pending = html.unescape(me.get("/pending").body)
+        assert "two-call" in pending and "claude-desktop-1" in pending
+        assert "elicitation" in pending and "cursor-2" in pending and "in 4 min" in pending
+        trash = html.unescape(me.get("/trash").body)
+        assert wine in trash and "not true" in trash and "29 d 23 h" in trash
+        plan = me.post("/forget/plan", {"csrf": me.csrf, "memory_id": wine, "operation": "purge"})
+        assert "I understand this cannot be undone" in plan.body
+        unticked = me.post(f"/plans/{plan_id(plan.body)}/execute", {"csrf": me.csrf})
+        assert unticked.status == 400 and wine in me.get("/trash").body
+        erased = me.post(
+            f"/plans/{plan_id(plan.body)}/execute", {"csrf": me.csrf, "understood": "yes"}
+        )
+        assert erased.status == 200 and "Erased" in erased.body
+        assert wine not in me.get("/trash").body
+        ops = html.unescape(me.get("/audit?agent=inspector").body)
+        assert ">purge<" in ops and ">update<" in ops
+    with Lethe.open(db, embedder=embedder) as mem:
+        edited = mem.get(home)
+        assert edited.importance == 0.8 and set(edited.tags) == {"home", "city"}
+        assert wine not in {m.id for m in mem.list_trash()[0]}
