@@ -79,7 +79,7 @@ def test_round_trip_over_http(served: tuple[str, str]) -> None:
             ]
             await call(client, "restore", memory_id=ids[0])
             ops = [e["op"] for e in (await call(client, "audit_log"))["events"]]
-            assert ops == ["remember"] * 4 + ["forget", "restore"]
+            assert ops == ["remember"] * 4 + ["confirmation_requested", "forget", "restore"]
             assert live_ids(db) == set(ids)
 
     run(scenario())
@@ -300,6 +300,8 @@ def test_several_servers_share_one_database(db: str, tmp_path: Path) -> None:
         assert events(db) == [
             ("remember", home),
             ("remember", other),
+            ("confirmation_requested", home),  # a's first call
+            ("confirmation_requested", home),  # b's, which did not confirm a's
             ("forget", home),
             ("restore", home),
         ]

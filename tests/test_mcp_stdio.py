@@ -104,10 +104,13 @@ def test_seed_000_round_trip_and_audit(db: str) -> None:
             events = (await call(client, "audit_log"))["events"]
             ops = [(e["op"], e["memory_id"]) for e in events]
             assert ops == [("remember", i) for i in ids] + [
+                ("confirmation_requested", ids[0]),
                 ("forget", ids[0]),
                 ("restore", ids[0]),
             ]
-            forget_event = events[len(ids)]
+            requested, forget_event = events[len(ids)], events[len(ids) + 1]
+            assert requested["details"]["via"] == "two_call"
+            assert requested["details"]["session"] == forget_event["details"]["session"]
             assert forget_event["details"]["session"].startswith("mcp-")
             assert forget_event["details"]["requests"] == 2
 
@@ -322,7 +325,7 @@ def test_purge_needs_the_flag_and_a_confirmation(db: str) -> None:
             done = await call(client, "purge", memory_ids=[memory_id])
             assert done["status"] == "executed" and done["deleted_ids"] == [memory_id]
             events = (await call(client, "audit_log", memory_id=memory_id))["events"]
-            assert [e["op"] for e in events] == ["remember", "purge"]
+            assert [e["op"] for e in events] == ["remember", "confirmation_requested", "purge"]
             assert "X1234567" not in str(events)
 
     run(scenario())

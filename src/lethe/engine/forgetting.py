@@ -391,18 +391,18 @@ class ForgetOps(SearchOps):
                     self._expired_event(tx, pending[item.id], now)
                 if decision == "changed":
                     changed.append(item.id)
-                tx.put_pending(
-                    confirm.record(
-                        pending.get(item.id),
-                        item.id,
-                        item.content_sha256,
-                        session=session,
-                        operation=operation,
-                        now=now,
-                        ttl=ttl,
-                        restart=decision != "first",
-                    )
+                held = confirm.record(
+                    pending.get(item.id),
+                    item.id,
+                    item.content_sha256,
+                    session=session,
+                    operation=operation,
+                    now=now,
+                    ttl=ttl,
+                    restart=decision != "first",
                 )
+                tx.put_pending(held)
+                self._requested_event(tx, held, item.namespace, who, "two_call", now)
                 awaiting.append(item)
             executed, _, _, refused_now, touched = self._apply(
                 tx,
@@ -495,6 +495,33 @@ class ForgetOps(SearchOps):
         pool.discard(memory_id)
         ranked = sorted(pool, key=lambda i: (-SequenceMatcher(None, i, memory_id).ratio(), i))
         return ranked[:SUGGESTIONS]
+
+    def _requested_event(
+        self,
+        tx: StoreTx,
+        pending: Pending,
+        namespace: str,
+        actor: str,
+        via: Literal["two_call", "elicitation"],
+        now: datetime,
+    ) -> None:
+        """A deletion now waits for a human: on the record like its outcome will be
+        (`forget`, `forget_declined` or `confirmation_expired`)."""
+        tx.append_event(
+            op="confirmation_requested",
+            actor=actor,
+            at=now,
+            memory_id=pending.memory_id,
+            namespace=namespace,
+            details={
+                "operation": pending.operation,
+                "via": via,
+                "session": confirm.via(pending.session)[1],
+                "requests": pending.request_count,
+                "expires_at": pending.expires_at.isoformat(),
+            },
+            content_sha256=pending.content_sha256,
+        )
 
     def _expired_event(self, tx: StoreTx, pending: Pending, now: datetime) -> None:
         memory = tx.store.get(pending.memory_id)

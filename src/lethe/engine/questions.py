@@ -16,8 +16,8 @@ from lethe.forget.results import PendingItem
 class QuestionOps(ForgetOps):
     def ask(self, plan: ForgetPlan, *, session: str) -> None:
         """Record that the human behind `session` is being asked about this plan's targets.
-        The rows only inform (the inspector, the audit of an unanswered question when it
-        expires); executing still needs the plan and the human's yes."""
+        The rows and their `confirmation_requested` events only inform (the inspector, the
+        audit log); executing still needs the plan and the human's yes."""
         session = validate.label(session, "session")
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
@@ -25,18 +25,18 @@ class QuestionOps(ForgetOps):
         with self.store.transaction() as tx:
             held = tx.pending(key, plan.operation, [i.id for i in plan.targets])
             for item in plan.targets:
-                tx.put_pending(
-                    confirm.record(
-                        held.get(item.id),
-                        item.id,
-                        item.content_sha256,
-                        session=key,
-                        operation=plan.operation,
-                        now=now,
-                        ttl=ttl,
-                        restart=True,
-                    )
+                pending = confirm.record(
+                    held.get(item.id),
+                    item.id,
+                    item.content_sha256,
+                    session=key,
+                    operation=plan.operation,
+                    now=now,
+                    ttl=ttl,
+                    restart=True,
                 )
+                tx.put_pending(pending)
+                self._requested_event(tx, pending, item.namespace, plan.actor, "elicitation", now)
 
     def answered(self, *, session: str, operation: Operation, memory_ids: Sequence[str]) -> None:
         """The human answered (yes or no): the question is no longer pending."""

@@ -18,7 +18,8 @@ PAGE = 100
 REPORT_DAYS = 30
 OPS = (
     "remember", "update", "link", "unlink", "bump", "episode", "forget", "restore", "purge",
-    "expire", "forget_declined", "confirmation_expired", "sweep", "import", "evict",
+    "expire", "forget_declined", "confirmation_requested", "confirmation_expired", "sweep",
+    "import", "evict",
 )  # fmt: skip
 SERIES = {"forget": ("forget",), "restore": ("restore",), "purge": ("purge", "expire")}
 """The chart's series and the ops each counts (an automatic expiry is a purge too)."""
