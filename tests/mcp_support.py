@@ -67,6 +67,31 @@ def free_port() -> int:
         return port
 
 
+def wait_for_port(proc: subprocess.Popen[Any], port: int, what: str, seconds: float = 30) -> None:
+    """Until `proc` accepts connections on `port`; its stderr in the error if it never does."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                stop(proc)  # reading stderr of a live process would wait for it forever
+                stderr = proc.stderr.read() if proc.stderr else ""
+                text = stderr.decode() if isinstance(stderr, bytes) else stderr
+                raise RuntimeError(f"{what} did not listen: {text}") from None
+            time.sleep(0.1)
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextmanager
 def http_server(db: Path | str, *extra: str) -> Iterator[str]:
     """`lethe mcp --http` on a free loopback port; yields its URL, stops it afterwards."""
@@ -79,25 +104,10 @@ def http_server(db: Path | str, *extra: str) -> Iterator[str]:
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited: {proc.stderr.read().decode()}")  # type: ignore[union-attr]
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_for_port(proc, port, "lethe mcp --http")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @asynccontextmanager

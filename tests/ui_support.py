@@ -7,16 +7,14 @@ import http.client
 import os
 import re
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-from .mcp_support import LETHE, free_port
+from .mcp_support import LETHE, free_port, stop, wait_for_port
 
 CHROMIUM = os.environ.get("LETHE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -52,23 +50,10 @@ def ui_server(
         if not line:
             raise RuntimeError(f"lethe ui exited: {proc.stderr.read()}")
         url = line.split(" at ", 1)[1].strip()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"lethe ui did not listen: {proc.stderr.read()}") from None
-                time.sleep(0.1)
+        wait_for_port(proc, port, "lethe ui")
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @dataclass

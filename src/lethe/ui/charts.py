@@ -39,10 +39,6 @@ class Chart:
     left: int = LEFT
     bottom: int = BOTTOM
 
-    @property
-    def empty(self) -> bool:
-        return all(b.value == 0 for b in self.bars)
-
 
 def _top(values: Sequence[int]) -> int:
     peak = max(values, default=0)
@@ -51,17 +47,7 @@ def _top(values: Sequence[int]) -> int:
 
 def histogram(labels: Sequence[str], counts: Sequence[int], series: str = "count") -> Chart:
     """One bar per bin."""
-    top = _top(counts)
-    plot_w, plot_h = WIDTH - LEFT, HEIGHT - BOTTOM - 8
-    slot = plot_w / max(len(counts), 1)
-    bars = []
-    for i, (label, count) in enumerate(zip(labels, counts, strict=True)):
-        h = plot_h * count / top
-        bars.append(
-            Bar(LEFT + i * slot + 2, 8 + plot_h - h, slot - 4, h, int(count), label, series)
-        )
-    ticks = tuple((LEFT + (i + 0.5) * slot, label) for i, label in enumerate(labels))
-    return Chart(tuple(bars), ticks, top, (series,))
+    return grouped(labels, {series: counts})
 
 
 def grouped(

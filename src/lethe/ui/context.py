@@ -86,13 +86,14 @@ class Inspector:
         )
 
     def error(self, request: Request, exc: Exception) -> Response:
+        """The page for a refused request or an engine error (the only two kinds the app
+        hands here; anything else is a bug and stays a 500)."""
         if isinstance(exc, Refused):
             status, message, hint = exc.status, exc.message, None
-        elif isinstance(exc, LetheError):
+        else:
+            assert isinstance(exc, LetheError)
             status = 404 if isinstance(exc, NotFound) else 400
             message, hint = exc.message, exc.hint
-        else:  # pragma: no cover - a bug; the page says so instead of a bare 500
-            status, message, hint = 500, f"internal error: {exc}", "see the server's output"
         return self.page(request, "error.html", status, message=message, hint=hint)
 
 
