@@ -1,10 +1,10 @@
-"""MCP over stdio: process start to the first answer (`initialize`) and to the first
+"""MCP over stdio and HTTP: process start to the first answer (`initialize`) and to the first
 `tools/list` answer, and tool-call latency of recall and forget at a given store size, against
 the same engine calls made in-process.
 
-Start-up is timed twice: with raw JSON-RPC lines on a pipe (the process alone: its first
-answer is the target, under 1 s) and with the SDK's client (what a desktop client sees,
-including the client library's own work).
+Start-up is timed with raw JSON-RPC lines on a pipe and with raw requests to `lethe mcp
+--http` (the process alone: its first answer is the target, under 1 s), and with the SDK's
+client over stdio (what a desktop client sees, including the client library's own work).
 
 The client is the official SDK's (`mcp.Client`, the 2025-11-25 protocol that desktop clients
 speak) spawning `lethe mcp`, so each figure includes JSON-RPC framing, schema validation of
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import random
 import shutil
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import corpus
-from common import log, machine, memory_count, stats_ms, store_for, time_each, write_json
+from common import free_port, log, machine, memory_count, stats_ms, store_for, time_each, write_json
 from mcp import Client, StdioServerParameters
 
 from lethe import Lethe
@@ -83,6 +84,53 @@ def first_answers(db: Path, runs: int) -> dict[str, list[float]]:
     return out
 
 
+def first_answers_http(db: Path, runs: int) -> dict[str, list[float]]:
+    """As `first_answers`, against `lethe mcp --http`: the client connects as soon as the
+    port listens, then posts `initialize`, and `tools/list` once that is answered."""
+    out: dict[str, list[float]] = {"initialize": [], "tools_list": []}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    for _ in range(runs):
+        port = free_port()
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [LETHE, "mcp", "--http", "--port", str(port), "--db", str(db)],
+            stderr=subprocess.DEVNULL,
+        )
+        while True:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            try:
+                connection.connect()
+                break
+            except OSError:
+                time.sleep(0.002)
+        connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
+        answer = connection.getresponse()
+        first = _sse_message(answer.read())
+        out["initialize"].append(time.perf_counter() - start)
+        assert first["id"] == 1 and "result" in first, first
+        session = {
+            **headers,
+            "mcp-session-id": answer.getheader("mcp-session-id") or "",
+            "mcp-protocol-version": "2025-11-25",
+        }
+        for message in AFTER:
+            connection.request("POST", "/mcp", json.dumps(message), session)
+            reply = connection.getresponse().read()
+        listed = _sse_message(reply)
+        out["tools_list"].append(time.perf_counter() - start)
+        assert listed["id"] == 2 and listed["result"]["tools"], listed
+        connection.close()
+        proc.terminate()
+        proc.wait(60)
+    return out
+
+
+def _sse_message(body: bytes) -> dict[str, Any]:
+    data = [line[5:] for line in body.decode().splitlines() if line.startswith("data:")]
+    message: dict[str, Any] = json.loads(data[0])
+    return message
+
+
 async def first_list(db: Path, runs: int) -> list[float]:
     out = []
     for _ in range(runs):
@@ -132,6 +180,7 @@ def run(db: Path, *, queries: int, forgets: int, starts: int, seed: int = 11) ->
         size = memory_count(served)
         log(f"process start to the first answers x{starts} (pipe, then the SDK's client)")
         raw = first_answers(served, starts)
+        over_http = first_answers_http(served, starts)
         start_times = asyncio.run(first_list(served, starts))
         log(f"over stdio: recall x{len(texts)}, forget x{forgets} (two calls each)")
         mcp = asyncio.run(tool_calls(served, texts, ids[:forgets]))
@@ -141,6 +190,8 @@ def run(db: Path, *, queries: int, forgets: int, starts: int, seed: int = 11) ->
         "size": size,
         "start_to_initialize": stats_ms(raw["initialize"]),
         "start_to_tools_list_pipe": stats_ms(raw["tools_list"]),
+        "start_to_initialize_http": stats_ms(over_http["initialize"]),
+        "start_to_tools_list_http": stats_ms(over_http["tools_list"]),
         "start_to_tools_list": stats_ms(start_times),
         "mcp_recall": stats_ms(mcp["recall"]),
         "mcp_forget_preview": stats_ms(mcp["forget_preview"]),
@@ -155,10 +206,12 @@ def run(db: Path, *, queries: int, forgets: int, starts: int, seed: int = 11) ->
 
 
 def print_result(r: dict[str, Any]) -> None:
-    print(f"MCP over stdio at {r['size']:,} memories")
+    print(f"MCP over stdio and HTTP at {r['size']:,} memories")
     for name in (
         "start_to_initialize",
         "start_to_tools_list_pipe",
+        "start_to_initialize_http",
+        "start_to_tools_list_http",
         "start_to_tools_list",
         "mcp_recall",
         "library_recall",
@@ -169,9 +222,10 @@ def print_result(r: dict[str, Any]) -> None:
         s = r[name]
         print(f"  {name:<24} n={s['n']:<4} p50 {s['p50_ms']:8.2f} ms   p95 {s['p95_ms']:8.2f} ms")
     print(f"  recall overhead of MCP (p50, same queries): {r['recall_overhead_ms']:.2f} ms")
-    first = r["start_to_initialize"]["p50_ms"]
-    verdict = "met" if first < 1000 else "NOT met"
-    print(f"  target first answer (initialize) < 1000 ms: {first:.0f} ms -> {verdict}")
+    for transport, key in (("stdio", "start_to_initialize"), ("HTTP", "start_to_initialize_http")):
+        first = r[key]["p50_ms"]
+        verdict = "met" if first < 1000 else "NOT met"
+        print(f"  target first answer over {transport} < 1000 ms: {first:.0f} ms -> {verdict}")
 
 
 def main() -> None:

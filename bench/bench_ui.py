@@ -31,7 +31,7 @@ from typing import Any
 
 import corpus
 import numpy as np
-from common import log, machine, stats_ms, write_json
+from common import free_port, log, machine, stats_ms, write_json
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
@@ -96,13 +96,6 @@ def fill(db: Path, size: int, seed: int = 7) -> tuple[int, float]:
     conn.commit()
     conn.close()
     return written, time.perf_counter() - start
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def fetch(port: int, path: str) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import socket
 import sys
 import tempfile
 import time
@@ -33,6 +34,13 @@ if os.environ.get("OPENBLAS_THREAD_TIMEOUT") is None:
 def log(message: str) -> None:
     """Progress goes to stderr so stdout stays the figures."""
     print(message, file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def stats_ms(seconds: Sequence[float]) -> dict[str, float]:

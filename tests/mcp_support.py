@@ -110,6 +110,49 @@ def http_server(db: Path | str, *extra: str) -> Iterator[str]:
         stop(proc)
 
 
+GATED_SERVER = """
+import sys, time
+from pathlib import Path
+from lethe.mcp.access import Tokens
+from lethe.mcp.http import serve_http
+
+db, gate, port, fail = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "fail"
+
+def build():
+    while not gate.exists():
+        time.sleep(0.01)
+    if fail:
+        raise RuntimeError("the build broke on purpose")
+    from lethe.engine import Lethe
+    from lethe.mcp.runtime import EngineLoader, Runtime
+    from lethe.mcp.server import build_server
+    server = build_server(Runtime(loader=EngineLoader(lambda: Lethe.open(db))))
+    return server.streamable_http_app(host="127.0.0.1")
+
+serve_http(build, Tokens({}), host="127.0.0.1", port=port)
+"""
+
+
+@contextmanager
+def gated_http_server(
+    db: Path | str, gate: Path, *, fail: bool = False
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The HTTP server of `lethe mcp --http`, whose SDK app is built only once the file `gate`
+    exists (or then fails to build, with `fail`): whatever answers before that cannot have
+    come from the SDK. Yields its URL and process."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GATED_SERVER, str(db), str(gate), str(port), "fail" if fail else ""],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(proc, port, "the gated MCP server")
+        yield f"http://127.0.0.1:{port}/mcp", proc
+    finally:
+        stop(proc)
+
+
 @asynccontextmanager
 async def http_client(
     url: str, token: str | None = None, *, elicit: Any = None, mode: str = "legacy"

@@ -12,9 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
-from lethe.mcp.handshake import HANDSHAKE_VERSIONS, answer_initialize
+from lethe.mcp.handshake import (
+    HANDSHAKE_VERSIONS,
+    MODERN_VERSIONS,
+    answer_discover,
+    answer_initialize,
+)
 
 from .mcp_support import LETHE
 
@@ -187,3 +192,80 @@ def test_early_answer_keeps_the_request_id_and_meta_is_accepted() -> None:
     message = json.loads(early.line)
     assert message["id"] == "abc" and message["result"]["protocolVersion"] == "2025-03-26"
     assert early.line.endswith(b"\n") and early.line.count(b"\n") == 1
+
+
+def discover(version: str = "2026-07-28", *, request_id: object = 1, **meta: Any) -> bytes:
+    envelope: dict[str, Any] = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientInfo": CLIENT,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        **meta,
+    }
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "server/discover",
+        "params": {"_meta": envelope},
+    }
+    return line(message)
+
+
+def test_modern_versions_are_the_sdks() -> None:
+    assert MODERN_VERSIONS == MODERN_PROTOCOL_VERSIONS
+
+
+def test_early_discover_over_stdio_is_the_sdks(tmp_path: Path) -> None:
+    """As for `initialize`: an unknown capability makes the SDK answer; a plain request gets
+    the early answer, and the SDK's own answer to it never reaches the client."""
+    answers = []
+    for capabilities in ({"x-lethe-test": {}}, {}):
+        proc = spawn(tmp_path / "m.db")
+        try:
+            exchange(proc, discover(**{"io.modelcontextprotocol/clientCapabilities": capabilities}))
+            answers.append(read(proc))
+            exchange(
+                proc,
+                line(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 2,
+                        "method": "ping",
+                        "params": {
+                            "_meta": {
+                                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                "io.modelcontextprotocol/clientCapabilities": {},
+                            }
+                        },
+                    }
+                ),
+            )
+            assert read(proc)["id"] == 2
+        finally:
+            finish(proc)
+    early = answer_discover(discover())
+    assert early is not None
+    assert answers[0] == answers[1] == json.loads(early.body)
+    assert answers[0]["result"]["supportedVersions"] == list(MODERN_PROTOCOL_VERSIONS)
+
+
+HEADERS = {"mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"}
+
+
+@pytest.mark.parametrize(
+    ("raw", "headers"),
+    [
+        (discover("2099-01-01"), None),
+        (discover(request_id=None), None),
+        (discover(**{"io.modelcontextprotocol/clientCapabilities": {"x-unknown": {}}}), None),
+        (discover(**{"io.modelcontextprotocol/clientInfo": {"name": 1}}), None),
+        (discover(**{"io.modelcontextprotocol/other": 1}), None),
+        (line({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {}}), None),
+        (discover(), {**HEADERS, "mcp-protocol-version": "2025-11-25"}),
+        (discover(), {**HEADERS, "mcp-method": "tools/list"}),
+        (discover(), {"mcp-protocol-version": "2026-07-28"}),
+        (request("2026-07-28"), HEADERS),
+    ],
+)
+def test_an_unusual_discover_is_left_to_the_sdk(raw: bytes, headers: dict[str, str] | None) -> None:
+    assert answer_discover(raw, headers) is None
+    assert answer_discover(discover(), HEADERS) is not None

@@ -66,9 +66,10 @@ def mcp(
         return build_server(runtime)
 
     if http:
+        # uvicorn listens and answers the opening request while the SDK loads on a thread.
         from lethe.mcp.http import serve_http
 
-        serve_http(build(), grants, host=host, port=port)
+        serve_http(lambda: build().streamable_http_app(host=host), grants, host=host, port=port)
     else:
         # The SDK loads on a thread while the client's `initialize` is answered.
         from lethe.mcp.stdio import serve_stdio

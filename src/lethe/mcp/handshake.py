@@ -1,16 +1,20 @@
-"""The server's identity and its answer to `initialize`, without the MCP SDK.
+"""The server's identity and its first answers (`initialize`, `server/discover`), without
+the MCP SDK.
 
 Importing the SDK takes a second or more on a small machine (its protocol types are hundreds
 of pydantic models), and a client waits for the `initialize` answer before anything else.
 Everything that answer holds is fixed here — name, version, instructions, capabilities and
 the protocol versions the handshake accepts — so `lethe mcp` can send it while the SDK is
-still loading (see `lethe.mcp.stdio`). Tests hold these values equal to what the SDK itself
-answers, for every protocol version, so the two cannot drift apart.
+still loading (see `lethe.mcp.stdio` and `lethe.mcp.http_early`). The stateless 2026 era
+opens with `server/discover` instead, whose answer is just as fixed. Tests hold these values
+equal to what the SDK itself answers, for every protocol version, so the two cannot drift
+apart.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,18 +34,37 @@ natural-language forget instruction with search_memories/delete_memories."""
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Protocol versions reachable through `initialize`, oldest first (the SDK's own list)."""
 
+MODERN_VERSIONS = ("2026-07-28",)
+"""Protocol versions of the stateless era, each request carrying its own envelope."""
+
 CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": False},
     "resources": {"listChanged": False, "subscribe": False},
     "tools": {"listChanged": False},
 }
 
+DISCOVER_CAPABILITIES: dict[str, Any] = {
+    "prompts": {"listChanged": True},
+    "resources": {"listChanged": True, "subscribe": True},
+    "tools": {"listChanged": True},
+}
+"""What the SDK declares to a 2026 client, which may subscribe to lists changing."""
+
+SERVER_INFO = {"name": NAME, "title": TITLE, "version": lethe.__version__}
+
+_META = "io.modelcontextprotocol/"
+
 
 @dataclass(frozen=True)
 class EarlyAnswer:
     request_id: str | int
-    line: bytes
-    """The JSON-RPC response, one line, newline-terminated."""
+    body: bytes
+    """The JSON-RPC response, compact JSON."""
+
+    @property
+    def line(self) -> bytes:
+        """The response as one newline-terminated line, as stdio frames it."""
+        return self.body + b"\n"
 
 
 def answer_initialize(line: bytes) -> EarlyAnswer | None:
@@ -72,11 +95,81 @@ def answer_initialize(line: bytes) -> EarlyAnswer | None:
         "capabilities": CAPABILITIES,
         "instructions": INSTRUCTIONS,
         "protocolVersion": version,
-        "serverInfo": {"name": NAME, "title": TITLE, "version": lethe.__version__},
+        "serverInfo": SERVER_INFO,
     }
+    return _answer(request_id, result)
+
+
+def answer_discover(body: bytes, headers: Mapping[str, str] | None = None) -> EarlyAnswer | None:
+    """The answer to a 2026 client's opening `server/discover` if it is plain, else None.
+
+    Over HTTP, `headers` (lower-case names) must agree with the envelope as the SDK demands:
+    `MCP-Protocol-Version` its version, `Mcp-Method` its method; stdio has no headers. As
+    with `answer_initialize`, anything the SDK might answer differently gets None.
+    """
+    try:
+        message = json.loads(body)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return None
+    request_id, params = message["id"], message["params"]
+    if (
+        message["jsonrpc"] != "2.0"
+        or message["method"] != "server/discover"
+        or isinstance(request_id, bool)
+        or not isinstance(request_id, str | int)
+        or not isinstance(params, dict)
+        or set(params) != {"_meta"}
+        or not _plain_envelope(params["_meta"])
+    ):
+        return None
+    version = params["_meta"][_META + "protocolVersion"]
+    if headers is not None and (
+        headers.get("mcp-protocol-version") != version
+        or headers.get("mcp-method") != "server/discover"
+    ):
+        return None
+    result = {
+        "cacheScope": "private",
+        "capabilities": DISCOVER_CAPABILITIES,
+        "instructions": INSTRUCTIONS,
+        "resultType": "complete",
+        "supportedVersions": list(MODERN_VERSIONS),
+        "ttlMs": 0,
+        "_meta": {_META + "serverInfo": SERVER_INFO},
+    }
+    return _answer(request_id, result)
+
+
+def _answer(request_id: str | int, result: dict[str, Any]) -> EarlyAnswer:
     response = {"jsonrpc": "2.0", "id": request_id, "result": result}
     text = json.dumps(response, ensure_ascii=False, separators=(",", ":"))
-    return EarlyAnswer(request_id, (text + "\n").encode("utf-8"))
+    return EarlyAnswer(request_id, text.encode("utf-8"))
+
+
+def _plain_envelope(meta: object) -> bool:
+    """A 2026 request's `_meta`: a version this server speaks, the client's capabilities of
+    known keys, and perhaps the client's name and version."""
+    required = {_META + "protocolVersion", _META + "clientCapabilities"}
+    if not isinstance(meta, dict) or not required <= set(meta) <= required | {_META + "clientInfo"}:
+        return False
+    client = meta.get(_META + "clientInfo", {"name": "", "version": ""})
+    return (
+        meta[_META + "protocolVersion"] in MODERN_VERSIONS
+        and _plain_capabilities(meta[_META + "clientCapabilities"])
+        and isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
+    )
+
+
+def _plain_capabilities(capabilities: object) -> bool:
+    return (
+        isinstance(capabilities, dict)
+        and set(capabilities) <= _CLIENT_CAPABILITIES
+        and all(value is None or isinstance(value, dict) for value in capabilities.values())
+    )
 
 
 def _plain_initialize_params(params: object) -> bool:
@@ -90,12 +183,10 @@ def _plain_initialize_params(params: object) -> bool:
         return False
     if not isinstance(params.get("_meta", {}), dict):
         return False
-    capabilities, client = params["capabilities"], params["clientInfo"]
+    client = params["clientInfo"]
     return (
         isinstance(params["protocolVersion"], str)
-        and isinstance(capabilities, dict)
-        and set(capabilities) <= _CLIENT_CAPABILITIES
-        and all(value is None or isinstance(value, dict) for value in capabilities.values())
+        and _plain_capabilities(params["capabilities"])
         and isinstance(client, dict)
         and isinstance(client.get("name"), str)
         and isinstance(client.get("version"), str)

@@ -1,17 +1,18 @@
-"""Streamable HTTP: bearer tokens checked before any MCP message is read."""
+"""Streamable HTTP: bearer tokens checked before any MCP message is read, and a first answer
+before the SDK has loaded (`lethe.mcp.http_early`)."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
 
 import uvicorn
-from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lethe.errors import InvalidInput
 from lethe.hosts import is_loopback
 from lethe.mcp.access import Tokens
+from lethe.mcp.http_early import EarlyStart
 
 
 class BearerAuth:
@@ -48,12 +49,26 @@ class BearerAuth:
         await send({"type": "http.response.body", "body": body})
 
 
-def serve_http(server: MCPServer[Any], tokens: Tokens, *, host: str, port: int) -> None:
+def serve_http(build: Callable[[], ASGIApp], tokens: Tokens, *, host: str, port: int) -> None:
+    """Serve the SDK's app that `build` makes (on a thread, while the server already
+    listens); a failure to build stops the server and is raised here."""
     if not is_loopback(host) and not tokens:
         raise InvalidInput(
             f"refusing to serve {host} without tokens: anyone on the network could read and "
             "forget memories",
             hint="give --tokens FILE (see docs/mcp.md), or bind to 127.0.0.1",
         )
-    app = server.streamable_http_app(host=host)
-    uvicorn.run(BearerAuth(app, tokens), host=host, port=port, log_level="warning")
+    failures: list[BaseException] = []
+
+    def stop(failure: BaseException) -> None:
+        failures.append(failure)
+        server.should_exit = True
+
+    app = EarlyStart(build, host=host, on_failure=stop)
+    config = uvicorn.Config(
+        BearerAuth(app, tokens), host=host, port=port, log_level="warning", lifespan="on"
+    )
+    server = uvicorn.Server(config)
+    server.run()
+    if failures:
+        raise failures[0]

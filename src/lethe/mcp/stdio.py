@@ -3,10 +3,11 @@
 A client waits for the `initialize` answer before it does anything else, and importing the
 SDK takes one to two seconds on a small machine. So the process reads the client's first
 line itself, sends the answer from `lethe.mcp.handshake` when that line is a plain
-`initialize`, and imports the SDK and builds the server on a thread meanwhile. Then the SDK
-serves as usual, over streams that hand it that same first line again (it records the
-client's capabilities, elicitation among them, and protocol version from it) and that drop
-its own answer to that one request, which the client already has.
+`initialize` (or the 2026 era's `server/discover`), and imports the SDK and builds the
+server on a thread meanwhile. Then the SDK serves as usual, over streams that hand it that
+same first line again (it records the client's capabilities, elicitation among them, and
+protocol version from it) and that drop its own answer to that one request, which the client
+already has.
 
 The server is run the way `MCPServer.run_stdio_async` runs it, with these streams in place of
 the process's; like the SDK, file descriptors 0 and 1 are pointed away from the wire while
@@ -23,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
-from lethe.mcp.handshake import answer_initialize
+from lethe.mcp.handshake import answer_discover, answer_initialize
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -44,7 +45,7 @@ def serve_stdio(build: Callable[[], MCPServer[Any]]) -> None:
     loader = threading.Thread(target=load, name="lethe-mcp-load", daemon=True)
     loader.start()
     first = wire_in.readline()
-    early = answer_initialize(first)
+    early = answer_initialize(first) or answer_discover(first)
     if early is not None:
         wire_out.write(early.line)
         wire_out.flush()
