@@ -74,21 +74,10 @@ def answer_initialize(line: bytes) -> EarlyAnswer | None:
     None, and the SDK answers it in full once loaded: the early answer is only ever given
     where the SDK's would be the same.
     """
-    try:
-        message = json.loads(line)
-    except (UnicodeDecodeError, ValueError):
+    request = _request(line, "initialize")
+    if request is None or not _plain_initialize_params(request[1]):
         return None
-    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
-        return None
-    request_id, params = message["id"], message["params"]
-    if (
-        message["jsonrpc"] != "2.0"
-        or message["method"] != "initialize"
-        or isinstance(request_id, bool)
-        or not isinstance(request_id, str | int)
-        or not _plain_initialize_params(params)
-    ):
-        return None
+    request_id, params = request
     requested = params["protocolVersion"]
     version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
     result = {
@@ -107,22 +96,13 @@ def answer_discover(body: bytes, headers: Mapping[str, str] | None = None) -> Ea
     `MCP-Protocol-Version` its version, `Mcp-Method` its method; stdio has no headers. As
     with `answer_initialize`, anything the SDK might answer differently gets None.
     """
-    try:
-        message = json.loads(body)
-    except (UnicodeDecodeError, ValueError, RecursionError):
+    request = _request(body, "server/discover")
+    if request is None:
         return None
-    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+    request_id, params = request
+    if not isinstance(params, dict) or set(params) != {"_meta"}:
         return None
-    request_id, params = message["id"], message["params"]
-    if (
-        message["jsonrpc"] != "2.0"
-        or message["method"] != "server/discover"
-        or isinstance(request_id, bool)
-        or not isinstance(request_id, str | int)
-        or not isinstance(params, dict)
-        or set(params) != {"_meta"}
-        or not _plain_envelope(params["_meta"])
-    ):
+    if not _plain_envelope(params["_meta"]):
         return None
     version = params["_meta"][_META + "protocolVersion"]
     if headers is not None and (
@@ -140,6 +120,25 @@ def answer_discover(body: bytes, headers: Mapping[str, str] | None = None) -> Ea
         "_meta": {_META + "serverInfo": SERVER_INFO},
     }
     return _answer(request_id, result)
+
+
+def _request(raw: bytes, method: str) -> tuple[str | int, Any] | None:
+    """The id and params of `raw` if it is one well-formed JSON-RPC request for `method`."""
+    try:
+        message = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+        return None
+    request_id = message["id"]
+    if (
+        message["jsonrpc"] != "2.0"
+        or message["method"] != method
+        or isinstance(request_id, bool)
+        or not isinstance(request_id, str | int)
+    ):
+        return None
+    return request_id, message["params"]
 
 
 def _answer(request_id: str | int, result: dict[str, Any]) -> EarlyAnswer:
