@@ -30,7 +30,17 @@ from pathlib import Path
 from typing import Any
 
 import corpus
-from common import free_port, log, machine, memory_count, stats_ms, store_for, time_each, write_json
+from common import (
+    free_port,
+    log,
+    machine,
+    memory_count,
+    stats_ms,
+    store_for,
+    time_each,
+    wait_for_port,
+    write_json,
+)
 from mcp import Client, StdioServerParameters
 
 from lethe import Lethe
@@ -96,13 +106,8 @@ def first_answers_http(db: Path, runs: int) -> dict[str, list[float]]:
             [LETHE, "mcp", "--http", "--port", str(port), "--db", str(db)],
             stderr=subprocess.DEVNULL,
         )
-        while True:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            try:
-                connection.connect()
-                break
-            except OSError:
-                time.sleep(0.002)
+        wait_for_port(port)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         connection.request("POST", "/mcp", json.dumps(INITIALIZE), headers)
         answer = connection.getresponse()
         first = _sse_message(answer.read())

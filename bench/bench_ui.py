@@ -20,7 +20,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 
 import corpus
 import numpy as np
-from common import free_port, log, machine, stats_ms, write_json
+from common import free_port, log, machine, stats_ms, wait_for_port, write_json
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
@@ -125,15 +124,7 @@ def run(db: Path, runs: int) -> dict[str, Any]:
     try:
         assert proc.stdout is not None
         proc.stdout.readline()
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+        wait_for_port(port, poll=0.1)
         with Lethe.open(db) as mem:
             total = mem.list_memories(limit=1).total
             middle = f"mem_{total // 2:012x}"

@@ -43,6 +43,19 @@ def free_port() -> int:
         return port
 
 
+def wait_for_port(port: int, *, within: float = 60.0, poll: float = 0.002) -> None:
+    """Return once a server listens on `port` (polled every `poll` s), raise after `within`."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(poll)
+
+
 def stats_ms(seconds: Sequence[float]) -> dict[str, float]:
     """p50 / p95 / mean / min / max in milliseconds of a list of durations in seconds."""
     ms = np.asarray(seconds, dtype=np.float64) * 1000.0

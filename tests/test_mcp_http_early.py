@@ -162,6 +162,41 @@ def test_an_early_session_is_answered_and_then_served_by_the_sdk(tmp_path: Path)
         assert exchange(url, body=ping, session=ours).status == 404
 
 
+def test_an_opening_whose_body_ends_after_the_sdk_is_ready_goes_to_the_sdk(
+    tmp_path: Path,
+) -> None:
+    """The body of an `initialize` arrives in two parts, the SDK becoming ready in between: the
+    SDK answers it (an early answer now would open a session never handed to the SDK)."""
+    gate = tmp_path / "gate"
+    with gated_http_server(tmp_path / "m.db", gate) as (url, _), ThreadPoolExecutor(1) as pool:
+        parts = urlsplit(url)
+        body = json.dumps(initialize()).encode()
+        connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=60)
+        try:
+            connection.putrequest("POST", parts.path)
+            for name, value in (
+                ("content-type", "application/json"),
+                ("accept", ACCEPT),
+                ("content-length", str(len(body))),
+            ):
+                connection.putheader(name, value)
+            connection.endheaders(body[:20])
+            waiting = pool.submit(exchange, url, body=initialize({"x-lethe-test": {}}))
+            assert still_waiting(waiting)
+            gate.touch()
+            assert waiting.result(60).status == 200  # the SDK is ready
+            connection.send(body[20:])
+            opened = Answer(connection.getresponse())
+        finally:
+            connection.close()
+        assert opened.status == 200 and opened.message["id"] == 1
+        session = opened.headers["mcp-session-id"]
+        listed = exchange(
+            url, body={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session=session
+        )
+        assert listed.status == 200 and listed.message["result"]["tools"]
+
+
 @pytest.mark.parametrize(
     ("headers", "status"),
     [

@@ -153,13 +153,10 @@ def _plain_envelope(meta: object) -> bool:
     required = {_META + "protocolVersion", _META + "clientCapabilities"}
     if not isinstance(meta, dict) or not required <= set(meta) <= required | {_META + "clientInfo"}:
         return False
-    client = meta.get(_META + "clientInfo", {"name": "", "version": ""})
     return (
         meta[_META + "protocolVersion"] in MODERN_VERSIONS
         and _plain_capabilities(meta[_META + "clientCapabilities"])
-        and isinstance(client, dict)
-        and isinstance(client.get("name"), str)
-        and isinstance(client.get("version"), str)
+        and _plain_client(meta.get(_META + "clientInfo", {"name": "", "version": ""}))
     )
 
 
@@ -168,6 +165,15 @@ def _plain_capabilities(capabilities: object) -> bool:
         isinstance(capabilities, dict)
         and set(capabilities) <= _CLIENT_CAPABILITIES
         and all(value is None or isinstance(value, dict) for value in capabilities.values())
+    )
+
+
+def _plain_client(client: object) -> bool:
+    """A client's name and version, as every client sends them."""
+    return (
+        isinstance(client, dict)
+        and isinstance(client.get("name"), str)
+        and isinstance(client.get("version"), str)
     )
 
 
@@ -182,13 +188,10 @@ def _plain_initialize_params(params: object) -> bool:
         return False
     if not isinstance(params.get("_meta", {}), dict):
         return False
-    client = params["clientInfo"]
     return (
         isinstance(params["protocolVersion"], str)
         and _plain_capabilities(params["capabilities"])
-        and isinstance(client, dict)
-        and isinstance(client.get("name"), str)
-        and isinstance(client.get("version"), str)
+        and _plain_client(params["clientInfo"])
     )
 
 

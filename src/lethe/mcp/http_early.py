@@ -82,12 +82,7 @@ class EarlyStart:
         self._openings: dict[str, _Opening] = {}
         self._ours: dict[str, str] = {}
         """Our session id -> the SDK's, for sessions opened early."""
-        self._theirs: dict[str, str] = {}
         self._stop_inner: Callable[[], Awaitable[None]] | None = None
-
-    @property
-    def ready(self) -> bool:
-        return self._app is not None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -113,7 +108,9 @@ class EarlyStart:
         if not self._may_answer(scope, headers):
             return receive
         body, more = await _read_body(receive, MAX_EARLY_BODY)
-        if not more:
+        # The SDK may have become ready while the body was read: an opening recorded now
+        # would miss its replay, so the request goes to the SDK instead.
+        if not more and self._app is None:
             version = headers.get("mcp-protocol-version")
             if version is None or version in HANDSHAKE_VERSIONS:
                 initialize = answer_initialize(body)
@@ -163,14 +160,14 @@ class EarlyStart:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
-        claimed = _headers(scope).get(SESSION_HEADER.decode())
+        claimed = _session(scope)
         if claimed is None:
             await app(scope, receive, send)
             return
         opening = self._openings.get(claimed)
         if opening is not None:
             await opening.replayed.wait()
-        if claimed in self._theirs:
+        if claimed in self._ours.values():
             # The SDK's id of an early session is not a name a client may use.
             claimed_as = uuid.uuid4().hex
         else:
@@ -193,12 +190,7 @@ class EarlyStart:
 
         await app(inner, receive, send_ours)
         if status == 404 or (scope["method"] == "DELETE" and 200 <= status < 300):
-            self._forget_alias(claimed)
-
-    def _forget_alias(self, ours: str) -> None:
-        theirs = self._ours.pop(ours, None)
-        if theirs is not None:
-            self._theirs.pop(theirs, None)
+            self._ours.pop(claimed, None)
 
     async def _lifespan(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Start listening at once; build the SDK's app and start its lifespan behind."""
@@ -247,7 +239,7 @@ class EarlyStart:
             await app(opening.scope, _replay(opening.body, False, _never), keep_id)
         finally:
             if theirs is not None and status < 400:
-                self._ours[ours], self._theirs[theirs] = theirs, ours
+                self._ours[ours] = theirs
             else:
                 print(
                     f"lethe mcp: the session answered early was refused late (HTTP {status}); "
@@ -315,6 +307,14 @@ async def _start_lifespan(
         await stopped.wait()
 
     return stop
+
+
+def _session(scope: Scope) -> str | None:
+    """The session id a request carries, looked up without decoding every header."""
+    for key, value in scope["headers"]:
+        if key.lower() == SESSION_HEADER:
+            return str(value.decode("latin-1"))
+    return None
 
 
 def _headers(scope: Scope) -> dict[str, str]:
