@@ -9,7 +9,7 @@ import pytest
 
 from lethe import Filters, Lethe
 from lethe.embed import Embedder
-from lethe.errors import DuplicateMemory, InvalidInput, LinkNotFound, MemoryNotFound
+from lethe.errors import InvalidInput, LinkNotFound, MemoryNotFound
 from lethe.model import MEMORY_ID_RE
 
 from .backends import run_sql
@@ -64,17 +64,15 @@ def test_defaults(mem: Lethe) -> None:
     )
 
 
-def test_near_duplicate_is_refused_with_the_existing_id(mem: Lethe, db: str) -> None:
+def test_exact_duplicate_is_idempotent_and_writes_nothing(mem: Lethe, db: str) -> None:
     first = mem.remember("User lives in San Francisco")
     before = snapshot(db)
-    with pytest.raises(DuplicateMemory) as caught:
-        mem.remember("User lives in San Francisco")
-    assert caught.value.existing_id == first.id
-    assert first.id in str(caught.value)
-    assert caught.value.similarity >= 0.95
-    assert snapshot(db) == before
-    again = mem.remember("User lives in San Francisco", allow_duplicate=True)
-    assert again.id != first.id
+    again = mem.remember("  User lives in   San Francisco ")
+    assert again.existing and again.id == first.id
+    assert again == mem.get(first.id)
+    assert snapshot(db) == before, "nothing written, nothing audited twice"
+    copy = mem.remember("User lives in San Francisco", allow_duplicate=True)
+    assert copy.id != first.id and not copy.existing
 
 
 def test_duplicates_are_only_checked_within_a_namespace(mem: Lethe) -> None:

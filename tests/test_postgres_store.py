@@ -13,7 +13,7 @@ import pytest
 
 from lethe import Filters, Lethe
 from lethe.embed import Embedder
-from lethe.errors import DuplicateMemory, InvalidInput, MemoryNotFound
+from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Draft
 from lethe.store.postgres import PostgresStore
 from lethe.store.postgres_schema import LATEST_VERSION
@@ -49,9 +49,8 @@ def test_remember_recall_and_duplicates(pg_mem: Lethe) -> None:
     assert pg_mem.get(home.id).access_count == 1
     stored = pg_mem.get(home.id)
     assert stored.tags == ("home",) and stored.metadata == {"y": 2024}
-    with pytest.raises(DuplicateMemory) as caught:
-        pg_mem.remember("User lives in San Francisco")
-    assert caught.value.existing_id == home.id
+    again = pg_mem.remember("User lives in San Francisco", tags=["home"], metadata={"y": 2024})
+    assert again.existing and again.id == home.id
     assert pg_mem.list_memories().total == 3
 
 

@@ -164,7 +164,7 @@ def test_export_import_round_trip_keeps_ids_links_and_episodes(
         for original in (a, b, c):
             copy = target.get(original.id)
             assert copy.model_dump(exclude={"access_count", "last_accessed_at"}) == (
-                original.model_dump(exclude={"access_count", "last_accessed_at"})
+                original.as_memory().model_dump(exclude={"access_count", "last_accessed_at"})
             )
         kinds = {(lk.kind, round(lk.confidence, 2)) for lk in target.links(a.id)}
         assert ("about", 0.55) in kinds
@@ -174,18 +174,27 @@ def test_export_import_round_trip_keeps_ids_links_and_episodes(
         assert again.imported == 0 and again.skipped_existing == 3
 
 
-def test_import_skips_near_duplicates_within_one_file(tmp_path: Path, embedder: Embedder) -> None:
+def test_import_skips_exact_duplicates_and_keeps_near_ones(
+    tmp_path: Path, embedder: Embedder
+) -> None:
     with Lethe.open(tmp_path / "m.db", embedder=embedder) as mem:
+        kept = mem.remember("Takes 50 mg of sertraline every morning")
         report = mem.import_records(
             [
                 {"content": "User lives in San Francisco"},
-                {"content": "User lives in San Francisco"},
-                {"content": "User has lived in San Francisco for years"},
+                {"content": "User  lives in San Francisco"},
+                {"content": "User lives in San Francisco", "layer": "caveat"},
+                {"content": "Takes 50 mg of sertraline every morning"},
+                {"content": "Takes 100 mg of sertraline every morning"},
             ]
         )
-        assert (report.imported, report.skipped_duplicates) == (2, 1)
-        assert report.linked >= 1
-        assert mem.list_memories().total == 2
+        assert (report.imported, report.skipped_duplicates) == (3, 2)
+        assert report.near_duplicates == 2, "the caveat twin and the other dose"
+        contents = [m.content for m in mem.list_memories().items]
+        assert contents.count("Takes 100 mg of sertraline every morning") == 1
+        assert contents.count("Takes 50 mg of sertraline every morning") == 1
+        kinds = {lk.kind for lk in mem.links(kept.id)}
+        assert "near_duplicate" in kinds
 
 
 def test_import_of_an_export_is_faithful(tmp_path: Path, embedder: Embedder) -> None:

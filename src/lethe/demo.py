@@ -19,7 +19,7 @@ from rich.text import Text
 
 from lethe.cli import render
 from lethe.engine import Lethe
-from lethe.errors import DuplicateMemory, InvalidInput
+from lethe.errors import InvalidInput
 
 MEMORIES: list[dict[str, object]] = [
     {
@@ -122,15 +122,29 @@ def _tour(console: Console, mem: Lethe) -> dict[str, Any]:
     stored = [mem.remember(**fields) for fields in MEMORIES]  # type: ignore[arg-type]
     console.print(render.memories_table(stored))
 
-    _step(console, 2, "a near-duplicate is refused", f"remember {NEAR_DUPLICATE!r}")
-    duplicate: dict[str, Any] = {"content": NEAR_DUPLICATE, "refused": False}
-    try:
-        mem.remember(NEAR_DUPLICATE)
-    except DuplicateMemory as exc:
-        duplicate.update(refused=True, existing_id=exc.existing_id, similarity=exc.similarity)
-        console.print(Text(f"refused: {exc.message}", style="yellow"), soft_wrap=True)
-    else:
-        console.print(Text("stored (the embedder found it different enough)", style="yellow"))
+    _step(
+        console,
+        2,
+        "similar is not same",
+        f"remember {NEAR_DUPLICATE!r}: stored, and linked to the memory it nearly repeats",
+    )
+    near = mem.remember(NEAR_DUPLICATE)
+    duplicate: dict[str, Any] = {
+        "content": NEAR_DUPLICATE,
+        "id": near.id,
+        "near_duplicates": [n.model_dump() for n in near.near_duplicates],
+    }
+    for twin in near.near_duplicates:
+        console.print(
+            Text(f"near-duplicate of {twin.id} ({twin.similarity:.2f}): {twin.content}"),
+            soft_wrap=True,
+        )
+    again = mem.remember(NEAR_DUPLICATE)
+    duplicate["again_existing"] = again.existing
+    console.print(
+        Text(f"the same text again is not stored twice: {again.id} (existing)", style="yellow"),
+        soft_wrap=True,
+    )
 
     question = "what does Alice drink?"
     _step(console, 3, "recall", f"Meaning and keywords, fused: recall {question!r}")

@@ -39,21 +39,21 @@ class EpisodeNotFound(NotFound):
     """No episode has this id."""
 
 
+class VersionNotFound(NotFound):
+    """The memory has no version with this number."""
+
+
+class ConfirmationRequired(LetheError):
+    """The change weakens a protection: it is confirmed like a forget. `plan` holds what it
+    would do; execute it (`Lethe.execute(plan)`) once the person has agreed."""
+
+    def __init__(self, message: str, *, plan: object, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.plan = plan
+
+
 class LinkNotFound(NotFound):
     """The two memories are not linked with this kind."""
-
-
-class DuplicateMemory(LetheError):
-    """A near-identical memory already exists in the namespace."""
-
-    def __init__(self, message: str, *, existing_id: str, similarity: float) -> None:
-        super().__init__(
-            message,
-            hint="pass allow_duplicate=True (CLI: --allow-duplicate) to store it anyway, "
-            f"or update {existing_id} instead",
-        )
-        self.existing_id = existing_id
-        self.similarity = similarity
 
 
 class StoreError(LetheError):

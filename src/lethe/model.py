@@ -61,6 +61,9 @@ class Memory(_Record):
     forgotten_at: datetime | None = None
     forgotten_by: str | None = None
     forget_reason: str | None = None
+    version: int = 1
+    """1 when remembered; each update or revert makes the next (the earlier states are kept,
+    see `Lethe.history`)."""
 
     @property
     def is_system(self) -> bool:
@@ -70,6 +73,72 @@ class Memory(_Record):
     def is_curated(self) -> bool:
         """Whether the memory belongs in the curated MEMORY.md of the workspace."""
         return self.importance >= 0.75 or self.category in CURATED_CATEGORIES
+
+    def preview(self, limit: int = 80) -> str:
+        text = " ".join(self.content.split())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class NearDuplicate(_Record):
+    id: str
+    content: str
+    similarity: float
+    private: bool = False
+
+
+class Remembered(Memory):
+    """What `remember` returns: the memory, and what the store already held like it.
+
+    `existing` is true when the same text (after Unicode and whitespace normalisation) was
+    already live in the namespace: that memory is returned and nothing is written. Similar is
+    not same: `near_duplicates` are stored neighbours at or above the duplicate threshold,
+    kept beside the new memory and linked to it as `near_duplicate`, so the caller can decide
+    whether both stay, one is updated, or one is forgotten.
+    """
+
+    existing: bool = False
+    near_duplicates: tuple[NearDuplicate, ...] = ()
+
+    def as_memory(self) -> Memory:
+        return Memory(**self.model_dump(exclude={"existing", "near_duplicates"}))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the stored memory it is: `mem.get(m.id) == m` holds."""
+        if type(other) is Memory:
+            return self.as_memory() == other
+        return super().__eq__(other)
+
+    __hash__ = Memory.__hash__
+
+
+class MemoryVersion(_Record):
+    """One state of a memory: the current one, or an earlier one kept by an update.
+
+    `actor`, `op` and `reason` say who made this state, how (`remember`, `update`, `revert`,
+    `import`) and why; it was current from `valid_from` until `valid_until` (None: still is).
+    """
+
+    memory_id: str
+    version: int
+    current: bool
+    agent: str
+    content: str
+    content_sha256: str
+    layer: Layer
+    category: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    importance: float
+    private: bool = False
+    valid_from: datetime
+    valid_until: datetime | None = None
+    actor: str
+    op: str
+    reason: str | None = None
+
+    @property
+    def is_system(self) -> bool:
+        return self.memory_id.startswith("sys_")
 
     def preview(self, limit: int = 80) -> str:
         text = " ".join(self.content.split())
@@ -158,8 +227,10 @@ class Pending(_Record):
 
     session: str
     memory_id: str
-    operation: Literal["forget", "purge"]
+    operation: Literal["forget", "purge", "update"]
     content_sha256: str
+    """What was previewed: the content's hash (forget, purge), or the hash of the memory's
+    state together with the change asked for (update)."""
     first_requested_at: datetime
     last_requested_at: datetime
     request_count: int
@@ -187,12 +258,17 @@ class Draft(BaseModel):
     private: bool = False
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    version: int = 1
     validated: bool = False
 
 
 class ImportReport(_Record):
     imported: int
     skipped_duplicates: int = 0
+    """Exact duplicates (the same normalised text already live in the namespace, or earlier in
+    the same import): nothing to add."""
+    near_duplicates: int = 0
+    """Imported memories that have a near-duplicate neighbour, linked to it (never skipped)."""
     skipped_existing: int = 0
     linked: int = 0
     links: int = 0
@@ -200,5 +276,7 @@ class ImportReport(_Record):
     trashed: int = 0
     """How many of the imported memories went straight back to the trash."""
     events: int = 0
+    versions: int = 0
+    """Earlier states of imported memories (see `history`)."""
     skipped_events: int = 0
     """Audit events of the file the store already held (a re-import), not appended again."""

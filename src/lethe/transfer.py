@@ -11,6 +11,13 @@ One JSON object per line, with a `type`, in this order, so a reader can stream t
   A live memory has no `status` (or `"active"`). A memory record needs only `content`; every
   other field (`id` and timestamps included, which import keeps) is optional, but a
   forgotten one needs its `id`.
+- `version`: right after the record of a memory that was updated, each of its earlier
+  states, newest first: `memory_id`, `version`, the state's fields (`agent`, `content`,
+  `layer`, `category`, `tags`, `metadata`, `importance`, `private`), `valid_from` and
+  `valid_until` (ISO-8601), and who made that state (`actor`, `op`, `reason`). The memory
+  record itself then says who made its current state: `changed_by`, `change_op`,
+  `change_reason`. Import keeps them, so `history` reads the same on both sides; a version
+  whose memory is not imported (the target holds that id already) is skipped with it.
 - `link`: `a`, `b`, `kind`, `confidence`, `created_at`, `updated_at`: every link between two
   exported memories, those touching the trash included, so a restore after import brings
   them back.
@@ -34,6 +41,7 @@ has redacted one of the two copies. Events of another store never match all of t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -44,12 +52,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from lethe.errors import InvalidInput
-from lethe.model import Draft, Event, Memory
+from lethe.model import Draft, Event, Memory, MemoryVersion
 from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
+from lethe.store.rows import Provenance
 
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
 _TRASH_FIELDS = {"status", "forgotten_at", "forgotten_by", "forget_reason"}
+_PROVENANCE_FIELDS = {"changed_by", "change_op", "change_reason"}
+_VERSION_FIELDS = (set(MemoryVersion.model_fields) - {"current"}) | {"type"}
 # Fields an export carries that import re-derives rather than trusts.
 _DERIVED_FIELDS = {"type", "content_sha256", "access_count", "last_accessed_at"}
 _EVENT_FIELDS = set(Event.model_fields) | {"type"}
@@ -71,6 +82,8 @@ class Forgotten:
 class MemoryRecord:
     draft: Draft
     forgotten: Forgotten | None = None
+    made: Provenance | None = None
+    """Who made the current state, when the record says (an updated memory)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +140,7 @@ def parse_record(record: Any, line: int) -> MemoryRecord:
     kind = _kind(record, line)
     if kind != "memory":
         raise InvalidInput(f"line {line}: expected a memory record, got type {kind!r}")
-    unknown = set(record) - _MEMORY_FIELDS - _DERIVED_FIELDS - _TRASH_FIELDS
+    unknown = set(record) - _MEMORY_FIELDS - _DERIVED_FIELDS - _TRASH_FIELDS - _PROVENANCE_FIELDS
     if unknown:
         raise InvalidInput(f"line {line}: unknown field(s) {', '.join(sorted(unknown))}")
     fields = {k: v for k, v in record.items() if k in _MEMORY_FIELDS and v is not None}
@@ -136,7 +149,41 @@ def parse_record(record: Any, line: int) -> MemoryRecord:
     except ValidationError as exc:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise InvalidInput(f"line {line}: {problems}") from None
-    return MemoryRecord(draft, _forgotten(record, line))
+    return MemoryRecord(draft, _forgotten(record, line), _made(record, line))
+
+
+def _made(record: dict[str, Any], line: int) -> Provenance | None:
+    if record.get("changed_by") is None:
+        return None
+    return Provenance(
+        actor=_text(record, "changed_by", line, kind="a memory"),
+        op=_text(record, "change_op", line, kind="a memory")
+        if record.get("change_op")
+        else "update",
+        reason=_optional_text(record, "change_reason", line),
+    )
+
+
+def parse_version(record: dict[str, Any], line: int) -> MemoryVersion:
+    """An earlier state of a memory; its hash is derived from its text, never trusted."""
+    unknown = set(record) - _VERSION_FIELDS
+    if unknown:
+        raise InvalidInput(f"line {line}: unknown version field(s) {', '.join(sorted(unknown))}")
+    content = record.get("content")
+    if not isinstance(content, str):
+        raise InvalidInput(f"line {line}: a version record needs its text 'content'")
+    fields = {k: v for k, v in record.items() if k != "type" and v is not None}
+    fields["content_sha256"] = hashlib.sha256(content.encode("utf-8")).hexdigest()
+    fields["current"] = False
+    if "valid_until" not in fields:
+        raise InvalidInput(f"line {line}: a version record needs valid_until")
+    for key in ("valid_from", "valid_until"):
+        fields[key] = _when(fields.get(key), f"version {key}", line)
+    try:
+        return MemoryVersion(**fields)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"line {line}: {problems}") from None
 
 
 def _forgotten(record: dict[str, Any], line: int) -> Forgotten | None:
@@ -251,11 +298,19 @@ class Export:
         return _records(self._store, self._ids)
 
 
-def memory_record(memory: Memory) -> dict[str, Any]:
-    """A memory as its export record: the trash fields only for a forgotten one."""
+def memory_record(memory: Memory, made: MemoryVersion | None = None) -> dict[str, Any]:
+    """A memory as its export record: the trash fields only for a forgotten one, and who
+    made its current state when it has been changed (`made`, its current version)."""
     trash = memory.status == "forgotten"
     record = memory.model_dump(mode="json", exclude=None if trash else _TRASH_FIELDS)
+    if made is not None:
+        record |= {"changed_by": made.actor, "change_op": made.op, "change_reason": made.reason}
     return {"type": "memory", **record}
+
+
+def version_record(version: MemoryVersion) -> dict[str, Any]:
+    record = version.model_dump(mode="json", exclude={"current", "content_sha256"})
+    return {"type": "version", **record}
 
 
 def _records(store: Store, ids: list[str]) -> Iterator[dict[str, Any]]:
@@ -264,8 +319,15 @@ def _records(store: Store, ids: list[str]) -> Iterator[dict[str, Any]]:
         chunk = ids[start : start + _CHUNK]
         found = store.get_many(chunk, active_only=False)
         for memory_id in chunk:
-            if memory_id in found:
-                yield memory_record(found[memory_id])
+            memory = found.get(memory_id)
+            if memory is None:
+                continue
+            if memory.version == 1:
+                yield memory_record(memory)
+                continue
+            current, *earlier = store.versions(memory_id)
+            yield memory_record(memory, current)
+            yield from (version_record(v) for v in earlier)
     for row in store.iter_rows("links"):
         if row["a"] in exported and row["b"] in exported:
             yield {

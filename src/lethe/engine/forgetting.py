@@ -11,14 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from difflib import SequenceMatcher
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.search import SearchOps
+from lethe.engine.versions import VersionOps
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.forget import confirm
+from lethe.forget.change import UpdatePlan, lost_recently
 from lethe.forget.guard import protection
 from lethe.forget.messages import confirmation_message, confirmation_status, result_notes
 from lethe.forget.plan import (
@@ -49,7 +51,7 @@ ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
 
 
-class ForgetOps(SearchOps):
+class ForgetOps(SearchOps, VersionOps):
     # -- planning ------------------------------------------------------------------------
 
     def plan_forget(
@@ -161,6 +163,7 @@ class ForgetOps(SearchOps):
                 else "your filters"
             )
             items = criteria_items(matches, what)
+        items = self._flag_unprotected(items)
         missing = [self._not_found(i, lookup_ns) for i in not_found]
         warnings = []
         if len(items) > MANY_MATCHES:
@@ -187,6 +190,25 @@ class ForgetOps(SearchOps):
                 ]
             ),
         )
+
+    def _flag_unprotected(self, items: list[PlanItem]) -> list[PlanItem]:
+        """Mark the targets that were protected a moment ago (within the confirmation
+        window): unprotect-then-forget must say so in the preview and the question."""
+        targets = [i.id for i in items if i.action == "delete"]
+        if not targets:
+            return items
+        now = self._clock()
+        since = now - timedelta(seconds=self.settings.confirm_ttl_seconds)
+        earlier = self.store.versions_replaced_since(targets, since)
+        if not earlier:
+            return items
+        live = self.store.get_many(list(earlier), active_only=False)
+        flagged = []
+        for item in items:
+            memory = live.get(item.id)
+            note = lost_recently(memory, earlier[item.id], now) if memory else None
+            flagged.append(item.model_copy(update={"was_protected": note}) if note else item)
+        return flagged
 
     def _query_items(
         self, query: str, flt: Filters, *, widen: bool = True
@@ -235,12 +257,32 @@ class ForgetOps(SearchOps):
 
     # -- execution -----------------------------------------------------------------------
 
-    def execute(self, plan: ForgetPlan, *, actor: str | None = None) -> ForgetResult:
-        """Carry out a plan previewed before. Stale targets (changed since the preview, or
-        gone) are not executed; the result then carries a fresh plan. An expired plan executes
-        nothing."""
+    @overload
+    def execute(self, plan: ForgetPlan, *, actor: str | None = None) -> ForgetResult: ...
+
+    @overload
+    def execute(self, plan: UpdatePlan, *, actor: str | None = None) -> Memory: ...
+
+    def execute(
+        self, plan: ForgetPlan | UpdatePlan, *, actor: str | None = None
+    ) -> ForgetResult | Memory:
+        """Carry out a plan previewed before: handing it back is the confirmation.
+
+        A forget or purge plan: stale targets (changed since the preview, or gone) are not
+        executed; the result then carries a fresh plan. An expired plan executes nothing.
+        An update plan (`plan_update`, `plan_revert`): applied while the memory is still as
+        planned, and the memory after it is returned."""
+        if isinstance(plan, UpdatePlan):
+            if actor is not None:
+                plan = plan.model_copy(update={"actor": validate.label(actor, "actor")})
+            return self._execute_change(plan, confirmed_via="plan")
         if not isinstance(plan, ForgetPlan):
-            raise InvalidInput("execute needs the ForgetPlan returned by plan_forget/plan_purge")
+            raise InvalidInput(
+                "execute needs a plan: from plan_forget, plan_purge, plan_update or plan_revert"
+            )
+        return self._execute_forget(plan, actor=actor)
+
+    def _execute_forget(self, plan: ForgetPlan, *, actor: str | None) -> ForgetResult:
         who = validate.label(actor, "actor") if actor else plan.actor
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)

@@ -1,7 +1,9 @@
-"""Writing memories: remember (one or in bulk) and update."""
+"""Writing memories: remember, one or in bulk (update and revert are in `versions`)."""
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -10,8 +12,8 @@ import numpy as np
 
 from lethe import validate
 from lethe.embed import Vectors
-from lethe.engine.base import EngineBase, sha256
-from lethe.errors import DuplicateMemory, InvalidInput, MemoryNotFound
+from lethe.engine.base import sha256
+from lethe.engine.versions import VersionOps
 from lethe.filters import Filters
 from lethe.model import (
     DEFAULT_AGENT,
@@ -20,14 +22,56 @@ from lethe.model import (
     ImportReport,
     Link,
     Memory,
+    NearDuplicate,
+    Remembered,
     new_memory_id,
 )
 from lethe.store.base import StoreTx
+from lethe.store.rows import Provenance
 
 Progress = Callable[[int], None]
 
 
-class MemoryOps(EngineBase):
+NEAR_DUPLICATE = "near_duplicate"
+"""The link kind between a memory and a stored one it is nearly identical to."""
+
+
+def normalise(text: str) -> str:
+    """The text as the exact-duplicate check compares it: Unicode NFKC (full-width digits and
+    letters become plain ones) and runs of whitespace as one space. Case is kept: a code or
+    a name spelled in other capitals may be another one."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
+    return (
+        normalise(memory.content) == normalised
+        and memory.agent == draft.agent
+        and memory.layer == draft.layer
+        and memory.category == draft.category
+        and set(memory.tags) == set(draft.tags)
+        and memory.metadata == draft.metadata
+        and memory.importance == draft.importance
+        and memory.private == draft.private
+    )
+
+
+def _draft_key(draft: Draft) -> tuple[Any, ...]:
+    """What makes two drafts of one call exact duplicates of each other."""
+    return (
+        draft.namespace,
+        normalise(draft.content),
+        draft.agent,
+        draft.layer,
+        draft.category,
+        frozenset(draft.tags),
+        json.dumps(draft.metadata, sort_keys=True, default=str),
+        draft.importance,
+        draft.private,
+    )
+
+
+class MemoryOps(VersionOps):
     def remember(
         self,
         content: str,
@@ -42,8 +86,17 @@ class MemoryOps(EngineBase):
         private: bool = False,
         allow_duplicate: bool = False,
         system: bool = False,
-    ) -> Memory:
-        """Store a memory, refusing a near-duplicate and linking it to its close neighbours."""
+        actor: str | None = None,
+    ) -> Remembered:
+        """Store a memory and link it to its close neighbours. Never refuses one for being
+        similar: similar is not same (embeddings barely see numbers, days, names and
+        negation).
+
+        The same text, with the same fields, already live in the namespace is not stored
+        twice: that memory comes back with `existing=True` and nothing is written (unless
+        `allow_duplicate`). A near-duplicate (cosine >= the duplicate threshold) is stored,
+        linked to its neighbour as `near_duplicate`, and named in `near_duplicates`.
+        `actor` is who the audit log names (default: the agent)."""
         draft = self._draft(
             {
                 "content": content,
@@ -57,25 +110,51 @@ class MemoryOps(EngineBase):
                 "private": private,
             }
         )
+        who = validate.label(actor, "actor") if actor else draft.agent
         vector = self.embedder.embed([draft.content])[0]
         memory_id = new_memory_id(system=system)
         with self.store.transaction() as tx:
             neighbours = tx.store.vector_search(
                 vector, Filters(namespace=draft.namespace), self.settings.autolink_max + 1
             )
-            if neighbours and not allow_duplicate:
-                existing, similarity = neighbours[0]
-                if similarity >= self.settings.duplicate_threshold:
-                    raise DuplicateMemory(
-                        f"a near-duplicate memory already exists: {existing} "
-                        f"(similarity {similarity:.2f})",
-                        existing_id=existing,
-                        similarity=similarity,
-                    )
-            memory, _ = self._insert(tx, draft, memory_id, vector, neighbours)
+            if not allow_duplicate:
+                same = self._same_as(tx, draft, neighbours)
+                if same is not None:
+                    return Remembered(**same.model_dump(), existing=True)
+            memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory)
+            found = tx.store.get_many([i for i, _ in near])
         self._project([memory])
-        return memory
+        return Remembered(
+            **memory.model_dump(),
+            near_duplicates=tuple(
+                NearDuplicate(
+                    id=i, content=found[i].content, similarity=round(s, 4), private=found[i].private
+                )
+                for i, s in near
+                if i in found
+            ),
+        )
+
+    def _same_as(
+        self, tx: StoreTx, draft: Draft, neighbours: Sequence[tuple[str, float]]
+    ) -> Memory | None:
+        """A live memory of the namespace that already says exactly this, with the same
+        fields: the text equal once Unicode (NFKC) and whitespace are normalised — case,
+        digits and punctuation still count. Found by the text's hash or among the closest
+        neighbours (a normalised twin embeds alike)."""
+        wanted = normalise(draft.content)
+        hashes = sorted({sha256(draft.content), sha256(wanted)})
+        ids = tx.store.live_ids_by_hash(draft.namespace, hashes)
+        ids += [i for i, s in neighbours if s >= self.settings.duplicate_threshold]
+        if not ids:
+            return None
+        found = tx.store.get_many(list(dict.fromkeys(ids)))
+        for memory_id in dict.fromkeys(ids):
+            memory = found.get(memory_id)
+            if memory is not None and _same_fields(memory, draft, wanted):
+                return memory
+        return None
 
     def remember_many(
         self,
@@ -88,14 +167,22 @@ class MemoryOps(EngineBase):
     ) -> ImportReport:
         """Bulk remember: batched embedding and search, one transaction per batch.
 
-        Near-duplicates (of stored memories or of earlier items of the same call) and ids that
-        already exist are skipped and counted rather than failing the whole call. A draft that
+        Exact duplicates (the same text and fields live in the namespace, or earlier in the
+        same call) and ids that already exist are skipped and counted rather than failing the
+        whole call; near-duplicates are stored and linked like `remember` does. A draft that
         carries an `id` is a memory being restored (an export): it is stored as it was, with
         no duplicate check and no auto-links, since its links travel in the export.
         """
         batch_size = validate.positive_int(batch_size, "batch_size", maximum=4096)
-        report = {"imported": 0, "skipped_duplicates": 0, "skipped_existing": 0, "linked": 0}
+        report = {
+            "imported": 0,
+            "skipped_duplicates": 0,
+            "near_duplicates": 0,
+            "skipped_existing": 0,
+            "linked": 0,
+        }
         batch: list[Draft] = []
+        seen: set[tuple[Any, ...]] = set()
 
         def flush() -> None:
             if not batch:
@@ -118,16 +205,13 @@ class MemoryOps(EngineBase):
                     ]
                     candidates.sort(key=lambda pair: -pair[1])
                     restoring = draft.id is not None
-                    threshold = self.settings.duplicate_threshold
-                    if (
-                        skip_duplicates
-                        and not restoring
-                        and candidates
-                        and candidates[0][1] >= threshold
-                    ):
-                        report["skipped_duplicates"] += 1
-                        continue
-                    memory, links = self._insert(
+                    if skip_duplicates and not restoring:
+                        key = _draft_key(draft)
+                        if key in seen or self._same_as(tx, draft, stored[i]) is not None:
+                            report["skipped_duplicates"] += 1
+                            continue
+                        seen.add(key)
+                    memory, links, near = self._insert(
                         tx,
                         draft,
                         ids[i],
@@ -135,6 +219,7 @@ class MemoryOps(EngineBase):
                         candidates if auto_link and not restoring else [],
                     )
                     report["linked"] += links
+                    report["near_duplicates"] += bool(near)
                     accepted.append(i)
                     added.append(memory)
             report["imported"] += len(added)
@@ -172,34 +257,47 @@ class MemoryOps(EngineBase):
         memory_id: str,
         vector: np.ndarray[Any, Any],
         neighbours: Sequence[tuple[str, float]],
-    ) -> tuple[Memory, int]:
-        """Insert one validated memory with its auto-links and audit event; returns links made."""
+        actor: str | None = None,
+    ) -> tuple[Memory, int, list[tuple[str, float]]]:
+        """Insert one validated memory with its links and audit event. Neighbours at or above
+        the duplicate threshold are linked as `near_duplicate`, the others above the autolink
+        threshold as `related`. Returns the memory, the links made and the near-duplicates."""
         now = self._clock()
         memory = memory_from_draft(memory_id, draft, now)
-        tx.insert_memory(memory, vector)
-        links = [
-            (other, similarity)
-            for other, similarity in neighbours
-            if other != memory_id and similarity >= self.settings.autolink_threshold
-        ][: self.settings.autolink_max]
-        for other, similarity in links:
-            tx.upsert_link(Link.between(memory_id, other, "related", min(similarity, 1.0), now))
+        who = actor or memory.agent
+        tx.insert_memory(memory, vector, Provenance(who, "remember"))
+        others = [(o, min(s, 1.0)) for o, s in neighbours if o != memory_id]
+        near = [(o, s) for o, s in others if s >= self.settings.duplicate_threshold]
+        related = [
+            (o, s)
+            for o, s in others
+            if self.settings.autolink_threshold <= s < self.settings.duplicate_threshold
+        ][: max(0, self.settings.autolink_max - len(near))]
+        for other, similarity in near:
+            tx.upsert_link(Link.between(memory_id, other, NEAR_DUPLICATE, similarity, now))
+        for other, similarity in related:
+            tx.upsert_link(Link.between(memory_id, other, "related", similarity, now))
+        details: dict[str, Any] = {
+            "layer": memory.layer,
+            "category": memory.category,
+            "tags": list(memory.tags),
+            "importance": memory.importance,
+            "links": {other: round(similarity, 4) for other, similarity in near + related},
+        }
+        if near:
+            details["near_duplicates"] = {other: round(s, 4) for other, s in near}
+        if who != memory.agent:
+            details["agent"] = memory.agent
         tx.append_event(
             op="remember",
-            actor=memory.agent,
+            actor=who,
             at=now,
             memory_id=memory.id,
             namespace=memory.namespace,
-            details={
-                "layer": memory.layer,
-                "category": memory.category,
-                "tags": list(memory.tags),
-                "importance": memory.importance,
-                "links": {other: round(similarity, 4) for other, similarity in links},
-            },
+            details=details,
             content_sha256=memory.content_sha256,
         )
-        return memory, len(links)
+        return memory, len(near) + len(related), near
 
     def _draft(self, fields: dict[str, Any]) -> Draft:
         """Validate a memory's fields once, before any embedding or storage work."""
@@ -220,83 +318,9 @@ class MemoryOps(EngineBase):
             private=bool(fields.get("private", False)),
             created_at=fields.get("created_at"),
             updated_at=fields.get("updated_at"),
+            version=validate.positive_int(fields.get("version") or 1, "version", maximum=2**31 - 1),
             validated=True,
         )
-
-    def update(
-        self,
-        memory_id: str,
-        *,
-        content: str | None = None,
-        layer: str | None = None,
-        category: str | None = None,
-        tags: Iterable[str] | str | None = None,
-        metadata: dict[str, Any] | None = None,
-        merge_metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        private: bool | None = None,
-        actor: str | None = None,
-        namespace: str | None = None,
-    ) -> Memory:
-        """Change a memory in place; new content is re-embedded and the event keeps the old hash.
-
-        `metadata` replaces the whole object; `merge_metadata` sets only the keys it names.
-        """
-        if metadata is not None and merge_metadata is not None:
-            raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        old = self.get(memory_id, namespace=namespace)
-        changes: dict[str, Any] = {}
-        if merge_metadata is not None:
-            metadata = {**old.metadata, **validate.metadata(merge_metadata)}
-        if content is not None:
-            changes["content"] = validate.content(
-                content, max_bytes=self.settings.max_content_bytes
-            )
-        if layer is not None:
-            changes["layer"] = validate.layer(layer)
-        if category is not None:
-            changes["category"] = validate.label(category, "category", allow_empty=True)
-        if tags is not None:
-            changes["tags"] = validate.tags(tags)
-        if metadata is not None:
-            changes["metadata"] = validate.metadata(metadata)
-        if importance is not None:
-            changes["importance"] = validate.unit_interval(importance, "importance")
-        if private is not None:
-            changes["private"] = bool(private)
-        who = validate.label(actor, "actor") if actor else old.agent
-        changes = {k: v for k, v in changes.items() if getattr(old, k) != v}
-        if not changes:
-            return old
-        vector = None
-        if "content" in changes:
-            vector = self.embedder.embed([changes["content"]])[0]
-            changes["content_sha256"] = sha256(changes["content"])
-        now = self._clock()
-        new = old.model_copy(update={**changes, "updated_at": now})
-        with self.store.transaction() as tx:
-            current = tx.store.get(memory_id)
-            if current is None or current.status != "active":
-                raise MemoryNotFound(f"Memory not found: {memory_id}")
-            if current.updated_at != old.updated_at:
-                raise InvalidInput(
-                    f"{memory_id} changed while this update was prepared", hint="retry the update"
-                )
-            tx.update_memory(new, vector)
-            tx.append_event(
-                op="update",
-                actor=who,
-                at=now,
-                memory_id=memory_id,
-                namespace=old.namespace,
-                details={
-                    "fields": sorted(k for k in changes if k != "content_sha256"),
-                    "old_sha256": old.content_sha256,
-                },
-                content_sha256=new.content_sha256,
-            )
-        self._project([old, new])
-        return new
 
 
 def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
@@ -316,4 +340,5 @@ def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
         private=draft.private,
         created_at=draft.created_at or now,
         updated_at=draft.updated_at or draft.created_at or now,
+        version=draft.version,
     )

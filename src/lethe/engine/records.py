@@ -14,9 +14,10 @@ from lethe.engine.base import sha256
 from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
-from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory
+from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory, MemoryVersion
 from lethe.store.base import StoreTx
 from lethe.store.event_query import EventQuery
+from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 from lethe.transfer import (
     Export,
@@ -26,6 +27,7 @@ from lethe.transfer import (
     parse_event,
     parse_link,
     parse_record,
+    parse_version,
 )
 
 IMPORT_ACTOR = "import"
@@ -36,7 +38,8 @@ _REDACTED = {"redacted": True}
 class _Parsed:
     """Every record of an import, validated, before anything is written."""
 
-    restoring: list[tuple[Draft, Forgotten | None]] = field(default_factory=list)
+    restoring: list[tuple[Draft, Forgotten | None, Provenance | None]] = field(default_factory=list)
+    versions: list[MemoryVersion] = field(default_factory=list)
     drafts: list[Draft] = field(default_factory=list)
     links: list[LinkRecord] = field(default_factory=list)
     episodes: list[tuple[dict[str, Any], list[str | None]]] = field(default_factory=list)
@@ -52,6 +55,7 @@ class _Restored:
     episodes: int = 0
     events: int = 0
     skipped_events: int = 0
+    versions: int = 0
 
 
 @contextmanager
@@ -161,6 +165,7 @@ class RecordOps(MemoryOps, RelationOps):
                 "links": restored.links,
                 "episodes": restored.episodes,
                 "events": restored.events,
+                "versions": restored.versions,
                 "skipped_events": restored.skipped_events,
             }
         )
@@ -178,13 +183,15 @@ class RecordOps(MemoryOps, RelationOps):
                     parsed.episodes.append(self._check_episode(*parse_episode(record, line)))
                 elif kind == "event":
                     parsed.events.append(self._check_event(parse_event(record, line)))
+                elif kind == "version":
+                    parsed.versions.append(self._check_version(parse_version(record, line)))
                 else:
                     memory = parse_record(record, line)
                     draft = self._draft(memory.draft.model_dump())
                     if draft.id is None:
                         parsed.drafts.append(draft)
                     else:
-                        parsed.restoring.append((draft, memory.forgotten))
+                        parsed.restoring.append((draft, memory.forgotten, memory.made))
         return parsed
 
     def _check_link(self, link: LinkRecord) -> LinkRecord:
@@ -213,6 +220,16 @@ class RecordOps(MemoryOps, RelationOps):
         }
         return checked, members
 
+    def _check_version(self, version: MemoryVersion) -> MemoryVersion:
+        validate.memory_id(version.memory_id)
+        validate.content(version.content, max_bytes=self.settings.max_content_bytes)
+        validate.layer(version.layer)
+        validate.label(version.actor, "actor")
+        validate.positive_int(version.version, "version", maximum=2**31 - 1)
+        if version.valid_until is not None and version.valid_until < version.valid_from:
+            raise InvalidInput("version valid_until is before its valid_from")
+        return version
+
     def _check_event(self, event: dict[str, Any]) -> dict[str, Any]:
         if event["memory_id"] is not None:
             validate.memory_id(event["memory_id"])
@@ -226,43 +243,51 @@ class RecordOps(MemoryOps, RelationOps):
         """Write the records that carry ids, all in one transaction. Everything the writes
         depend on (what already exists, the vectors) is read or computed before it opens."""
         done = _Restored()
-        named = {d.id for d, _ in parsed.restoring if d.id}
+        named = {d.id for d, _, _ in parsed.restoring if d.id}
         named.update(end for link in parsed.links for end in (link.a, link.b))
         named.update(m for _, members in parsed.episodes for m in members if m)
         # Links and episodes may also name memories the target holds and the file does not.
         existing = self.store.get_many(sorted(named), active_only=False)
-        fresh: dict[str, tuple[Draft, Forgotten | None]] = {}
-        for draft, forgotten in parsed.restoring:
+        fresh: dict[str, tuple[Draft, Forgotten | None, Provenance | None]] = {}
+        for draft, forgotten, made in parsed.restoring:
             if draft.id in existing or draft.id in fresh:
                 done.skipped_existing += 1
             elif draft.id is not None:
-                fresh[draft.id] = (draft, forgotten)
+                fresh[draft.id] = (draft, forgotten, made)
         if progress and done.skipped_existing:
             progress(done.skipped_existing)
         now = self._clock()
-        memories: list[tuple[Memory, Vector, Forgotten | None]] = []
+        memories: list[tuple[Memory, Vector, Forgotten | None, Provenance | None]] = []
         batch_size = validate.positive_int(batch_size, "batch_size", maximum=4096)
         items = list(fresh.items())
         for start in range(0, len(items), batch_size):
             chunk = items[start : start + batch_size]
-            vectors = self.embedder.embed([draft.content for _, (draft, _) in chunk])
-            for (memory_id, (draft, forgotten)), vector in zip(chunk, vectors, strict=True):
-                memories.append((memory_from_draft(memory_id, draft, now), vector, forgotten))
+            vectors = self.embedder.embed([draft.content for _, (draft, _, _) in chunk])
+            for (memory_id, (draft, forgotten, made)), vector in zip(chunk, vectors, strict=True):
+                memory = memory_from_draft(memory_id, draft, now)
+                memories.append((memory, vector, forgotten, made))
             if progress:
                 progress(len(chunk))
         namespaces = {m.id: m.namespace for m in existing.values()}
-        namespaces.update((m.id, m.namespace) for m, _, _ in memories)
+        namespaces.update((m.id, m.namespace) for m, _, _, _ in memories)
+        versions = [
+            v
+            for v in parsed.versions
+            if v.memory_id in fresh and v.version < fresh[v.memory_id][0].version
+        ]
         links = self._new_links(parsed.links, namespaces, set(existing), now)
         episodes = self._new_episodes(parsed.episodes, namespaces, now)
         events = self._new_events(parsed.events)
         done.skipped_events = len(parsed.events) - len(events)
-        if not (memories or links or episodes or events):
+        if not (memories or links or episodes or events or versions):
             return done
         with self.store.transaction() as tx:
             for event in events:
                 tx.append_event(**event)
-            for memory, vector, forgotten in memories:
-                _write_memory(tx, memory, vector, forgotten, now)
+            for memory, vector, forgotten, made in memories:
+                _write_memory(tx, memory, vector, forgotten, made, now)
+            for version in {(v.memory_id, v.version): v for v in versions}.values():
+                tx.insert_version(version)
             for link, named_first in links:
                 tx.upsert_link(link)
                 tx.append_event(
@@ -287,9 +312,10 @@ class RecordOps(MemoryOps, RelationOps):
                     details={"episode": episode.id, "members": members},
                     content_sha256=sha256(episode.summary),
                 )
-        self._project([m for m, _, forgotten in memories if forgotten is None])
+        self._project([m for m, _, forgotten, _ in memories if forgotten is None])
         done.imported = len(memories)
-        done.trashed = sum(1 for _, _, forgotten in memories if forgotten is not None)
+        done.trashed = sum(1 for _, _, forgotten, _ in memories if forgotten is not None)
+        done.versions = len({(v.memory_id, v.version) for v in versions})
         done.links, done.episodes, done.events = len(links), len(episodes), len(events)
         return done
 
@@ -384,11 +410,16 @@ class RecordOps(MemoryOps, RelationOps):
 
 
 def _write_memory(
-    tx: StoreTx, memory: Memory, vector: Vector, forgotten: Forgotten | None, now: datetime
+    tx: StoreTx,
+    memory: Memory,
+    vector: Vector,
+    forgotten: Forgotten | None,
+    made: Provenance | None,
+    now: datetime,
 ) -> None:
     """Insert one memory, straight into the trash when it comes from there: inside one
     transaction it is never live, not even for a moment."""
-    tx.insert_memory(memory, vector)
+    tx.insert_memory(memory, vector, made)
     details: dict[str, Any] = {"status": "active"}
     if forgotten is not None:
         tx.set_forgotten(memory.id, at=forgotten.at, actor=forgotten.by, reason=forgotten.reason)

@@ -184,7 +184,7 @@ class SweepOps(TrashOps, MemoryOps):
         now: datetime,
     ) -> Memory:
         """One summary memory for a group: it takes over their links; they go to the trash."""
-        summary, _ = self._insert(
+        summary, _, _ = self._insert(
             tx,
             Draft(
                 content=text,
@@ -199,6 +199,7 @@ class SweepOps(TrashOps, MemoryOps):
             new_memory_id(),
             vector,
             [],
+            actor,
         )
         merged = {m.id for _, m in group}
         for item, memory in group:

@@ -50,7 +50,7 @@ def record(
     content_sha256: str,
     *,
     session: str,
-    operation: Literal["forget", "purge"],
+    operation: Literal["forget", "purge", "update"],
     now: datetime,
     ttl: timedelta,
     restart: bool,

@@ -21,21 +21,39 @@ class Protection:
     hint: str
 
 
+CONFIRM_HINT = "a change that removes it is confirmed like a forget"
+
+
 def protection(memory: Memory) -> Protection | None:
-    if memory.is_system:
-        return Protection(
-            reason="system memory (sys_ id)",
-            hint="system memories are never deleted",
+    found = protections(memory.id, memory.layer, memory.importance)
+    return found[0] if found else None
+
+
+def protections(memory_id: str, layer: str, importance: float) -> list[Protection]:
+    """Every protection a memory in this state has, strongest first (a system id can never
+    be lifted; a layer or a pin can, by a confirmed update)."""
+    found = []
+    if memory_id.startswith("sys_"):
+        found.append(
+            Protection(
+                reason="system memory (sys_ id)",
+                hint="system memories are never deleted",
+            )
         )
-    if memory.layer in PROTECTED_LAYERS:
-        return Protection(
-            reason=f"{memory.layer}-layer memories are protected",
-            hint=f"move it out of the {memory.layer} layer with update "
-            "(e.g. layer=semantic) first, if it truly must go",
+    if layer in PROTECTED_LAYERS:
+        found.append(
+            Protection(
+                reason=f"{layer}-layer memories are protected",
+                hint=f"move it out of the {layer} layer with update "
+                f"(e.g. layer=semantic) first, if it truly must go; {CONFIRM_HINT}",
+            )
         )
-    if memory.importance >= PIN_IMPORTANCE:
-        return Protection(
-            reason=f"pinned (importance {memory.importance:g} >= {PIN_IMPORTANCE})",
-            hint=f"lower its importance below {PIN_IMPORTANCE} with update first",
+    if importance >= PIN_IMPORTANCE:
+        found.append(
+            Protection(
+                reason=f"pinned (importance {importance:g} >= {PIN_IMPORTANCE})",
+                hint=f"lower its importance below {PIN_IMPORTANCE} with update first; "
+                f"{CONFIRM_HINT}",
+            )
         )
-    return None
+    return found

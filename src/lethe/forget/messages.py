@@ -67,6 +67,8 @@ def confirmation_message(
     lines.extend(f"{verb} {memory_id}." for memory_id in executed)
     for item in awaiting:
         note = " (it changed since the last preview)" if item.id in changed else ""
+        if item.was_protected:
+            note += f" Note: {item.was_protected}."
         lines.append(
             f"Please confirm: {operation} '{item.preview}' ({item.id})?{note} "
             f"Call {operation} again with the same id to confirm."

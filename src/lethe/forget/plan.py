@@ -57,6 +57,9 @@ class PlanItem(_Frozen):
     hint: str | None = None
     warning: str | None = None
     private: bool = False
+    was_protected: str | None = None
+    """Set when the target lost its protection within the confirmation window (an update
+    lowered a pin or moved it out of a protected layer moments ago)."""
 
 
 class PlanSource(_Frozen):
@@ -268,6 +271,8 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
             entry["protected"] = item.protection
         if item.hint:
             entry["hint"] = item.hint
+        if item.was_protected:
+            entry["wasProtected"] = item.was_protected
         entries.append(entry)
     return {
         "status": "ok",

@@ -19,8 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from lethe.filters import Filters
-from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
 from lethe.store.event_query import EventQuery
+from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 
 F64 = npt.NDArray[np.float64]
@@ -48,9 +49,15 @@ class StoreTx(Protocol):
     @property
     def store(self) -> Store: ...
 
-    def insert_memory(self, memory: Memory, vector: Vector) -> None: ...
+    def insert_memory(
+        self, memory: Memory, vector: Vector, made: Provenance | None = None
+    ) -> None: ...
 
-    def update_memory(self, memory: Memory, vector: Vector | None) -> None: ...
+    def update_memory(self, memory: Memory, vector: Vector | None, made: Provenance) -> None: ...
+
+    def keep_version(self, memory_id: str, until: datetime) -> None: ...
+
+    def insert_version(self, version: MemoryVersion) -> None: ...
 
     def upsert_link(self, link: Link) -> None: ...
 
@@ -121,6 +128,16 @@ class Store(Protocol):
     def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]: ...
 
     def vector_of(self, memory_id: str) -> Vector | None: ...
+
+    def versions(self, memory_id: str) -> list[MemoryVersion]:
+        """Every state of a memory (live or forgotten), the current one first."""
+        ...
+
+    def versions_replaced_since(
+        self, ids: Sequence[str], since: datetime
+    ) -> dict[str, list[MemoryVersion]]: ...
+
+    def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]: ...
 
     def list_memories(
         self, filters: Filters, *, limit: int, offset: int

@@ -30,6 +30,7 @@ from lethe.store.postgres_open import connect, describe, prepare
 from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
+from lethe.store.postgres_versions import PostgresVersionReads
 from lethe.store.rows import (
     episode_from_row,
     event_from_row,
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata::text AS metadata, m.importance, m.private, m.created_at, m.updated_at,
     m.last_accessed_at, m.access_count, m.status, m.forgotten_at, m.forgotten_by,
-    m.forget_reason,
+    m.forget_reason, m.version,
     (SELECT coalesce(json_agg(t.tag ORDER BY t.position), '[]'::json)::text
        FROM memory_tags t WHERE t.memory_id = m.id) AS tags"""
 
@@ -63,7 +64,7 @@ def ef_search(n: int) -> int:
     return max(EF_SEARCH_MIN, 2 * int(n))
 
 
-class PostgresStore(PostgresTransferReads):
+class PostgresStore(PostgresTransferReads, PostgresVersionReads):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
 

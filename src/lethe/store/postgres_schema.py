@@ -171,6 +171,37 @@ DROP INDEX memories_decay;
 CREATE INDEX memories_decay ON memories (namespace, status, importance, created_at, layer, id);
 ALTER TABLE memories SET (fillfactor = 85);
 """,
+    # Versions: an update never destroys (see the SQLite store's migration 8).
+    3: """
+ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE memories ADD COLUMN changed_by TEXT;
+ALTER TABLE memories ADD COLUMN change_op TEXT;
+ALTER TABLE memories ADD COLUMN change_reason TEXT;
+CREATE TABLE memory_versions (
+    memory_id      TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    version        INTEGER NOT NULL CHECK (version >= 1),
+    agent          TEXT NOT NULL,
+    content        TEXT NOT NULL,
+    content_sha256 TEXT NOT NULL,
+    layer          TEXT NOT NULL,
+    category       TEXT NOT NULL DEFAULT '',
+    tags           TEXT NOT NULL DEFAULT '[]',
+    metadata       TEXT NOT NULL DEFAULT '{{}}',
+    importance     DOUBLE PRECISION NOT NULL,
+    private        BOOLEAN NOT NULL DEFAULT FALSE,
+    valid_from     DOUBLE PRECISION NOT NULL,
+    valid_until    DOUBLE PRECISION NOT NULL,
+    actor          TEXT NOT NULL,
+    op             TEXT NOT NULL,
+    reason         TEXT,
+    PRIMARY KEY (memory_id, version)
+);
+CREATE INDEX memory_versions_until ON memory_versions (valid_until);
+CREATE INDEX memories_ns_sha ON memories (namespace, content_sha256);
+ALTER TABLE pending_confirmations DROP CONSTRAINT pending_confirmations_operation_check;
+ALTER TABLE pending_confirmations ADD CONSTRAINT pending_confirmations_operation_check
+    CHECK (operation IN ('forget', 'purge', 'update'));
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -13,9 +13,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lethe.model import Episode, Link, Memory, Pending
-from lethe.store.rows import MEMORY_INSERT_COLUMNS, memory_values, pending_from_row, ts
+from lethe.model import Episode, Link, Memory, MemoryVersion, Pending
+from lethe.store.postgres_versions import KEEP_VERSION
+from lethe.store.rows import (
+    MEMORY_INSERT_COLUMNS,
+    VERSION_COLUMNS,
+    Provenance,
+    memory_values,
+    pending_from_row,
+    placeholders,
+    ts,
+    version_values,
+)
 from lethe.store.vectors import Vector
+
+_MEMORY_MARKS = placeholders("%s", 20)
+_VERSION_MARKS = placeholders("%s", 16)
 
 if TYPE_CHECKING:
     import psycopg
@@ -34,18 +47,21 @@ class PostgresTx:
     def store(self) -> PostgresStore:
         return self._store
 
-    def insert_memory(self, memory: Memory, vector: Vector) -> None:
+    def insert_memory(self, memory: Memory, vector: Vector, made: Provenance | None = None) -> None:
         self._conn.execute(
             f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, embedding) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (*memory_values(memory), np.asarray(vector, dtype=np.float32)),
+            "VALUES (" + _MEMORY_MARKS + ")",
+            (*memory_values(memory, made), np.asarray(vector, dtype=np.float32)),
         )
         self._set_tags(memory.id, memory.tags)
 
-    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
+    def update_memory(self, memory: Memory, vector: Vector | None, made: Provenance) -> None:
+        """Make `memory` the current state (its `version` already the next one); the state it
+        replaces must have been kept with `keep_version` first."""
         self._conn.execute(
             """UPDATE memories SET content = %s, content_sha256 = %s, layer = %s, category = %s,
-                metadata = %s, importance = %s, private = %s, updated_at = %s, agent = %s
+                metadata = %s, importance = %s, private = %s, updated_at = %s, agent = %s,
+                version = %s, changed_by = %s, change_op = %s, change_reason = %s
                WHERE id = %s""",
             (
                 memory.content,
@@ -57,6 +73,10 @@ class PostgresTx:
                 memory.private,
                 ts(memory.updated_at),
                 memory.agent,
+                memory.version,
+                made.actor,
+                made.op,
+                made.reason,
                 memory.id,
             ),
         )
@@ -66,6 +86,18 @@ class PostgresTx:
                 (np.asarray(vector, dtype=np.float32), memory.id),
             )
         self._set_tags(memory.id, memory.tags)
+
+    def keep_version(self, memory_id: str, until: datetime) -> None:
+        """Copy the memory's current state, with who made it, into `memory_versions`: it was
+        current until `until`."""
+        self._conn.execute(KEEP_VERSION, (ts(until), memory_id))
+
+    def insert_version(self, version: MemoryVersion) -> None:
+        """An earlier state carried by an import."""
+        self._conn.execute(
+            f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({_VERSION_MARKS})",
+            version_values(version),
+        )
 
     def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
         self._conn.execute("DELETE FROM memory_tags WHERE memory_id = %s", (memory_id,))

@@ -7,10 +7,11 @@ JSON array), so one set of conversions serves SQLite's rows and PostgreSQL's dic
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
 
 
 class Row(Protocol):
@@ -21,17 +22,29 @@ class Row(Protocol):
 
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
-    m.access_count, m.status, m.forgotten_at, m.forgotten_by, m.forget_reason,
+    m.access_count, m.status, m.forgotten_at, m.forgotten_by, m.forget_reason, m.version,
     (SELECT json_group_array(tag) FROM
         (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 
 
 MEMORY_INSERT_COLUMNS = """id, namespace, agent, content, content_sha256, layer, category,
     metadata, importance, private, created_at, updated_at, last_accessed_at, access_count,
-    status"""
+    status, version, changed_by, change_op, change_reason"""
+
+VERSION_COLUMNS = """memory_id, version, agent, content, content_sha256, layer, category, tags,
+    metadata, importance, private, valid_from, valid_until, actor, op, reason"""
 
 
-def memory_values(memory: Memory) -> tuple[Any, ...]:
+@dataclass(frozen=True)
+class Provenance:
+    """Who made a memory's current state, how (remember, update, revert, import) and why."""
+
+    actor: str
+    op: str
+    reason: str | None = None
+
+
+def memory_values(memory: Memory, made: Provenance | None = None) -> tuple[Any, ...]:
     """A memory's column values in the order of `MEMORY_INSERT_COLUMNS`, for either store
     (the embedding, stored differently by each, goes after them)."""
     return (
@@ -50,6 +63,58 @@ def memory_values(memory: Memory) -> tuple[Any, ...]:
         None if memory.last_accessed_at is None else ts(memory.last_accessed_at),
         memory.access_count,
         memory.status,
+        memory.version,
+        made.actor if made else None,
+        made.op if made else None,
+        made.reason if made else None,
+    )
+
+
+def version_values(v: MemoryVersion) -> tuple[Any, ...]:
+    """An earlier state's column values in the order of `VERSION_COLUMNS`."""
+    assert v.valid_until is not None, "only earlier states are stored as versions"
+    return (
+        v.memory_id,
+        v.version,
+        v.agent,
+        v.content,
+        v.content_sha256,
+        v.layer,
+        v.category,
+        json.dumps(list(v.tags), ensure_ascii=False),
+        json.dumps(v.metadata, ensure_ascii=False),
+        v.importance,
+        v.private,
+        ts(v.valid_from),
+        ts(v.valid_until),
+        v.actor,
+        v.op,
+        v.reason,
+    )
+
+
+def version_from_row(row: Row) -> MemoryVersion:
+    """A `memory_versions` row, or a memory row selected as its current version (then
+    `valid_until` is null)."""
+    until = row["valid_until"]
+    return MemoryVersion(
+        memory_id=row["memory_id"],
+        version=row["version"],
+        current=until is None,
+        agent=row["agent"],
+        content=row["content"],
+        content_sha256=row["content_sha256"],
+        layer=row["layer"],
+        category=row["category"],
+        tags=tuple(json.loads(row["tags"])),
+        metadata=json.loads(row["metadata"]),
+        importance=row["importance"],
+        private=bool(row["private"]),
+        valid_from=datetime.fromtimestamp(row["valid_from"], UTC),
+        valid_until=dt(until),
+        actor=row["actor"],
+        op=row["op"],
+        reason=row["reason"],
     )
 
 
@@ -82,6 +147,7 @@ def memory_from_row(row: Row) -> Memory:
         forgotten_at=dt(row["forgotten_at"]),
         forgotten_by=row["forgotten_by"],
         forget_reason=row["forget_reason"],
+        version=row["version"],
     )
 
 
@@ -133,3 +199,37 @@ def pending_from_row(row: Row) -> Pending:
         request_count=row["request_count"],
         expires_at=datetime.fromtimestamp(row["expires_at"], UTC),
     )
+
+
+def keep_version_sql(tags: str, metadata: str, mark: str) -> str:
+    """Copy a memory's current state, with who made it, into `memory_versions` (in one
+    store's dialect; see `version_reads`). The first placeholder is the time it stopped being
+    current, the second the memory's id. A state made before versions existed was made by
+    its agent."""
+    return f"""INSERT INTO memory_versions ({VERSION_COLUMNS})
+        SELECT m.id, m.version, m.agent, m.content, m.content_sha256, m.layer, m.category,
+            {tags}, {metadata}, m.importance, m.private, m.updated_at, {mark},
+            coalesce(m.changed_by, m.agent),
+            coalesce(m.change_op, CASE WHEN m.version = 1 THEN 'remember' ELSE 'update' END),
+            m.change_reason
+        FROM memories m WHERE m.id = {mark}"""
+
+
+def placeholders(mark: str, count: int) -> str:
+    return ", ".join([mark] * count)
+
+
+def version_reads(tags: str, metadata: str, mark: str) -> tuple[str, str]:
+    """The two selects of a memory's history, in one store's dialect: its current state (from
+    the memory row) and its earlier states, both as `version_from_row` reads them. `tags` and
+    `metadata` are the store's expressions for the memory row's JSON text; `mark` its
+    placeholder."""
+    current = f"""SELECT m.id AS memory_id, m.version, m.agent, m.content, m.content_sha256,
+        m.layer, m.category, {tags} AS tags, {metadata} AS metadata, m.importance, m.private,
+        m.updated_at AS valid_from, NULL AS valid_until, coalesce(m.changed_by, m.agent) AS actor,
+        coalesce(m.change_op, CASE WHEN m.version = 1 THEN 'remember' ELSE 'update' END) AS op,
+        m.change_reason AS reason
+        FROM memories m WHERE m.id = {mark}"""
+    earlier = f"""SELECT {VERSION_COLUMNS} FROM memory_versions
+        WHERE memory_id = {mark} ORDER BY version DESC"""
+    return current, earlier

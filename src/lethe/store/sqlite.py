@@ -49,6 +49,7 @@ from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
+from lethe.store.sqlite_versions import SQLiteVersionReads
 from lethe.store.vectors import Vector
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -120,7 +121,7 @@ def _enter_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
             time.sleep(0.01)
 
 
-class SQLiteStore(SQLiteTransferReads):
+class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):

@@ -198,6 +198,56 @@ CREATE INDEX working_set_memory ON working_set (memory_id);
 CREATE INDEX memories_decay ON memories
     (namespace, status, importance, created_at, last_accessed_at, access_count, layer, id);
 """,
+    8: """
+-- Versions: an update never destroys. The state it replaces moves here, with who made that
+-- state, how and why; the memory row says which version it is and who made it. Erased with
+-- the memory on purge (cascade). Tags and metadata are JSON text.
+ALTER TABLE memories ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE memories ADD COLUMN changed_by TEXT;
+ALTER TABLE memories ADD COLUMN change_op TEXT;
+ALTER TABLE memories ADD COLUMN change_reason TEXT;
+CREATE TABLE memory_versions (
+    memory_id      TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    version        INTEGER NOT NULL CHECK (version >= 1),
+    agent          TEXT NOT NULL,
+    content        TEXT NOT NULL,
+    content_sha256 TEXT NOT NULL,
+    layer          TEXT NOT NULL,
+    category       TEXT NOT NULL DEFAULT '',
+    tags           TEXT NOT NULL DEFAULT '[]',
+    metadata       TEXT NOT NULL DEFAULT '{}',
+    importance     REAL NOT NULL,
+    private        INTEGER NOT NULL DEFAULT 0,
+    valid_from     REAL NOT NULL,
+    valid_until    REAL NOT NULL,
+    actor          TEXT NOT NULL,
+    op             TEXT NOT NULL,
+    reason         TEXT,
+    PRIMARY KEY (memory_id, version)
+) WITHOUT ROWID;
+CREATE INDEX memory_versions_until ON memory_versions (valid_until);
+
+-- The exact-duplicate check of remember looks memories up by their text's hash.
+CREATE INDEX memories_ns_sha ON memories (namespace, content_sha256);
+
+-- A change to a protected memory is confirmed like a forget: pending rows for 'update' too.
+CREATE TABLE pending_confirmations_v8 (
+    session            TEXT NOT NULL,
+    memory_id          TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+    operation          TEXT NOT NULL CHECK (operation IN ('forget', 'purge', 'update')),
+    content_sha256     TEXT NOT NULL,
+    first_requested_at REAL NOT NULL,
+    last_requested_at  REAL NOT NULL,
+    request_count      INTEGER NOT NULL,
+    expires_at         REAL NOT NULL,
+    PRIMARY KEY (session, memory_id, operation)
+);
+INSERT INTO pending_confirmations_v8 SELECT session, memory_id, operation, content_sha256,
+    first_requested_at, last_requested_at, request_count, expires_at FROM pending_confirmations;
+DROP TABLE pending_confirmations;
+ALTER TABLE pending_confirmations_v8 RENAME TO pending_confirmations;
+CREATE INDEX pending_memory ON pending_confirmations (memory_id);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -9,9 +9,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lethe.model import Episode, Link, Memory, Pending
-from lethe.store.rows import MEMORY_INSERT_COLUMNS, memory_values, pending_from_row, ts
+from lethe.model import Episode, Link, Memory, MemoryVersion, Pending
+from lethe.store.rows import (
+    MEMORY_INSERT_COLUMNS,
+    VERSION_COLUMNS,
+    Provenance,
+    memory_values,
+    pending_from_row,
+    placeholders,
+    ts,
+    version_values,
+)
+from lethe.store.sqlite_versions import KEEP_VERSION
 from lethe.store.vectors import Vector
+
+_MEMORY_MARKS = placeholders("?", 20)
+_VERSION_MARKS = placeholders("?", 16)
 
 if TYPE_CHECKING:
     from lethe.store.sqlite import SQLiteStore
@@ -28,18 +41,21 @@ class SQLiteTx:
     def store(self) -> SQLiteStore:
         return self._store
 
-    def insert_memory(self, memory: Memory, vector: Vector) -> None:
+    def insert_memory(self, memory: Memory, vector: Vector, made: Provenance | None = None) -> None:
         self._conn.execute(
             f"INSERT INTO memories ({MEMORY_INSERT_COLUMNS}, embedding) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*memory_values(memory), np.asarray(vector, dtype="<f4").tobytes()),
+            "VALUES (" + _MEMORY_MARKS + ")",
+            (*memory_values(memory, made), np.asarray(vector, dtype="<f4").tobytes()),
         )
         self._set_tags(memory.id, memory.tags)
 
-    def update_memory(self, memory: Memory, vector: Vector | None) -> None:
+    def update_memory(self, memory: Memory, vector: Vector | None, made: Provenance) -> None:
+        """Make `memory` the current state (its `version` already the next one); the state it
+        replaces must have been kept with `keep_version` first."""
         self._conn.execute(
             """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
-                metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?
+                metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?,
+                version = ?, changed_by = ?, change_op = ?, change_reason = ?
                WHERE id = ?""",
             (
                 memory.content,
@@ -51,6 +67,10 @@ class SQLiteTx:
                 int(memory.private),
                 ts(memory.updated_at),
                 memory.agent,
+                memory.version,
+                made.actor,
+                made.op,
+                made.reason,
                 memory.id,
             ),
         )
@@ -60,6 +80,18 @@ class SQLiteTx:
                 (np.asarray(vector, dtype="<f4").tobytes(), memory.id),
             )
         self._set_tags(memory.id, memory.tags)
+
+    def keep_version(self, memory_id: str, until: datetime) -> None:
+        """Copy the memory's current state, with who made it, into `memory_versions`: it was
+        current until `until`."""
+        self._conn.execute(KEEP_VERSION, (ts(until), memory_id))
+
+    def insert_version(self, version: MemoryVersion) -> None:
+        """An earlier state carried by an import."""
+        self._conn.execute(
+            f"INSERT INTO memory_versions ({VERSION_COLUMNS}) VALUES ({_VERSION_MARKS})",
+            version_values(version),
+        )
 
     def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
         self._conn.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))

@@ -1,0 +1,389 @@
+"""Changing a memory without losing it: update and revert as versioned, planned changes;
+history; and the confirmation a change to a protected memory needs.
+
+Every change keeps the state it replaces as a version, in the transaction that makes the
+change and writes its audit event. A change that would weaken protection (see
+`forget/change.py`) is confirmed like a forget: the plan object handed back (`execute`),
+or the same change asked twice by one session within the time-to-live (`confirm_change`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from lethe import validate
+from lethe.engine.base import EngineBase, sha256
+from lethe.errors import ConfirmationRequired, InvalidInput, MemoryNotFound, VersionNotFound
+from lethe.forget import confirm
+from lethe.forget.change import (
+    ChangeConfirmation,
+    UpdatePlan,
+    plan_change,
+    protection_event_details,
+    state_sha256,
+    version_state,
+)
+from lethe.model import DEFAULT_AGENT, Memory, MemoryVersion, Pending
+from lethe.store.base import StoreTx
+from lethe.store.rows import Provenance
+
+MAX_VERSION = 2**31 - 1
+
+
+class VersionOps(EngineBase):
+    # -- planning --------------------------------------------------------------------------
+
+    def plan_update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        layer: str | None = None,
+        category: str | None = None,
+        tags: Iterable[str] | str | None = None,
+        metadata: dict[str, Any] | None = None,
+        merge_metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        private: bool | None = None,
+        actor: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+    ) -> UpdatePlan:
+        """Preview an update: what would change, and whether it needs a confirmation
+        because it weakens a protection. Nothing changes until the plan is executed.
+
+        `metadata` replaces the whole object; `merge_metadata` sets only the keys it names.
+        """
+        if metadata is not None and merge_metadata is not None:
+            raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
+        old = self.get(memory_id, namespace=namespace)
+        changes: dict[str, Any] = {}
+        if merge_metadata is not None:
+            metadata = {**old.metadata, **validate.metadata(merge_metadata)}
+        if content is not None:
+            changes["content"] = validate.content(
+                content, max_bytes=self.settings.max_content_bytes
+            )
+        if layer is not None:
+            changes["layer"] = validate.layer(layer)
+        if category is not None:
+            changes["category"] = validate.label(category, "category", allow_empty=True)
+        if tags is not None:
+            changes["tags"] = tuple(validate.tags(tags))
+        if metadata is not None:
+            changes["metadata"] = validate.metadata(metadata)
+        if importance is not None:
+            changes["importance"] = validate.unit_interval(importance, "importance")
+        if private is not None:
+            if not isinstance(private, bool):
+                raise InvalidInput(f"private must be true or false, got {private!r}")
+            changes["private"] = private
+        return plan_change(
+            old,
+            changes,
+            op="update",
+            actor=self._actor(actor, old),
+            reason=self._reason(reason),
+            now=self._clock(),
+        )
+
+    def plan_revert(
+        self,
+        memory_id: str,
+        version: int,
+        *,
+        actor: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+    ) -> UpdatePlan:
+        """Preview making an earlier version current again (as a new version: the history
+        keeps every state, the one reverted from included)."""
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise InvalidInput(f"version must be a whole number, got {version!r}")
+        if not 1 <= version <= MAX_VERSION:
+            raise InvalidInput(f"version must be 1 or more, got {version}")
+        memory = self._live_for_change(memory_id, namespace, "revert")
+        versions = self.store.versions(memory.id)
+        target = next((v for v in versions if v.version == version), None)
+        if target is None:
+            raise VersionNotFound(
+                f"{memory_id} has no version {version}",
+                hint=f"its versions are 1 to {memory.version}; see history({memory_id!r})",
+            )
+        return plan_change(
+            memory,
+            version_state(target),
+            op="revert",
+            actor=self._actor(actor, memory),
+            reason=self._reason(reason) or f"revert to version {version}",
+            now=self._clock(),
+            revert_to=version,
+        )
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def history(self, memory_id: str, *, namespace: str | None = None) -> list[MemoryVersion]:
+        """Every state of a live memory, the current one first, then the earlier ones newest
+        first, each with who made it, when and why. Versions are never recalled, listed or
+        written to the workspace; purge erases them with the memory."""
+        memory = self._live_for_change(memory_id, namespace, "read the history of")
+        return self.store.versions(memory.id)
+
+    # -- executing ---------------------------------------------------------------------------
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        content: str | None = None,
+        layer: str | None = None,
+        category: str | None = None,
+        tags: Iterable[str] | str | None = None,
+        metadata: dict[str, Any] | None = None,
+        merge_metadata: dict[str, Any] | None = None,
+        importance: float | None = None,
+        private: bool | None = None,
+        actor: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+    ) -> Memory:
+        """Change a memory; the state it replaces is kept as a version (`history`, `revert`).
+
+        A change that weakens protection (the text of a protected memory, a pin lowered below
+        0.9, a move out of the caveat or goal layer) is not made here: it raises
+        `ConfirmationRequired` carrying the plan, to execute with `execute(plan)` once the
+        person has agreed.
+        """
+        plan = self.plan_update(
+            memory_id,
+            content=content,
+            layer=layer,
+            category=category,
+            tags=tags,
+            metadata=metadata,
+            merge_metadata=merge_metadata,
+            importance=importance,
+            private=private,
+            actor=actor,
+            namespace=namespace,
+            reason=reason,
+        )
+        return self._unconfirmed(plan)
+
+    def revert(
+        self,
+        memory_id: str,
+        version: int,
+        *,
+        actor: str | None = None,
+        namespace: str | None = None,
+        reason: str | None = None,
+    ) -> Memory:
+        """Make an earlier version current again, as a new version. Confirmed like an update
+        when it weakens protection (`ConfirmationRequired`)."""
+        plan = self.plan_revert(memory_id, version, actor=actor, namespace=namespace, reason=reason)
+        return self._unconfirmed(plan)
+
+    def _unconfirmed(self, plan: UpdatePlan) -> Memory:
+        if plan.needs_confirmation:
+            raise ConfirmationRequired(
+                f"{plan.notes}",
+                plan=plan,
+                hint="show the plan to the person; if they agree, execute(plan) "
+                "(CLI: --yes or answer the prompt; MCP: the same call again, or their answer)",
+            )
+        return self._execute_change(plan)
+
+    def _execute_change(self, plan: UpdatePlan, *, confirmed_via: str | None = None) -> Memory:
+        """Apply a plan while the memory is still in the state it was planned from."""
+        if not plan.changes:
+            return self.get(plan.memory_id, namespace=plan.namespace)
+        ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
+        now = self._clock()
+        if plan.needs_confirmation and now - plan.created_at > ttl:
+            raise InvalidInput(
+                f"the plan for {plan.memory_id} expired ({int(ttl.total_seconds())} s)",
+                hint="plan the change again and show it before executing",
+            )
+        vector = None
+        content_sha = None
+        if "content" in plan.changes:
+            vector = self.embedder.embed([plan.changes["content"]])[0]
+            content_sha = sha256(plan.changes["content"])
+        with self.store.transaction() as tx:
+            current = tx.store.get(plan.memory_id)
+            if (
+                current is None
+                or current.status != "active"
+                or (current.namespace != plan.namespace)
+            ):
+                raise MemoryNotFound(
+                    f"Memory not found: {plan.memory_id}", hint="it was forgotten or purged"
+                )
+            if state_sha256(current) != plan.base_sha256:
+                raise InvalidInput(
+                    f"{plan.memory_id} changed since this change was planned "
+                    f"(version {plan.base_version} -> {current.version})",
+                    hint="plan it again on the current version",
+                )
+            update: dict[str, Any] = {
+                **plan.changes,
+                "updated_at": now,
+                "version": current.version + 1,
+            }
+            if content_sha is not None:
+                update["content_sha256"] = content_sha
+            new = current.model_copy(update=update)
+            tx.keep_version(current.id, now)
+            tx.update_memory(new, vector, Provenance(plan.actor, plan.op, plan.reason))
+            details: dict[str, Any] = {
+                "fields": sorted(plan.changes),
+                "old_sha256": current.content_sha256,
+                "version": new.version,
+                "from_version": current.version,
+                **protection_event_details(current, new),
+            }
+            if plan.revert_to is not None:
+                details["reverted_to"] = plan.revert_to
+            if plan.needs_confirmation:
+                details["confirmed"] = confirmed_via or "plan"
+                details["plan"] = plan.id
+            tx.append_event(
+                op=plan.op,
+                actor=plan.actor,
+                at=now,
+                memory_id=current.id,
+                namespace=current.namespace,
+                reason=plan.reason,
+                details=details,
+                content_sha256=new.content_sha256,
+            )
+        self._project([current, new])
+        return new
+
+    # -- the two-call rule for protected changes ---------------------------------------------
+
+    def confirm_change(self, plan: UpdatePlan, *, session: str) -> ChangeConfirmation:
+        """Seed 000's rule applied to a protected change: the first call records a pending
+        confirmation and returns the preview; the same change (same memory state, same new
+        values) asked again by the same session within the time-to-live executes it."""
+        session = validate.label(session, "session")
+        if not isinstance(plan, UpdatePlan):
+            raise InvalidInput("confirm_change needs the UpdatePlan of plan_update/plan_revert")
+        ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
+        if not plan.needs_confirmation:
+            memory = self._execute_change(plan)
+            return self._confirmation("executed", session, plan, memory, False, ttl)
+        now = self._clock()
+        execute = False
+        changed = False
+        with self.store.transaction() as tx:
+            held = tx.pending(session, "update", [plan.memory_id]).get(plan.memory_id)
+            decision = confirm.decide(held, plan.confirmation_sha256, now)
+            if decision == "execute":
+                tx.drop_pending(session, "update", plan.memory_id)
+                execute = True
+            else:
+                if decision == "expired" and held is not None:
+                    self._expired_change(tx, held, plan, now)
+                changed = decision == "changed"
+                pending = confirm.record(
+                    held,
+                    plan.memory_id,
+                    plan.confirmation_sha256,
+                    session=session,
+                    operation="update",
+                    now=now,
+                    ttl=ttl,
+                    restart=decision != "first",
+                )
+                tx.put_pending(pending)
+                tx.append_event(
+                    op="confirmation_requested",
+                    actor=plan.actor,
+                    at=now,
+                    memory_id=plan.memory_id,
+                    namespace=plan.namespace,
+                    details={
+                        "operation": "update",
+                        "via": "two_call",
+                        "session": session,
+                        "requests": pending.request_count,
+                        "expires_at": pending.expires_at.isoformat(),
+                        "fields": sorted(plan.changes),
+                        "lost": list(plan.lost),
+                    },
+                    content_sha256=plan.confirmation_sha256,
+                )
+        if execute:
+            memory = self._execute_change(plan, confirmed_via="two_call")
+            return self._confirmation("executed", session, plan, memory, False, ttl)
+        current = self.get(plan.memory_id, namespace=plan.namespace)
+        return self._confirmation("pending", session, plan, current, changed, ttl)
+
+    def _expired_change(self, tx: StoreTx, held: Pending, plan: UpdatePlan, now: datetime) -> None:
+        tx.append_event(
+            op="confirmation_expired",
+            actor=held.session,
+            at=now,
+            memory_id=plan.memory_id,
+            namespace=plan.namespace,
+            details={"operation": "update", "requests": held.request_count},
+            content_sha256=held.content_sha256,
+        )
+
+    def _confirmation(
+        self,
+        status: Literal["executed", "pending"],
+        session: str,
+        plan: UpdatePlan,
+        memory: Memory,
+        changed: bool,
+        ttl: timedelta,
+    ) -> ChangeConfirmation:
+        seconds = int(ttl.total_seconds())
+        if status == "executed":
+            message = f"Updated {plan.memory_id} (now version {memory.version})."
+        else:
+            again = " (a different change than this session asked before)" if changed else ""
+            message = (
+                f"Please confirm: {plan.notes}{again} Ask the same change again within "
+                f"{seconds} s to confirm."
+            )
+        return ChangeConfirmation(
+            status=status,
+            session=session,
+            plan=plan,
+            memory=memory,
+            changed_since_preview=changed,
+            expires_in_seconds=seconds,
+            message=message,
+        )
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _live_for_change(self, memory_id: str, namespace: str | None, verb: str) -> Memory:
+        """A live memory, or an error that says whether it is in the trash."""
+        validate.memory_id(memory_id)
+        ns = validate.namespace(namespace) if namespace is not None else None
+        memory = self.store.get(memory_id)
+        if memory is None or (ns is not None and memory.namespace != ns):
+            raise MemoryNotFound(
+                f"Memory not found: {memory_id}", hint="search for it with recall or list"
+            )
+        if memory.status != "active":
+            raise MemoryNotFound(
+                f"{memory_id} is in the trash; cannot {verb} it",
+                hint=f"restore({memory_id!r}) first",
+            )
+        return memory
+
+    def _actor(self, actor: str | None, memory: Memory) -> str:
+        return validate.label(actor, "actor") if actor else memory.agent or DEFAULT_AGENT
+
+    def _reason(self, reason: str | None) -> str | None:
+        if reason is None:
+            return None
+        return validate.label(reason, "reason", allow_empty=True) or None

@@ -1,0 +1,240 @@
+"""Changes to a memory that weaken what protects it, planned like a deletion.
+
+An update never destroys (the earlier state is kept as a version), but it can still take a
+memory out of reach of protection: lower a pin, move a caveat out of its layer, or rewrite
+the text of a memory that may not be forgotten. Such a change is the first half of a
+deletion, so it is planned and confirmed like one (two calls from one session, a human's
+answer, a terminal prompt, or the plan object handed back). Everything else about an update
+is an ordinary, versioned change.
+
+Planning is pure: this module decides from the memory and the change; the engine reads,
+writes and confirms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from lethe.forget.guard import Protection, protections
+from lethe.model import Memory, MemoryVersion
+
+VERSIONED_FIELDS = ("content", "layer", "category", "tags", "metadata", "importance", "private")
+"""What a version keeps and a revert brings back. `agent` (whose memory it is) is never
+changed by an update."""
+PROTECTION_FIELDS = ("layer", "importance")
+"""The fields whose old and new values every update event records: they decide protection."""
+
+ChangeOp = Literal["update", "revert"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+
+class FieldChange(_Frozen):
+    field: str
+    old: Any
+    new: Any
+
+
+class UpdatePlan(_Frozen):
+    """What an update or revert would change, and whether it needs a confirmation.
+
+    Execute it with `Lethe.execute(plan)`; it applies only while the memory is still in the
+    state it was planned from (`base_version`, `base_sha256`).
+    """
+
+    id: str
+    op: ChangeOp
+    memory_id: str
+    namespace: str
+    created_at: datetime
+    actor: str
+    reason: str | None = None
+    base_version: int
+    base_sha256: str
+    """The memory's state when planned (content and every versioned field)."""
+    changes: dict[str, Any]
+    """The new values, validated; empty when nothing would change."""
+    diff: tuple[FieldChange, ...]
+    revert_to: int | None = None
+    preview: str
+    protection: str | None = None
+    """What protects the memory now (None: nothing)."""
+    lost: tuple[str, ...] = ()
+    """The protections this change would take away."""
+    needs_confirmation: bool
+    confirmation_sha256: str
+    """The state and the change together: what a two-call confirmation previews."""
+    notes: str
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+
+class ChangeConfirmation(_Frozen):
+    """The answer to one two-call request for a protected change."""
+
+    status: Literal["executed", "pending"]
+    session: str
+    plan: UpdatePlan
+    memory: Memory
+    """The memory after the change when executed; as it stands when pending."""
+    changed_since_preview: bool = False
+    """This session had asked for another change (or the memory changed) since its first
+    call: previewed again, not executed."""
+    expires_in_seconds: int
+    message: str
+
+
+def new_change_id() -> str:
+    return "chg_" + secrets.token_hex(6)
+
+
+def state_of(memory: Memory) -> dict[str, Any]:
+    return {
+        "content": memory.content,
+        "layer": memory.layer,
+        "category": memory.category,
+        "tags": list(memory.tags),
+        "metadata": memory.metadata,
+        "importance": memory.importance,
+        "private": memory.private,
+    }
+
+
+def version_state(version: MemoryVersion) -> dict[str, Any]:
+    return {
+        "content": version.content,
+        "layer": version.layer,
+        "category": version.category,
+        "tags": list(version.tags),
+        "metadata": version.metadata,
+        "importance": version.importance,
+        "private": version.private,
+    }
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def state_sha256(memory: Memory) -> str:
+    """One hash for everything a change can touch, and the version: any change since a plan
+    was made shows as another hash."""
+    return _digest({**state_of(memory), "version": memory.version, "id": memory.id})
+
+
+def plan_change(
+    memory: Memory,
+    changes: dict[str, Any],
+    *,
+    op: ChangeOp,
+    actor: str,
+    reason: str | None,
+    now: datetime,
+    revert_to: int | None = None,
+) -> UpdatePlan:
+    """Decide what a change does: only the fields that differ count, and it needs a
+    confirmation when the memory is protected and the change rewrites its text or takes a
+    protection away."""
+    before = state_of(memory)
+    effective = {k: v for k, v in changes.items() if _comparable(before[k]) != _comparable(v)}
+    after = {**before, **effective}
+    had = protections(memory.id, memory.layer, memory.importance)
+    has = protections(memory.id, after["layer"], after["importance"])
+    lost = tuple(p.reason for p in had if p.reason not in {q.reason for q in has})
+    rewrites = bool(had) and "content" in effective
+    needs = bool(effective) and (bool(lost) or rewrites)
+    base = state_sha256(memory)
+    return UpdatePlan(
+        id=new_change_id(),
+        op=op,
+        memory_id=memory.id,
+        namespace=memory.namespace,
+        created_at=now,
+        actor=actor,
+        reason=reason,
+        base_version=memory.version,
+        base_sha256=base,
+        changes=effective,
+        diff=tuple(FieldChange(field=k, old=before[k], new=v) for k, v in effective.items()),
+        revert_to=revert_to,
+        preview=memory.preview(),
+        protection=had[0].reason if had else None,
+        lost=lost,
+        needs_confirmation=needs,
+        confirmation_sha256=_digest({"base": base, "changes": effective, "op": op}),
+        notes=_notes(memory, effective, had, lost, rewrites, op, revert_to),
+    )
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return list(value)
+    return value
+
+
+def _notes(
+    memory: Memory,
+    effective: dict[str, Any],
+    had: list[Protection],
+    lost: tuple[str, ...],
+    rewrites: bool,
+    op: ChangeOp,
+    revert_to: int | None,
+) -> str:
+    if not effective:
+        if op == "revert":
+            return f"{memory.id} already holds version {revert_to}'s values; nothing to change."
+        return f"Nothing to change in {memory.id}."
+    what = f"revert {memory.id} to version {revert_to}" if op == "revert" else f"update {memory.id}"
+    fields = ", ".join(effective)
+    parts = [f"Would {what} ({fields}); version {memory.version} stays in its history."]
+    if lost:
+        parts.append(f"It would no longer be protected: {'; '.join(lost)}.")
+    elif rewrites:
+        parts.append(f"It is protected ({had[0].reason}) and its text would change.")
+    if lost or rewrites:
+        parts.append("This needs the same confirmation as forgetting it.")
+    return " ".join(parts)
+
+
+def protection_event_details(old: Memory, new: Memory) -> dict[str, Any]:
+    """What an update event records of protection: old and new values of the fields that
+    decide it, and what protected the memory before and after."""
+    before = protections(old.id, old.layer, old.importance)
+    after = protections(new.id, new.layer, new.importance)
+    return {
+        "protection_fields": {
+            name: {"old": getattr(old, name), "new": getattr(new, name)}
+            for name in PROTECTION_FIELDS
+            if getattr(old, name) != getattr(new, name)
+        },
+        "protected_before": [p.reason for p in before],
+        "protected_after": [p.reason for p in after],
+    }
+
+
+def lost_recently(memory: Memory, earlier: list[MemoryVersion], now: datetime) -> str | None:
+    """If a state replaced within the confirmation window was protected and the memory is
+    not anymore, say so: a forget right after an unprotect must not look routine."""
+    if protections(memory.id, memory.layer, memory.importance):
+        return None
+    for version in earlier:  # newest first
+        was = protections(memory.id, version.layer, version.importance)
+        if was and version.valid_until is not None:
+            ago = max(0, int((now - version.valid_until).total_seconds()))
+            return (
+                f"it was protected ({was[0].reason}) until {ago} s ago, when {version.actor} "
+                f"changed it (version {version.version})"
+            )
+    return None
