@@ -258,24 +258,29 @@ class ForgetOps(SearchOps, VersionOps):
     # -- execution -----------------------------------------------------------------------
 
     @overload
-    def execute(self, plan: ForgetPlan, *, actor: str | None = None) -> ForgetResult: ...
+    def execute(
+        self, plan: ForgetPlan, *, actor: str | None = None, via: str = "plan"
+    ) -> ForgetResult: ...
 
     @overload
-    def execute(self, plan: UpdatePlan, *, actor: str | None = None) -> Memory: ...
+    def execute(
+        self, plan: UpdatePlan, *, actor: str | None = None, via: str = "plan"
+    ) -> Memory: ...
 
     def execute(
-        self, plan: ForgetPlan | UpdatePlan, *, actor: str | None = None
+        self, plan: ForgetPlan | UpdatePlan, *, actor: str | None = None, via: str = "plan"
     ) -> ForgetResult | Memory:
         """Carry out a plan previewed before: handing it back is the confirmation.
 
         A forget or purge plan: stale targets (changed since the preview, or gone) are not
         executed; the result then carries a fresh plan. An expired plan executes nothing.
         An update plan (`plan_update`, `plan_revert`): applied while the memory is still as
-        planned, and the memory after it is returned."""
+        planned, and the memory after it is returned; `via` says how the person confirmed it
+        (`plan`, `prompt`, `elicitation`, `inspector`…) and is recorded in its event."""
         if isinstance(plan, UpdatePlan):
             if actor is not None:
                 plan = plan.model_copy(update={"actor": validate.label(actor, "actor")})
-            return self._execute_change(plan, confirmed_via="plan")
+            return self._execute_change(plan, confirmed_via=validate.label(via, "via"))
         if not isinstance(plan, ForgetPlan):
             raise InvalidInput(
                 "execute needs a plan: from plan_forget, plan_purge, plan_update or plan_revert"
@@ -487,7 +492,7 @@ class ForgetOps(SearchOps, VersionOps):
         *,
         session: str,
         namespace: str = DEFAULT_NAMESPACE,
-        operation: Operation = "forget",
+        operation: Literal["forget", "purge", "update"] = "forget",
         answer: Literal["decline", "cancel"] = "decline",
     ) -> int:
         """The human said no (e.g. to an MCP elicitation): drop pending items and record it.

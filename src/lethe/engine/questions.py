@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Literal
 
 from lethe import validate
 from lethe.engine.forgetting import ForgetOps
 from lethe.forget import confirm
-from lethe.forget.plan import ForgetPlan, Operation
+from lethe.forget.plan import ForgetPlan
 from lethe.forget.results import PendingItem
 
 
@@ -38,7 +39,13 @@ class QuestionOps(ForgetOps):
                 tx.put_pending(pending)
                 self._requested_event(tx, pending, item.namespace, plan.actor, "elicitation", now)
 
-    def answered(self, *, session: str, operation: Operation, memory_ids: Sequence[str]) -> None:
+    def answered(
+        self,
+        *,
+        session: str,
+        operation: Literal["forget", "purge", "update"],
+        memory_ids: Sequence[str],
+    ) -> None:
         """The human answered (yes or no): the question is no longer pending."""
         key = confirm.asked(validate.label(session, "session"))
         ids = self._ids(memory_ids)

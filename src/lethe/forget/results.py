@@ -71,7 +71,7 @@ class PendingItem(_Frozen):
     namespace: str | None
     """None when the memory no longer exists."""
     preview: str | None
-    operation: Operation
+    operation: Literal["forget", "purge", "update"]
     first_requested_at: datetime
     request_count: int
     expires_at: datetime
