@@ -12,17 +12,30 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-SNAPSHOT_TABLES = ("memories", "memory_tags", "links", "episodes", "episode_members", "events")
+SNAPSHOT_TABLES = (
+    "memories",
+    "memory_tags",
+    "memory_versions",
+    "links",
+    "episodes",
+    "episode_members",
+    "events",
+)
 
 # Rows in a stable order. PostgreSQL has no rowid; every table has a key to order by.
 _PG_ORDER = {
     "memories": "num",
     "memory_tags": "memory_id, tag",
+    "memory_versions": "memory_id, version",
     "links": "a, b, kind",
     "episodes": "id",
     "episode_members": "episode_id, position",
     "events": "seq",
 }
+
+
+# SQLite orders by rowid, except in tables that have none.
+_SQLITE_ORDER = {"memory_versions": "memory_id, version"}
 
 
 def is_postgres(db: Path | str) -> bool:
@@ -45,7 +58,10 @@ def snapshot(db: Path | str) -> dict[str, list[tuple[object, ...]]]:
     conn = sqlite3.connect(db)
     try:
         return {
-            t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in SNAPSHOT_TABLES
+            t: conn.execute(
+                f"SELECT * FROM {t} ORDER BY {_SQLITE_ORDER.get(t, 'rowid')}"
+            ).fetchall()
+            for t in SNAPSHOT_TABLES
         }
     finally:
         conn.close()
