@@ -199,14 +199,16 @@ class ForgetOps(SearchOps, VersionOps):
             return items
         now = self._clock()
         since = now - timedelta(seconds=self.settings.confirm_ttl_seconds)
-        earlier = self.store.versions_replaced_since(targets, since)
-        if not earlier:
+        changed = self.store.versions_replaced_since(targets, since)
+        if not changed:
             return items
-        live = self.store.get_many(list(earlier), active_only=False)
+        live = self.store.get_many(list(changed), active_only=False)
         flagged = []
         for item in items:
             memory = live.get(item.id)
-            note = lost_recently(memory, earlier[item.id], now) if memory else None
+            note = None
+            if memory is not None and item.id in changed:
+                note = lost_recently(memory, self.store.versions(item.id), since, now)
             flagged.append(item.model_copy(update={"was_protected": note}) if note else item)
         return flagged
 

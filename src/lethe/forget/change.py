@@ -147,11 +147,12 @@ def plan_change(
     confirmation when the memory is protected and the change rewrites its text or takes a
     protection away."""
     before = state_of(memory)
+    changes = {k: tuple(v) if k == "tags" else v for k, v in changes.items()}
     effective = {k: v for k, v in changes.items() if _comparable(before[k]) != _comparable(v)}
     after = {**before, **effective}
     had = protections(memory.id, memory.layer, memory.importance)
     has = protections(memory.id, after["layer"], after["importance"])
-    lost = tuple(p.reason for p in had if p.reason not in {q.reason for q in has})
+    lost = tuple(p.reason for p in had if p.kind not in {q.kind for q in has})
     rewrites = bool(had) and "content" in effective
     needs = bool(effective) and (bool(lost) or rewrites)
     base = state_sha256(memory)
@@ -224,17 +225,22 @@ def protection_event_details(old: Memory, new: Memory) -> dict[str, Any]:
     }
 
 
-def lost_recently(memory: Memory, earlier: list[MemoryVersion], now: datetime) -> str | None:
-    """If a state replaced within the confirmation window was protected and the memory is
-    not anymore, say so: a forget right after an unprotect must not look routine."""
+def lost_recently(
+    memory: Memory, history: list[MemoryVersion], since: datetime, now: datetime
+) -> str | None:
+    """If a state replaced at or after `since` (the confirmation window) was protected and the
+    memory is not anymore, say so: a forget right after an unprotect must not look routine.
+    `history` is the memory's, current version first."""
     if protections(memory.id, memory.layer, memory.importance):
         return None
-    for version in earlier:  # newest first
-        was = protections(memory.id, version.layer, version.importance)
-        if was and version.valid_until is not None:
-            ago = max(0, int((now - version.valid_until).total_seconds()))
+    for newer, older in zip(history, history[1:], strict=False):
+        if older.valid_until is None or older.valid_until < since:
+            break
+        was = protections(memory.id, older.layer, older.importance)
+        if was:
+            ago = max(0, int((now - older.valid_until).total_seconds()))
             return (
-                f"it was protected ({was[0].reason}) until {ago} s ago, when {version.actor} "
-                f"changed it (version {version.version})"
+                f"it was protected ({was[0].reason}) until {ago} s ago, when {newer.actor} "
+                f"changed it (version {older.version} -> {newer.version})"
             )
     return None

@@ -19,6 +19,9 @@ PIN_IMPORTANCE = 0.9
 class Protection:
     reason: str
     hint: str
+    kind: str = ""
+    """system, layer or pin: a change loses a protection when it loses its kind (moving a
+    caveat to the goal layer keeps one)."""
 
 
 CONFIRM_HINT = "a change that removes it is confirmed like a forget"
@@ -38,6 +41,7 @@ def protections(memory_id: str, layer: str, importance: float) -> list[Protectio
             Protection(
                 reason="system memory (sys_ id)",
                 hint="system memories are never deleted",
+                kind="system",
             )
         )
     if layer in PROTECTED_LAYERS:
@@ -46,6 +50,7 @@ def protections(memory_id: str, layer: str, importance: float) -> list[Protectio
                 reason=f"{layer}-layer memories are protected",
                 hint=f"move it out of the {layer} layer with update "
                 f"(e.g. layer=semantic) first, if it truly must go; {CONFIRM_HINT}",
+                kind="layer",
             )
         )
     if importance >= PIN_IMPORTANCE:
@@ -54,6 +59,7 @@ def protections(memory_id: str, layer: str, importance: float) -> list[Protectio
                 reason=f"pinned (importance {importance:g} >= {PIN_IMPORTANCE})",
                 hint=f"lower its importance below {PIN_IMPORTANCE} with update first; "
                 f"{CONFIRM_HINT}",
+                kind="pin",
             )
         )
     return found

@@ -1,0 +1,117 @@
+"""Similar is not same: near-duplicates are stored and linked, never refused; only the same
+text with the same fields is idempotent — on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from lethe import Lethe
+from lethe.model import Draft
+
+from .conftest import snapshot
+
+PAIRS = [
+    ("Dentist appointment on Tuesday at 10am", "Dentist appointment on Thursday at 3pm"),
+    ("Takes 50 mg of sertraline every morning", "Takes 100 mg of sertraline every morning"),
+    ("Alice likes spicy food", "Alice does not like spicy food"),
+    ("Alice's sister is called Maria", "Alice's sister is called Marta"),
+    ("Paid the plumber 120 dollars", "Paid the plumber 1200 dollars"),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_near_duplicates_are_both_stored_linked_and_recalled(
+    mem: Lethe, first: str, second: str
+) -> None:
+    a = mem.remember(first)
+    b = mem.remember(second)
+    assert not b.existing and b.id != a.id
+    assert {m.content for m in mem.list_memories().items} == {first, second}
+    for text in (first, second):
+        assert {h.memory.id for h in mem.recall(text, k=2)} == {a.id, b.id}
+    if b.near_duplicates:  # cosine >= the threshold: named with its content, and linked
+        [twin] = b.near_duplicates
+        assert (twin.id, twin.content) == (a.id, first) and twin.similarity >= 0.95
+        kinds = {(lk.kind, lk.other(b.id)) for lk in mem.links(b.id)}
+        assert ("near_duplicate", a.id) in kinds
+        event = mem.audit(memory_id=b.id, op="remember")[0]
+        assert a.id in event.details["near_duplicates"]
+        report = mem.consolidate(threshold=0.95)
+        assert {frozenset((p.a.id, p.b.id)) for p in report.pairs} == {frozenset((a.id, b.id))}
+
+
+def test_at_least_the_closest_pairs_are_flagged(mem: Lethe) -> None:
+    """The issue's own pairs sit above the threshold: they must come back named."""
+    flagged = 0
+    for first, second in PAIRS[:2]:
+        mem.remember(first)
+        flagged += bool(mem.remember(second).near_duplicates)
+    assert flagged == 2
+
+
+def test_the_same_text_is_idempotent_only_with_the_same_fields(mem: Lethe, db: str) -> None:
+    a = mem.remember("PIN for the gym locker is 4471", tags=["gym", "codes"], importance=0.6)
+    before = snapshot(db)
+    for spelled in (
+        "PIN for the gym locker is 4471",
+        "PIN  for the gym\nlocker is 4471 ",
+        "PIN for the gym locker is ４４７１",  # full-width digits: the same number
+    ):
+        same = mem.remember(spelled, tags=["codes", "gym"], importance=0.6)
+        assert same.existing and same.id == a.id and not same.near_duplicates
+    assert snapshot(db) == before, "nothing written or audited twice"
+    other_case = mem.remember("PIN for the gym locker is 4471".upper(), tags=["gym", "codes"])
+    assert not other_case.existing, "case can matter (codes, names)"
+    other_digit = mem.remember("PIN for the gym locker is 4417", tags=["gym", "codes"])
+    assert not other_digit.existing
+    as_caveat = mem.remember(
+        "PIN for the gym locker is 4471", tags=["gym", "codes"], importance=0.6, layer="caveat"
+    )
+    assert not as_caveat.existing and as_caveat.layer == "caveat", "a new field is not lost"
+    assert a.id in {n.id for n in as_caveat.near_duplicates}
+    elsewhere = mem.remember("PIN for the gym locker is 4471", namespace="other")
+    assert not elsewhere.existing
+
+
+def test_a_forgotten_memory_is_not_a_duplicate(mem: Lethe) -> None:
+    a = mem.remember("Bought a new bike")
+    mem.execute(mem.plan_forget([a.id]))
+    again = mem.remember("Bought a new bike")
+    assert not again.existing and again.id != a.id
+
+
+def test_remember_many_skips_exact_duplicates_and_keeps_near_ones(mem: Lethe) -> None:
+    stored = mem.remember("Takes 50 mg of sertraline every morning")
+    report = mem.remember_many(
+        [
+            Draft(content="Takes 50 mg of sertraline every morning"),
+            Draft(content="Takes 100 mg of sertraline every morning"),
+            Draft(content="Takes 100 mg of sertraline  every morning"),
+            Draft(content="Dentist appointment on Tuesday at 10am"),
+            Draft(content="Dentist appointment on Thursday at 3pm"),
+        ]
+    )
+    assert (report.imported, report.skipped_duplicates) == (3, 2)
+    assert report.near_duplicates >= 2
+    contents = sorted(m.content for m in mem.list_memories().items)
+    assert contents == sorted(
+        [
+            "Takes 50 mg of sertraline every morning",
+            "Takes 100 mg of sertraline every morning",
+            "Dentist appointment on Tuesday at 10am",
+            "Dentist appointment on Thursday at 3pm",
+        ]
+    )
+    assert "near_duplicate" in {lk.kind for lk in mem.links(stored.id)}
+    kept = mem.remember_many(
+        [Draft(content="Takes 50 mg of sertraline every morning")], skip_duplicates=False
+    )
+    assert kept.imported == 1
+
+
+def test_the_audit_actor_is_not_the_agent(mem: Lethe) -> None:
+    m = mem.remember("Dashboard note", agent="dashboard", actor="alice")
+    event = mem.audit(memory_id=m.id, op="remember")[0]
+    assert (event.actor, event.details["agent"], m.agent) == ("alice", "dashboard", "dashboard")
+    plain = mem.remember("A note of my own", agent="bob")
+    assert mem.audit(memory_id=plain.id, op="remember")[0].actor == "bob"
