@@ -17,6 +17,7 @@ import hashlib
 import json
 import secrets
 from datetime import datetime
+from itertools import pairwise
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -233,7 +234,7 @@ def lost_recently(
     `history` is the memory's, current version first."""
     if protections(memory.id, memory.layer, memory.importance):
         return None
-    for newer, older in zip(history, history[1:], strict=False):
+    for newer, older in pairwise(history):
         if older.valid_until is None or older.valid_until < since:
             break
         was = protections(memory.id, older.layer, older.importance)
