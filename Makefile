@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_consolidate.py --db $(BENCH_DIR)/lethe-100000.db
 	$(BIN)/python bench/bench_decay.py --size 1000000
 	$(BIN)/python bench/bench_ui.py --size 100000
+	$(BIN)/python bench/bench_versions.py --size 100000
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
