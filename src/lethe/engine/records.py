@@ -1,4 +1,4 @@
-"""The audit log and the import/export of whole stores."""
+"""The import and export of whole stores."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from lethe import validate
+from lethe.engine.audit import AuditOps
 from lethe.engine.base import sha256
 from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
-from lethe.model import Draft, Episode, Event, ImportReport, Link, Memory, MemoryVersion
+from lethe.model import Draft, Episode, ImportReport, Link, Memory, MemoryVersion
 from lethe.store.base import StoreTx
-from lethe.store.event_query import EventQuery
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 from lethe.transfer import (
@@ -86,54 +86,7 @@ def _event_keys(
     return full, short, details == _REDACTED and reason is None
 
 
-class RecordOps(MemoryOps, RelationOps):
-    def audit(
-        self,
-        *,
-        memory_id: str | None = None,
-        op: str | None = None,
-        namespace: str | None = None,
-        actor: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        after_seq: int = 0,
-        before_seq: int | None = None,
-        newest_first: bool = False,
-        limit: int = 100,
-    ) -> list[Event]:
-        """Audit events, oldest first (page on with `after_seq` = the last `seq` seen) or
-        newest first (page back with `before_seq`); `since` is inclusive, `until` exclusive."""
-        if memory_id is not None:
-            validate.memory_id(memory_id)
-        if op is not None:
-            validate.label(op, "op")
-        if namespace is not None:
-            validate.namespace(namespace)
-        if actor is not None:
-            validate.label(actor, "actor")
-        validate.offset(after_seq, "after_seq")
-        if before_seq is not None:
-            validate.offset(before_seq, "before_seq")
-        if since is not None:
-            validate.aware_time(since, "since")
-        if until is not None:
-            validate.aware_time(until, "until")
-        limit = validate.positive_int(limit, "limit", maximum=10_000)
-        return self.store.events(
-            EventQuery(
-                memory_id=memory_id,
-                op=op,
-                namespace=namespace,
-                actor=actor,
-                since=since,
-                until=until,
-                after_seq=after_seq,
-                before_seq=before_seq,
-                newest_first=newest_first,
-                limit=limit,
-            )
-        )
-
+class RecordOps(MemoryOps, RelationOps, AuditOps):
     def export_records(self) -> Export:
         """The whole memory as JSON-ready records (the JSONL export format): live and
         forgotten memories, links, episodes and the audit log.
