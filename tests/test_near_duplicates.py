@@ -3,10 +3,13 @@ text with the same fields is idempotent — on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from lethe import Lethe
-from lethe.model import Draft
+from lethe.embed import Embedder
+from lethe.model import Draft, Remembered
 
 from .conftest import snapshot
 
@@ -115,3 +118,27 @@ def test_the_audit_actor_is_not_the_agent(mem: Lethe) -> None:
     assert (event.actor, event.details["agent"], m.agent) == ("alice", "dashboard", "dashboard")
     plain = mem.remember("A note of my own", agent="bob")
     assert mem.audit(memory_id=plain.id, op="remember")[0].actor == "bob"
+
+
+def test_two_writers_remembering_the_same_text_at_once_store_it_once(
+    db: str, embedder: Embedder
+) -> None:
+    """The duplicate check runs inside the write transaction: of two stores on one database
+    racing with the same text, one writes it and the other gets it back as existing."""
+    start = threading.Barrier(2)
+    results: list[Remembered] = []
+
+    def write() -> None:
+        with Lethe.open(db, embedder=embedder) as own:
+            start.wait()
+            results.append(own.remember("The spare key is with the neighbour at number 12"))
+
+    threads = [threading.Thread(target=write) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 2 and results[0].id == results[1].id
+    assert sorted(r.existing for r in results) == [False, True]
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert mem.list_memories().total == 1

@@ -119,7 +119,7 @@ class MemoryOps(VersionOps):
             )
             if not allow_duplicate:
                 same = self._same_as(tx, draft, neighbours)
-                if same is not None:
+                if same is not None and same.is_system == system:
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory)
