@@ -91,6 +91,8 @@ COMMANDS = [
     ["recall"],
     ["show"],
     ["update"],
+    ["history"],
+    ["revert"],
     ["link"],
     ["unlink"],
     ["episode", "create"],
@@ -165,6 +167,7 @@ def test_remember_json_is_the_stored_memory(db: str) -> None:
         "n": "NaN",
     }
     assert (memory["namespace"], memory["agent"], memory["private"]) == ("team-a", "planner", True)
+    assert (memory.pop("existing"), memory.pop("near_duplicates")) == (False, [])
     assert as_json(db, "show", memory["id"]) == {**memory, "links": []}
 
 
@@ -178,13 +181,26 @@ def test_remember_plain_prints_the_id_first(db: str) -> None:
     assert first in shown and TEA in shown and "no links" in shown
 
 
-def test_near_duplicate_is_refused_unless_allowed(db: str) -> None:
+def test_a_near_duplicate_is_stored_linked_and_named(db: str) -> None:
+    first = remember(db, TEA)
+    near = as_json(db, "remember", TEA.replace("morning", "mornings"))
+    assert near["id"] != first and near["existing"] is False
+    [twin] = near["near_duplicates"]
+    assert (twin["id"], twin["content"]) == (first, TEA) and twin["similarity"] >= 0.95
+    links = as_json(db, "show", near["id"])["links"]
+    assert [(link["other"], link["kind"]) for link in links] == [(first, "near_duplicate")]
+    assert as_json(db, "list")["total"] == 2
+
+
+def test_an_exact_duplicate_is_the_same_memory_unless_allowed(db: str) -> None:
     first = remember(db, TEA)
     before = snapshot(db)
-    result = run(db, "remember", TEA.replace("morning", "mornings"))
-    assert_one_line_error(result, "near-duplicate", first, "--allow-duplicate")
+    again = as_json(db, "remember", TEA)
+    assert (again["id"], again["existing"], again["near_duplicates"]) == (first, True, [])
+    plain = ok(db, "remember", "  " + TEA).stdout.splitlines()
+    assert plain[0] == first and "already remembered" in plain[1] and "nothing written" in plain[1]
     assert snapshot(db) == before
-    second = remember(db, TEA.replace("morning", "mornings"), "--allow-duplicate")
+    second = remember(db, TEA, "--allow-duplicate")
     assert second != first
     assert as_json(db, "list")["total"] == 2
 
@@ -478,7 +494,9 @@ def test_import_no_auto_link_keeps_only_the_files_links(db: str, tmp_path: Path)
     assert as_json(copy, "show", tea)["links"] == []
 
 
-def test_import_minimal_lines_and_skips_duplicates(db: str, tmp_path: Path) -> None:
+def test_import_minimal_lines_skips_exact_duplicates_and_links_near_ones(
+    db: str, tmp_path: Path
+) -> None:
     source = tmp_path / "notes.jsonl"
     source.write_text(
         "\n".join(
@@ -487,16 +505,23 @@ def test_import_minimal_lines_and_skips_duplicates(db: str, tmp_path: Path) -> N
                 {"content": TEA, "tags": ["alice"]},
                 {"content": TEA.replace("morning", "mornings")},
                 {"content": FLIGHT},
+                {"content": FLIGHT},
             ]
         )
         + "\n\n",
         encoding="utf-8",
     )
     report = as_json(db, "import", str(source))
-    assert (report["imported"], report["skipped_duplicates"]) == (2, 1)
-    assert "skipped 1 near-duplicate" in ok(tmp_path / "b.db", "import", str(source)).stdout
+    counts = (report["imported"], report["skipped_duplicates"], report["near_duplicates"])
+    assert counts == (3, 1, 1)
+    live = {m["content"]: m["id"] for m in as_json(db, "list")["items"]}
+    assert live.keys() == {TEA, TEA.replace("morning", "mornings"), FLIGHT}
+    kinds = {(link["other"], link["kind"]) for link in as_json(db, "show", live[TEA])["links"]}
+    assert (live[TEA.replace("morning", "mornings")], "near_duplicate") in kinds
+    text = ok(tmp_path / "b.db", "import", str(source)).stdout
+    assert "1 linked to a near-duplicate" in text and "skipped 1 exact duplicate" in text
     kept = as_json(tmp_path / "c.db", "import", str(source), "--keep-duplicates")
-    assert kept["imported"] == 3
+    assert (kept["imported"], kept["skipped_duplicates"]) == (4, 0)
 
 
 def test_import_with_a_bad_line_imports_nothing(
@@ -568,6 +593,17 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
     "episode malformed id": (["episode", "show", "ep_nope"], "malformed episode id"),
     "episode unknown id": (["episode", "show", "ep_0123456789ab"], "Episode not found"),
     "audit malformed memory": (["audit", "--memory", "nope"], "malformed memory id"),
+    "history unknown id": (["history", UNKNOWN], "not found"),
+    "history malformed id": (["history", "mem_xyz"], "malformed memory id"),
+    "history other namespace": (["history", KNOWN, "--namespace", "other"], "not found"),
+    "revert unknown version": (["revert", KNOWN, "7"], "has no version 7"),
+    "revert version 0": (["revert", KNOWN, "0"], "version must be 1 or more"),
+    "revert unknown id": (["revert", UNKNOWN, "1"], "not found"),
+    "revert other namespace": (["revert", KNOWN, "1", "-n", "other"], "not found"),
+    "update other namespace": (
+        ["update", KNOWN, "--importance", "0.1", "-n", "other"],
+        "not found",
+    ),
 }
 
 
@@ -674,12 +710,13 @@ def demo_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_demo_runs_the_tour_and_cleans_up(demo_tmp: Path) -> None:
     out = ok(None, "demo").stdout
-    for step in ["1. remember", "2. a near-duplicate", "3. recall", "5. link", "6. episode"]:
+    for step in ["1. remember", "2. similar is not same", "3. recall", "5. link", "6. episode"]:
         assert step in out
-    assert "refused: a near-duplicate memory already exists" in out
+    assert re.search(r"near-duplicate of mem_[0-9a-f]{12} \(0\.9\d\): Alice prefers", out), out
+    assert "the same text again is not stored twice" in out
     assert "members (3 live)" in out
     assert "MEMORY.md" in out and "[caveat] Never email customers" in out
-    assert re.search(r"#8\s.*episode", out), out
+    assert re.search(r"#9\s.*episode", out), out
     assert "was removed" in out
     assert list(demo_tmp.iterdir()) == []
 
@@ -691,9 +728,9 @@ def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
     kept = Path(match.group(1))
     assert kept.parent.parent == demo_tmp
     page = as_json(kept, "list")
-    assert page["total"] == 5
+    assert page["total"] == 6  # the five, and the near-duplicate: similar is not same
     ops = [e["op"] for e in as_json(kept, "audit")]
-    assert ops == ["remember"] * 5 + ["link", "link", "episode"]
+    assert ops == ["remember"] * 6 + ["link", "link", "episode"]
     # The demo's workspace projection stays inside its own folder.
     assert (kept.parent / "workspace").is_dir()
 
@@ -703,9 +740,13 @@ def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
     remembered = tour["remembered"]
     assert len(remembered) == 5 and all(MEMORY_ID_RE.match(i) for i in remembered)
     tea, review, page, _, caveat = remembered
-    assert tour["duplicate"]["refused"] is True
-    assert tour["duplicate"]["existing_id"] == tea
-    assert tour["recall"]["hits"][0]["memory"]["id"] == tea
+    near = tour["duplicate"]
+    assert near["id"] not in remembered and near["again_existing"] is True
+    assert [(n["id"], n["content"]) for n in near["near_duplicates"]] == [
+        (tea, "Alice prefers green tea over coffee in the morning.")
+    ]
+    # The near-duplicate says the same, so either may rank first.
+    assert tour["recall"]["hits"][0]["memory"]["id"] in {tea, near["id"]}
     filtered = tour["recall_filtered"]["hits"]
     assert filtered and {h["memory"]["id"] for h in filtered} <= {review, page, caveat}
     assert [(link["kind"], {link["a"], link["b"]}) for link in tour["links"]] == [
@@ -715,7 +756,7 @@ def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
     assert EPISODE_ID_RE.match(tour["episode"]["episode"]["id"])
     assert [m["id"] for m in tour["episode"]["members"]] == [review, page, caveat]
     ops = [e["op"] for e in tour["audit"]]
-    assert ops == ["remember"] * 5 + ["link", "link", "episode"]
+    assert ops == ["remember"] * 6 + ["link", "link", "episode"]
     assert tour["db"] is None and tour["workspace"] is None
     assert list(demo_tmp.iterdir()) == []
 
@@ -724,7 +765,7 @@ def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
 def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: str) -> None:
     out = ok(db, "demo").stdout
     assert "1. remember" in out and f"kept at {db}" in out
-    assert as_json(db, "list")["total"] == 5
+    assert as_json(db, "list")["total"] == 6
     assert list(demo_tmp.iterdir()) == [], "the workspace went with the temporary folder"
 
     empty = Path(db).with_name("empty.db")
@@ -732,7 +773,7 @@ def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: st
     tour = as_json(empty, "demo", "--keep")
     assert tour["db"] == str(empty)
     assert Path(tour["workspace"]).parent.parent == demo_tmp
-    assert as_json(empty, "list")["total"] == 5
+    assert as_json(empty, "list")["total"] == 6
 
 
 @sqlite_only  # the folder holds no new file

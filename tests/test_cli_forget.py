@@ -25,7 +25,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lethe import Lethe
-from lethe.cli import app, forgetting
+from lethe.cli import app, confirming
 from lethe.cli.app import parse_duration
 from lethe.embed import Embedder
 from lethe.schemas import load
@@ -54,7 +54,7 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make the CLI believe a person sits at a terminal; CliRunner's input feeds the answer."""
-    monkeypatch.setattr(forgetting, "_interactive", lambda: True)
+    monkeypatch.setattr(confirming, "interactive", lambda: True)
 
 
 def run(db: str, *args: str, input: str | None = None) -> Result:
@@ -149,7 +149,7 @@ def test_forget_by_id_without_a_terminal_exits_3_and_deletes_nothing(db: str) ->
     target = ids[SEED_000[0]]
     before = snapshot(db)
     result = run(db, "forget", target)
-    assert result.exit_code == forgetting.NEEDS_CONFIRMATION == 3
+    assert result.exit_code == confirming.NEEDS_CONFIRMATION == 3
     assert target in result.stdout and "User lives in San Francisco" in result.stdout
     line = one_error_line(result)
     assert "--yes" in line and "not a terminal" in line and "nothing was changed" in line
@@ -229,8 +229,8 @@ def test_a_target_changed_while_asking_is_not_forgotten(
             other.update(target, content=f"User lives in {next(cities)}")
         return True
 
-    monkeypatch.setattr(forgetting, "_interactive", lambda: True)
-    monkeypatch.setattr(forgetting, "_ask", edit_then_agree)
+    monkeypatch.setattr(confirming, "interactive", lambda: True)
+    monkeypatch.setattr(confirming, "ask", edit_then_agree)
     body = response(db, "forget", target, code=1)
     assert body["deletedCount"] == 0 and body["changedSincePreview"] == [target]
     assert body["freshPlan"]["plan"][0]["preview"] == "User lives in Oakland"
@@ -245,8 +245,8 @@ def test_a_plan_that_expired_while_asking_is_not_executed(
 ) -> None:
     target = remember(db, "User lives in San Francisco")
     monkeypatch.setenv("LETHE_CONFIRM_TTL_SECONDS", "0.05")
-    monkeypatch.setattr(forgetting, "_interactive", lambda: True)
-    monkeypatch.setattr(forgetting, "_ask", lambda question: time.sleep(0.2) or True)
+    monkeypatch.setattr(confirming, "interactive", lambda: True)
+    monkeypatch.setattr(confirming, "ask", lambda question: time.sleep(0.2) or True)
     result = run(db, "forget", target)
     assert result.exit_code == 1
     assert "the plan expired" in one_error_line(result)

@@ -5,7 +5,8 @@ about what may be stored, found, linked or forgotten lives in the engine. The mo
 their commands on import, in the order `lethe --help` lists them.
 """
 
-from lethe.cli import memories, relations, forgetting, trash, decay, records, serve, inspector  # noqa: I001
+from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
+from lethe.cli import records, serve, inspector
 from lethe.cli.app import app, main
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "relations",
     "serve",
     "trash",
+    "versions",
 ]

@@ -51,9 +51,15 @@ app = typer.Typer(
 )
 
 
+# The engine spells some hints for the Python API (`restore('mem_…') first`); a shell user
+# reads the same advice as a command.
+_API_HINT_RE = re.compile(r"\b(history|restore|revert)\('((?:mem|sys)_[0-9a-f]{12})'\)")
+
+
 def report_error(exc: LetheError) -> None:
     # Messages may quote user input or a validation dump; flatten so it stays one line.
-    typer.echo("error: " + " ".join(str(exc).split()), err=True)
+    text = _API_HINT_RE.sub(r"lethe \1 \2", " ".join(str(exc).split()))
+    typer.echo("error: " + text, err=True)
 
 
 def fail(message: str, hint: str | None = None) -> InvalidInput:

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from lethe.cli import forgetting
+from lethe.cli import confirming
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, app, emit_json, open_lethe, stdout
-from lethe.cli.forgetting import NEEDS_CONFIRMATION, ActorOpt, YesOpt
+from lethe.cli.confirming import YesOpt
+from lethe.cli.forgetting import ActorOpt
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
@@ -42,16 +43,13 @@ def sweep(
             _show(plan, json_)
             return
         if not yes:
-            if not forgetting._interactive():
+            if not confirming.interactive():
                 _show(plan, json_)
-                typer.echo(
-                    "error: not confirmed: stdin is not a terminal to ask; pass --yes to go "
-                    "ahead (nothing was changed)",
-                    err=True,
+                raise confirming.not_confirmed(
+                    f"the sweep would compress {plan.compress} and drop {plan.drop} memories"
                 )
-                raise typer.Exit(NEEDS_CONFIRMATION)
             _show(plan, False)
-            if not forgetting._ask(f"Compress {plan.compress} and drop {plan.drop} memories?"):
+            if not confirming.ask(f"Compress {plan.compress} and drop {plan.drop} memories?"):
                 typer.echo("declined: nothing was forgotten", err=True)
                 return
         result = mem.execute_sweep(plan)

@@ -1,22 +1,19 @@
 """Commands that delete: forget (a soft delete into the trash) and purge (erasure).
 
-Both show the engine's plan first and carry it out only with a go-ahead: `--yes`, or a `y`
-typed at a terminal. Without a terminal and without `--yes` nothing is deleted and the status
-is 3, so a script or an agent can never delete by accident and can tell "not confirmed" from
-an error. Which items a plan deletes, skips or refuses is the engine's decision, never this
-module's.
+Both show the engine's plan first and carry it out only with a go-ahead (see `confirming`):
+`--yes`, or a `y` typed at a terminal. Without a terminal and without `--yes` nothing is
+deleted and the status is 3. Which items a plan deletes, skips or refuses is the engine's
+decision, never this module's.
 """
 
 from __future__ import annotations
 
-import sys
-from contextlib import redirect_stdout
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lethe.cli import render
+from lethe.cli import confirming, render
 from lethe.cli.app import (
     AgentFilterOpt,
     AllTagsOpt,
@@ -39,6 +36,7 @@ from lethe.cli.app import (
     stderr,
     stdout,
 )
+from lethe.cli.confirming import NEEDS_CONFIRMATION, YesOpt
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
@@ -46,15 +44,8 @@ if TYPE_CHECKING:
     from lethe.forget.plan import ForgetPlan, PlanItem
     from lethe.forget.results import ForgetResult
 
-NEEDS_CONFIRMATION = 3
-"""Exit status when a deletion needs a go-ahead that nobody could give (no terminal, no --yes)."""
+__all__ = ["NEEDS_CONFIRMATION", "ActorOpt", "ReasonOpt", "YesOpt", "carry_out"]
 
-YesOpt = Annotated[
-    bool,
-    typer.Option(
-        "--yes", "-y", help="Go ahead without asking. Needed when stdin is not a terminal."
-    ),
-]
 ReasonOpt = Annotated[
     str | None,
     typer.Option("--reason", metavar="TEXT", help="Why, recorded in the trash and the audit log."),
@@ -62,11 +53,6 @@ ReasonOpt = Annotated[
 ActorOpt = Annotated[
     str, typer.Option("--actor", metavar="NAME", help="Who is deleting, for the audit log.")
 ]
-
-
-def _interactive() -> bool:
-    """Whether a person can answer y/N: stdin is a terminal. Tests replace this check."""
-    return sys.stdin is not None and sys.stdin.isatty()
 
 
 @app.command(
@@ -274,17 +260,12 @@ def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: 
         _show_plan(plan, json_)
         return
     if plan.targets and not yes:
-        if not _interactive():
+        if not confirming.interactive():
             _show_plan(plan, json_)
-            typer.echo(
-                f"error: not confirmed: {_would(plan)}, and stdin is not a terminal to ask; "
-                "pass --yes to go ahead (nothing was changed)",
-                err=True,
-            )
-            raise typer.Exit(NEEDS_CONFIRMATION)
+            raise confirming.not_confirmed(_would(plan))
         # The plan goes where the person reads it; with --json, stdout stays one document.
         (stderr() if json_ else stdout()).print(render.plan_view(plan))
-        if not _ask(_question(plan)):
+        if not confirming.ask(_question(plan)):
             _decline(mem, plan)
             if json_:
                 emit_json(seed_json(plan))
@@ -325,29 +306,16 @@ def _forget_mode(
             emit_json(plan)
             return
         if not yes:
-            if not _interactive():
+            if not confirming.interactive():
                 emit_json(plan)
-                typer.echo(
-                    f"error: not confirmed: {len(approved)} memory(ies) would be forgotten, "
-                    "and stdin is not a terminal to ask; pass --yes to go ahead (nothing was "
-                    "changed)",
-                    err=True,
-                )
-                raise typer.Exit(NEEDS_CONFIRMATION)
+                raise confirming.not_confirmed(f"{len(approved)} memory(ies) would be forgotten")
             stderr().print_json(data=plan)
-            if not _ask(f"Forget {len(approved)} memory(ies)?"):
+            if not confirming.ask(f"Forget {len(approved)} memory(ies)?"):
                 mem.decline(approved, session="cli", namespace=namespace)
                 emit_json(plan)
                 typer.echo("declined: nothing was forgotten (the audit log records it)", err=True)
                 return
         emit_json(session.approve())
-
-
-def _ask(question: str) -> bool:
-    # typer.confirm echoes the prompt's last character and the answer on stdout; all of the
-    # exchange belongs on stderr, so stdout stays the plan, the result or one JSON document.
-    with redirect_stdout(sys.stderr):
-        return typer.confirm(question, default=False, err=True)
 
 
 def _show_plan(plan: ForgetPlan, json_: bool) -> None:
@@ -375,9 +343,16 @@ def _would(plan: ForgetPlan) -> str:
 
 def _question(plan: ForgetPlan) -> str:
     count = render.plural(len(plan.targets))
+    unprotected = [item.id for item in plan.targets if item.was_protected]
+    # Unprotect-then-forget must not look routine: the question says so too.
+    warning = (
+        f" Protected until moments ago: {', '.join(unprotected)} (see the warning above)."
+        if unprotected
+        else ""
+    )
     if plan.operation == "forget":
-        return f"Forget {count}? (restorable from the trash until purged)"
-    return f"Erase {count} for good? This cannot be undone."
+        return f"Forget {count}?{warning} (restorable from the trash until purged)"
+    return f"Erase {count} for good?{warning} This cannot be undone."
 
 
 def _decline(mem: Lethe, plan: ForgetPlan) -> None:

@@ -30,15 +30,46 @@ from lethe.cli.app import (
     parse_metadata,
     stdout,
 )
+from lethe.cli.confirming import YesOpt, carry_out_change
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
 
 LAYER_HELP = f"Layer: {', '.join(LAYERS)}."
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="Memory id, e.g. mem_0123456789ab.")]
+InNamespaceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--namespace",
+        "-n",
+        show_default=False,
+        help="Only if the memory is in this namespace (ids are unique across namespaces; "
+        "this guards a script scoped to one).",
+    ),
+]
+ChangeReasonOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--reason", metavar="TEXT", help="Why, recorded in the history and the audit log."
+    ),
+]
+ChangeActorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--actor",
+        metavar="NAME",
+        show_default=False,
+        help="Who is changing it, for the history and the audit log (default: the memory's agent).",
+    ),
+]
 
 
 @app.command(
-    help="Store a memory. A near-duplicate of an existing one is refused (exit 1) unless "
-    "--allow-duplicate; close neighbours are linked automatically.",
+    help="Store a memory; close neighbours are linked automatically. Nothing is refused: a "
+    "near-duplicate is stored too, linked and named in the output.\n\n"
+    "Similar is not same: a day, a dose, a name or a 'not' barely moves an embedding, so a "
+    "memory at similarity >= 0.95 to a stored one is kept beside it (linked near_duplicate) "
+    "and both are printed; keep both, or update or forget one. The same text with the same "
+    "fields already stored is not written twice: its id is printed, marked existing "
+    "(--allow-duplicate stores it again).",
 )
 def remember(
     text: Annotated[str, typer.Argument(metavar="TEXT", help="What to remember.")],
@@ -57,7 +88,11 @@ def remember(
     ] = False,
     allow_duplicate: Annotated[
         bool,
-        typer.Option("--allow-duplicate", help="Store it even if a near-identical memory exists."),
+        typer.Option(
+            "--allow-duplicate",
+            help="Store it even when the same text with the same fields is already stored "
+            "(near-duplicates are always stored).",
+        ),
     ] = False,
     db: DbOpt = None,
     json_: JsonOpt = False,
@@ -82,11 +117,21 @@ def remember(
         return
     out = stdout()
     out.print(memory.id, style="cyan", soft_wrap=True)
+    if memory.existing:
+        line = Text(
+            f"already remembered in {memory.namespace}/{memory.layer}, nothing written: ",
+            style="yellow",
+        )
+        line.append(memory.preview(60), style="default")
+        out.print(line, soft_wrap=True)
+        return
     line = Text(f"remembered in {memory.namespace}/{memory.layer}: ")
     line.append(memory.preview(60))
     if links:
         line.append(f" (linked to {len(links)})")
     out.print(line, soft_wrap=True)
+    if memory.near_duplicates:
+        out.print(render.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
 
 
 @app.command(
@@ -159,8 +204,17 @@ def show(memory_id: IdArg, db: DbOpt = None, json_: JsonOpt = False) -> None:
 
 
 @app.command(
-    help="Change a memory in place. New content is re-embedded; the audit log keeps the old "
-    "content's hash. --meta sets keys over the current metadata; --metadata-json replaces it.",
+    help="Change a memory. The state it replaces stays restorable until the memory is "
+    "purged (lethe history ID, lethe revert ID VERSION); a change that weakens protection is "
+    "confirmed like a forget.\n\n"
+    "Only what is given changes. New content is re-embedded. --meta sets keys over the "
+    "current metadata; --metadata-json replaces it.\n\n"
+    "A change that weakens protection (the text of a protected memory: caveat or goal layer, "
+    "importance >= 0.9, sys_ id; a pin lowered below 0.9; a move out of caveat or goal) is "
+    "shown first, with the protection it takes away, and carried out only once confirmed: "
+    "y/N at a terminal, or --yes.\n\n"
+    "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given "
+    "(nothing was changed).",
 )
 def update(
     memory_id: IdArg,
@@ -180,6 +234,10 @@ def update(
     private: Annotated[
         bool | None, typer.Option("--private/--public", help="Change visibility.")
     ] = None,
+    namespace: InNamespaceOpt = None,
+    yes: YesOpt = False,
+    reason: ChangeReasonOpt = None,
+    actor: ChangeActorOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -189,11 +247,12 @@ def update(
         raise fail(
             "nothing to update", hint="pass --content, --layer, --tag, --importance, --meta …"
         )
-    # --meta alone merges keys (inside the engine's transaction); with --metadata-json it
-    # is applied on top of the new object, which replaces the old one.
+    # --meta alone sets keys over the metadata the plan is made from (a change in between
+    # makes the plan stale, so none is lost); with --metadata-json it is applied on top of
+    # the new object, which replaces the old one.
     merge = meta and metadata_json is None
     with open_lethe(db) as mem:
-        memory = mem.update(
+        plan = mem.plan_update(
             memory_id,
             content=content,
             layer=layer,
@@ -203,11 +262,11 @@ def update(
             merge_metadata=parse_metadata(meta, None) if merge else None,
             importance=importance,
             private=private,
+            actor=actor,
+            namespace=namespace,
+            reason=reason,
         )
-    if json_:
-        emit_json(memory.model_dump(mode="json"))
-        return
-    stdout().print(render.memory_detail(memory))
+        carry_out_change(mem, plan, yes=yes, json_=json_)
 
 
 @app.command(

@@ -154,15 +154,21 @@ def _read_records(source: str) -> list[dict[str, Any]]:
 @app.command(
     "import",
     help='Import JSON Lines as written by export (or lines of just {"content": …}): memories '
-    "(forgotten ones back into the trash), links, episodes and audit events. Every line is "
-    "checked first, so a bad line imports nothing. Ids already present, near-duplicates and "
-    "audit events already held are skipped and counted.",
+    "(forgotten ones back into the trash, with their earlier versions), links, episodes and "
+    "audit events. Every line is checked first, so a bad line imports nothing.\n\n"
+    "Ids already present, exact duplicates (the same text and fields already stored) and "
+    "audit events already held are skipped and counted. Near-duplicates are imported, linked "
+    "to the memory they nearly repeat (near_duplicate) and counted: similar is not same.",
 )
 def import_(
     file: Annotated[str, typer.Argument(metavar="FILE", help="A .jsonl file, or - for stdin.")],
     keep_duplicates: Annotated[
         bool,
-        typer.Option("--keep-duplicates", help="Import near-duplicates instead of skipping them."),
+        typer.Option(
+            "--keep-duplicates",
+            help="Import exact duplicates too instead of skipping them (near-duplicates are "
+            "always imported).",
+        ),
     ] = False,
     no_auto_link: Annotated[
         bool,
@@ -191,8 +197,9 @@ def import_(
 
 
 @app.command(
-    help="A two-second guided tour on a throwaway database: remember (and a refused "
-    "near-duplicate), recall with and without a filter, link, an episode, the audit log.",
+    help="A two-second guided tour on a throwaway database: remember (and a near-duplicate, "
+    "stored and linked: similar is not same), recall with and without a filter, link, an "
+    "episode, the audit log.",
 )
 def demo(
     keep: Annotated[
