@@ -116,3 +116,10 @@ def plan_id(page: str) -> str:
     found = re.search(r"/plans/(plan_[0-9a-f]+)/execute", page)
     assert found, "the page holds no plan to confirm"
     return found.group(1)
+
+
+def change_id(page: str) -> str:
+    """The held change (an update or revert waiting for its confirm) a page offers."""
+    found = re.search(r"/changes/(chg_[0-9a-f]+)/execute", page)
+    assert found, "the page holds no change to confirm"
+    return found.group(1)

@@ -14,7 +14,7 @@ from starlette.staticfiles import StaticFiles
 
 from lethe.engine import Lethe
 from lethe.errors import LetheError
-from lethe.ui import audit, decay, forgetting, memories, trash
+from lethe.ui import audit, decay, forgetting, memories, trash, versions
 from lethe.ui.context import Inspector
 from lethe.ui.security import Access, Refused, guard
 
@@ -30,6 +30,7 @@ def create_app(engine: Lethe, access: Access) -> Starlette:
 
     pages = [
         *memories.routes(ui),
+        *versions.routes(ui),
         *forgetting.routes(ui),
         *trash.routes(ui),
         *audit.routes(ui),

@@ -17,6 +17,7 @@ from starlette.templating import Jinja2Templates
 
 from lethe.engine import Lethe
 from lethe.errors import LetheError, NotFound
+from lethe.forget.change import UpdatePlan
 from lethe.forget.plan import ForgetPlan
 from lethe.forget.sweep import SweepPlan
 from lethe.ui.held import Held
@@ -31,6 +32,9 @@ NOTICES = {
     "restored": "Restored from the trash, with its links and episodes.",
     "saved": "Saved.",
     "cancelled": "Cancelled: nothing was changed.",
+    "changed": "Changed. The state it replaced is kept in the history below.",
+    "reverted": "Reverted: that version is current again, as a new version (nothing was lost).",
+    "unchanged": "Nothing to change: it already holds those values.",
 }
 """The only messages a redirect can ask a page to show (never text taken from the address)."""
 
@@ -56,6 +60,21 @@ def time_left(until: datetime | str | None, now: datetime | None = None) -> str:
     return f"{hours} h {minutes} min" if hours else f"{minutes} min {rest % 60} s"
 
 
+def shown(value: Any) -> str:
+    """A field's value as a person reads it (a version's or a plan's old and new values)."""
+    if value is None or value == "" or value == [] or value == ():
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return str(value)
+
+
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -66,6 +85,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["when"] = when
     env.filters["left"] = time_left
+    env.filters["shown"] = shown
     env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
     return env
 
@@ -76,6 +96,7 @@ class Inspector:
     templates: Jinja2Templates = field(default_factory=lambda: Jinja2Templates(env=environment()))
     plans: Held[ForgetPlan] = field(default_factory=Held)
     sweeps: Held[SweepPlan] = field(default_factory=Held)
+    changes: Held[UpdatePlan] = field(default_factory=Held)
     actor: str = ACTOR
 
     def page(self, request: Request, template: str, status: int = 200, **data: Any) -> Response:

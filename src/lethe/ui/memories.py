@@ -1,4 +1,5 @@
-"""The memory list (search, filters, paging) and a memory's own page (with its edit form)."""
+"""The memory list (search, filters, paging) and a memory's own page (with its history; its
+edit and revert forms are handled in `versions`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from lethe.engine.search import MAX_K
-from lethe.errors import InvalidInput
 from lethe.model import LAYERS
-from lethe.ui.context import Inspector, back_to, link
+from lethe.ui.context import Inspector, link
 from lethe.ui.graph import layout
-from lethe.ui.params import field, memory_filters, number, text
-from lethe.ui.security import read_form
+from lethe.ui.params import memory_filters, number, text
+from lethe.ui.versions import steps
 
 PAGE = 50
 FILTER_NAMES = (
@@ -78,25 +78,11 @@ def routes(ui: Inspector) -> list[Route]:
             graph=graph,
             episodes=ui.engine.episodes_of(memory_id),
             vitality=ui.engine.vitality(memory_id),
+            history=steps(ui.engine.history(memory_id)),
         )
-
-    async def edit(request: Request) -> Response:
-        form = await read_form(request)
-        memory_id = request.path_params["memory_id"]
-        raw = field(form, "importance", limit=20)
-        try:
-            importance = float(raw) if raw is not None else None
-        except ValueError:
-            raise InvalidInput(
-                f"importance must be a number from 0 to 1, got {raw!r}", hint="e.g. 0.8"
-            ) from None
-        tags = [t.strip() for t in (field(form, "tags") or "").split(",") if t.strip()]
-        ui.engine.update(memory_id, importance=importance, tags=tags, actor=ui.actor)
-        return back_to(f"/memories/{memory_id}", "saved")
 
     return [
         Route("/", index),
         Route("/memories", memories),
         Route("/memories/{memory_id}", memory),
-        Route("/memories/{memory_id}/edit", edit, methods=["POST"]),
     ]
