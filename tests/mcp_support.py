@@ -30,19 +30,31 @@ def stdio_params(
     )
 
 
-def elicitation(action: str, confirm: bool = True) -> Any:
+def elicitation(action: str, confirm: bool | None = True) -> Any:
     """A client-side elicitation callback that always answers `action`; it records the
-    questions it was asked in its `asked` list."""
+    questions it was asked in its `asked` list. `confirm=None` accepts with no content (a
+    client that gets the protocol wrong)."""
     asked: list[str] = []
 
     async def callback(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         asked.append(params.message)
+        if action == "accept" and confirm is None:
+            return types.ElicitResult(action="accept")
         if action == "accept":
             return types.ElicitResult(action="accept", content={"confirm": confirm})
         return types.ElicitResult(action=action)  # type: ignore[arg-type]
 
     callback.asked = asked  # type: ignore[attr-defined]
     return callback
+
+
+def _client_kwargs(mode: str, elicit: Any, name: str | None) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"mode": mode}
+    if elicit is not None:
+        kwargs["elicitation_callback"] = elicit
+    if name is not None:
+        kwargs["client_info"] = types.Implementation(name=name, version="1.0")
+    return kwargs
 
 
 @asynccontextmanager
@@ -52,10 +64,11 @@ async def stdio_client(
     elicit: Any = None,
     mode: str = "legacy",
     env: dict[str, str] | None = None,
+    name: str | None = None,
 ) -> AsyncIterator[Client]:
-    kwargs: dict[str, Any] = {"mode": mode}
-    if elicit is not None:
-        kwargs["elicitation_callback"] = elicit
+    """`lethe mcp` over stdio; `name` is the client's name in `initialize` (the SDK's
+    default is "mcp")."""
+    kwargs = _client_kwargs(mode, elicit, name)
     async with Client(stdio_params(db, *extra, env=env), **kwargs) as client:
         yield client
 
@@ -155,12 +168,15 @@ def gated_http_server(
 
 @asynccontextmanager
 async def http_client(
-    url: str, token: str | None = None, *, elicit: Any = None, mode: str = "legacy"
+    url: str,
+    token: str | None = None,
+    *,
+    elicit: Any = None,
+    mode: str = "legacy",
+    name: str | None = None,
 ) -> AsyncIterator[Client]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    kwargs: dict[str, Any] = {"mode": mode}
-    if elicit is not None:
-        kwargs["elicitation_callback"] = elicit
+    kwargs = _client_kwargs(mode, elicit, name)
     async with (
         create_mcp_http_client(headers=headers) as http,
         Client(streamable_http_client(url, http_client=http), **kwargs) as client,

@@ -22,6 +22,7 @@ READ_ONLY = {
     "recall",
     "get_memory",
     "get_episode",
+    "history",
     "list_trash",
     "audit_log",
     "context",

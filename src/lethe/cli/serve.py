@@ -44,7 +44,18 @@ def mcp(
         bool,
         typer.Option("--allow-purge", help="Offer the purge tool (erasure that cannot be undone)."),
     ] = False,
+    actor: Annotated[
+        str | None,
+        typer.Option(
+            "--actor",
+            metavar="NAME",
+            help="Who the audit log names for this server's client (stdio, or HTTP without "
+            "tokens). Default: the name the client gives when it connects (clientInfo.name). "
+            "With --tokens each token's name is the actor.",
+        ),
+    ] = None,
 ) -> None:
+    from lethe import validate
     from lethe.mcp.access import Tokens
 
     if tokens is not None and not http:
@@ -52,6 +63,13 @@ def mcp(
     if tokens is None and http and os.environ.get("LETHE_MCP_TOKENS"):
         tokens = Path(os.environ["LETHE_MCP_TOKENS"])
     grants = Tokens.load(tokens) if tokens is not None else Tokens({})
+    if actor is not None:
+        if grants:
+            raise typer.BadParameter(
+                "with tokens, the audit actor is the name of each client's token",
+                param_hint="--actor",
+            )
+        actor = validate.label(actor, "actor")
 
     def build() -> MCPServer[Any]:
         from lethe.mcp.runtime import EngineLoader, Runtime
@@ -62,7 +80,12 @@ def mcp(
 
             return Lethe.open(db)
 
-        runtime = Runtime(loader=EngineLoader(open_engine), tokens=grants, allow_purge=allow_purge)
+        runtime = Runtime(
+            loader=EngineLoader(open_engine),
+            tokens=grants,
+            allow_purge=allow_purge,
+            local_actor=actor,
+        )
         return build_server(runtime)
 
     if http:

@@ -4,14 +4,16 @@ guidance saying what to do next."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
+from lethe.forget.change import FieldChange
 from lethe.forget.plan import PlanItem
 from lethe.forget.results import NotFoundItem
-from lethe.model import Event, Link, Memory
+from lethe.model import Event, Link, Memory, MemoryVersion, NearDuplicate
 
 
 class Output(BaseModel):
@@ -32,6 +34,8 @@ class MemoryOut(Output):
     created_at: str
     updated_at: str
     access_count: int
+    version: int
+    """How many states it has had; the earlier ones are in `history`."""
 
     @classmethod
     def of(cls, m: Memory) -> MemoryOut:
@@ -49,6 +53,7 @@ class MemoryOut(Output):
             created_at=m.created_at.isoformat(),
             updated_at=m.updated_at.isoformat(),
             access_count=m.access_count,
+            version=m.version,
         )
 
 
@@ -66,6 +71,107 @@ class LinkOut(Output):
 class MemoryDetail(Output):
     memory: MemoryOut
     links: list[LinkOut]
+
+
+class NearDuplicateOut(Output):
+    id: str
+    content: str
+    similarity: float
+    private: bool
+
+    @classmethod
+    def of(cls, n: NearDuplicate) -> NearDuplicateOut:
+        return cls(id=n.id, content=n.content, similarity=n.similarity, private=n.private)
+
+
+class RememberOut(Output):
+    memory: MemoryOut
+    links: list[LinkOut]
+    existing: bool
+    """The same text with the same fields was already remembered: that memory, nothing new."""
+    near_duplicates: list[NearDuplicateOut]
+    """Stored memories nearly identical to this one (cosine >= 0.95): both are kept, linked
+    `near_duplicate`; the caller decides whether one should be updated or forgotten."""
+
+
+class FieldChangeOut(Output):
+    field: str
+    old: Any
+    new: Any
+
+    @classmethod
+    def of(cls, c: FieldChange) -> FieldChangeOut:
+        return cls(field=c.field, old=_plain(c.old), new=_plain(c.new))
+
+
+UpdateStatus = Literal["updated", "unchanged", "pending", "declined"]
+
+
+class UpdateOut(Output):
+    status: UpdateStatus
+    memory: MemoryOut
+    """After the change when updated; as it stands otherwise."""
+    links: list[LinkOut]
+    changes: list[FieldChangeOut]
+    protection: str | None
+    """What protected the memory before this change."""
+    lost: list[str]
+    """The protections this change takes away (it then needs a confirmation)."""
+    message: str
+    expires_in_seconds: int | None = None
+    confirmation: str | None = None
+    """For a client without a session: the code the confirming call must repeat."""
+
+
+class VersionOut(Output):
+    version: int
+    current: bool
+    content: str
+    layer: str
+    category: str
+    tags: list[str]
+    metadata: dict[str, Any]
+    importance: float
+    private: bool
+    agent: str
+    valid_from: str
+    valid_until: str | None
+    actor: str
+    op: str
+    reason: str | None
+    content_sha256: str
+
+    @classmethod
+    def of(cls, v: MemoryVersion) -> VersionOut:
+        return cls(
+            version=v.version,
+            current=v.current,
+            content=v.content,
+            layer=v.layer,
+            category=v.category,
+            tags=list(v.tags),
+            metadata=v.metadata,
+            importance=v.importance,
+            private=v.private,
+            agent=v.agent,
+            valid_from=v.valid_from.isoformat(),
+            valid_until=v.valid_until.isoformat() if v.valid_until else None,
+            actor=v.actor,
+            op=v.op,
+            reason=v.reason,
+            content_sha256=v.content_sha256,
+        )
+
+
+class HistoryOut(Output):
+    memory_id: str
+    namespace: str
+    versions: list[VersionOut]
+    """The current state first, then the earlier ones, newest first."""
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 class HitOut(Output):
@@ -101,6 +207,8 @@ class CandidateOut(Output):
     protection: str | None
     hint: str | None
     warning: str | None
+    was_protected: str | None = None
+    """It lost its protection moments ago (within the confirmation window): who and when."""
 
     @classmethod
     def of(cls, item: PlanItem) -> CandidateOut:
@@ -113,6 +221,7 @@ class CandidateOut(Output):
             protection=item.protection,
             hint=item.hint,
             warning=item.warning,
+            was_protected=item.was_protected,
         )
 
 
@@ -145,6 +254,9 @@ class ForgetOut(Output):
     expires_in_seconds: int | None = None
     confirmation: str | None = None
     """For a client without a session: the code the confirming call must repeat."""
+    was_protected: dict[str, str] = {}
+    """Targets that lost their protection moments ago (id -> who and when): an unprotect
+    followed by a forget is not routine."""
 
 
 class TrashEntryOut(Output):
@@ -211,4 +323,27 @@ def memory_line(m: MemoryOut, similarity: float | None = None) -> str:
 def candidate_line(c: CandidateOut) -> str:
     score = f" ({c.similarity:.2f})" if c.similarity is not None else ""
     extra = f" — {c.protection}; {c.hint}" if c.protection else ""
+    if c.was_protected:
+        extra += f" — note: {c.was_protected}"
     return f"- {c.id}{score} {c.preview}{extra}"
+
+
+def change_line(c: FieldChangeOut, limit: int = 300) -> str:
+    return f"- {c.field}: {_shown(c.old, limit)} -> {_shown(c.new, limit)}"
+
+
+def version_line(v: VersionOut) -> str:
+    when = v.valid_from[:19].replace("T", " ")
+    why = f' ("{v.reason}")' if v.reason else ""
+    now = " (current)" if v.current else ""
+    tags = f" #{' #'.join(v.tags)}" if v.tags else ""
+    return (
+        f"- v{v.version}{now} {when} {v.op} by {v.actor}{why}: [{v.layer}] {v.content}{tags} "
+        f"(importance {v.importance:g})"
+    )
+
+
+def _shown(value: Any, limit: int) -> str:
+    if isinstance(value, str) and len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return json.dumps(value, ensure_ascii=False, default=str)

@@ -36,7 +36,8 @@ ConfirmationCode = Annotated[
     str,
     Field(
         pattern=r"^[0-9a-f]{16}$",
-        description="The code a first forget/purge call returned (clients without a session)",
+        description="The code a first forget/purge/update_memory call returned (clients "
+        "without a session)",
     ),
 ]
 Seq = Annotated[int, Field(ge=0, le=2**53 - 1)]
@@ -45,6 +46,9 @@ Query = Annotated[str, Field(min_length=1, max_length=2_000, description="What t
 Tag = Annotated[str, Field(min_length=1, max_length=64)]
 Tags = Annotated[list[Tag], Field(max_length=32, description="Tags (at most 32)")]
 Label = Annotated[str, Field(max_length=128)]
+Reason = Annotated[
+    str, Field(max_length=128, description="Why (one line; kept in the history and audit log)")
+]
 LayerName = Literal["episodic", "semantic", "learning", "caveat", "goal"]
 Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0.0-1.0; >= 0.9 pins it")]
 Metadata = Annotated[dict[str, Any], Field(description="A JSON object of your own fields")]

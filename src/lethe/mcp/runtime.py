@@ -4,6 +4,7 @@ that the two-call rule is keyed by."""
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 import uuid
@@ -12,11 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import Context
+from mcp_types.version import is_version_at_least
 
 from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
+    from lethe.forget.change import UpdatePlan
     from lethe.forget.plan import ForgetPlan
     from lethe.forget.session import ForgetSession
     from lethe.forget.sweep import SweepPlan
@@ -24,6 +27,9 @@ OPEN_TIMEOUT_S = 120.0
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""
 MAX_FORGET_SESSIONS = 256
+LOCAL_ACTOR = "mcp"
+"""The audit actor of a local client that gave no name (and of calls made outside MCP)."""
+MAX_ACTOR_CHARS = 128
 
 
 class EngineLoader:
@@ -70,9 +76,15 @@ class Runtime:
     loader: EngineLoader
     tokens: Tokens = field(default_factory=lambda: Tokens({}))
     allow_purge: bool = False
+    local_actor: str | None = None
+    """`lethe mcp --actor NAME`: who the audit log names for a client without a token (stdio,
+    or loopback HTTP without tokens), in place of the name the client gave in `initialize`."""
     process_session: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
     previews: dict[tuple[str, str, tuple[str, ...]], ForgetPlan] = field(default_factory=dict)
     """Plans shown to a human in an elicitation, executed as shown when they accept."""
+    changes: dict[tuple[str, str, str], UpdatePlan] = field(default_factory=dict)
+    """Protected changes shown to a human in an elicitation: (session, memory id, the
+    arguments asked) -> the plan the question was rendered from."""
     forget_sessions: dict[str, ForgetSession] = field(default_factory=dict)
     """Forget mode: one guarded session per MCP session, set by the forget-mode prompt."""
     sweep_plans: dict[tuple[str, str], SweepPlan] = field(default_factory=dict)
@@ -88,6 +100,17 @@ class Runtime:
     def take_preview(self, key: tuple[str, str, tuple[str, ...]]) -> ForgetPlan | None:
         with self._lock:
             return self.previews.pop(key, None)
+
+    def keep_change(self, key: tuple[str, str, str], plan: UpdatePlan) -> None:
+        with self._lock:
+            self.changes.pop(key, None)
+            while len(self.changes) >= MAX_FORGET_SESSIONS:
+                self.changes.pop(next(iter(self.changes)))
+            self.changes[key] = plan
+
+    def take_change(self, key: tuple[str, str, str]) -> UpdatePlan | None:
+        with self._lock:
+            return self.changes.pop(key, None)
 
     def keep_sweep_plan(self, session: str, plan: SweepPlan) -> None:
         with self._lock:
@@ -138,15 +161,35 @@ class Runtime:
         grant.require(role)
         return self.loader.get(), grant, grant.namespace(namespace)
 
-    def actor(self, grant: Grant) -> str:
-        """Who the audit log names: the token's name, or "mcp" for the local user's client."""
-        return "mcp" if grant is LOCAL else grant.name
+    def actor(self, ctx: Context, grant: Grant) -> str:
+        """Who the audit log names: who is authenticated, never an argument of the call.
+
+        Over HTTP with tokens, the token's name. A client without a token (stdio, or loopback
+        HTTP without tokens) is the local user's own: `--actor NAME` if the server was started
+        with it, else the name the client gave in `initialize` (`clientInfo.name`, e.g.
+        "claude-code"), else "mcp". `agent` (whose memory it is) is a separate field."""
+        if grant is not LOCAL:
+            return grant.name
+        return self.local_actor or client_name(ctx) or LOCAL_ACTOR
 
     def stateless(self, ctx: Context) -> bool:
         """An HTTP client of the stateless protocol (no `mcp-session-id`): nothing tells two
         such clients with one token apart, so a session key alone cannot confirm for them."""
         headers = ctx.headers
         return headers is not None and not headers.get("mcp-session-id")
+
+    def two_call_session(
+        self, ctx: Context, grant: Grant, confirmation: str | None
+    ) -> tuple[str, str | None]:
+        """The key of the two-call rule for this call, and the one-time code a client without
+        a session must repeat (None for everyone else): nothing tells two such clients with
+        one token apart, so the confirming call must repeat a code only this client was
+        given (the one it passes back, or a new one)."""
+        session = self.session(ctx, grant)
+        if not self.stateless(ctx):
+            return session, None
+        code = confirmation or secrets.token_hex(8)
+        return f"{session}-{code}", code
 
     def session(self, ctx: Context, grant: Grant) -> str:
         """The key of the two-call rule: the MCP session id over HTTP, the process over stdio
@@ -160,3 +203,31 @@ class Runtime:
             # Bound to the grant too: another token holding this session id gets another key.
             return f"mcp-{grant.name}-{session_id}"[:120]
         return f"token-{grant.name}"
+
+
+def client_name(ctx: Context) -> str | None:
+    """The name the client gave in `initialize` (or in a 2026 request's envelope), as one
+    line of at most 128 characters; None when it gave none or there is no request."""
+    try:
+        params = ctx.session.client_params
+    except ValueError:  # a Context outside a request
+        return None
+    info = getattr(params, "client_info", None)
+    name = getattr(info, "name", None)
+    if not isinstance(name, str):
+        return None
+    text = " ".join("".join(c for c in name if c.isprintable()).split())
+    return text[:MAX_ACTOR_CHARS] or None
+
+
+def can_elicit(ctx: Context) -> bool:
+    """Whether this call can ask the client's human a question (a form elicitation)."""
+    caps = ctx.client_capabilities
+    if caps is None or caps.elicitation is None:
+        return False
+    if caps.elicitation.form is None and caps.elicitation.url is not None:
+        return False  # URL-only clients cannot answer a form; the two-call rule applies
+    version = ctx.protocol_version
+    if version is not None and is_version_at_least(version, "2026-07-28"):
+        return True  # asked through the retry flow, no back-channel needed
+    return bool(ctx.session.can_send_request)

@@ -119,9 +119,9 @@ def decay_tools(rt: Runtime) -> list[Tool]:
                         "execute needs the plan_id of a sweep report from this session: call "
                         "sweep without execute, show the plan to the user, then pass its id"
                     )
-                result = mem.execute_sweep(plan)
+                result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
             else:
-                plan = mem.sweep(namespace=ns, actor=rt.actor(grant))
+                plan = mem.sweep(namespace=ns, actor=rt.actor(ctx, grant))
                 rt.keep_sweep_plan(session, plan)
         samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
         out = SweepOut(
@@ -168,7 +168,7 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             report = mem.consolidate(
-                namespace=ns, threshold=threshold, limit=limit, actor=rt.actor(grant)
+                namespace=ns, threshold=threshold, limit=limit, actor=rt.actor(ctx, grant)
             )
         out = ConsolidateOut(
             namespace=ns,

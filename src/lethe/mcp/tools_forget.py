@@ -7,7 +7,6 @@ MCP session. A query never deletes here: it only lists candidates to choose from
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-import secrets
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import (
@@ -21,7 +20,6 @@ from mcp.server.mcpserver import (
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
-from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
 from lethe.forget.plan import ForgetPlan, Operation
@@ -51,7 +49,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
-from lethe.mcp.runtime import Runtime
+from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, with_links
 
 if TYPE_CHECKING:
@@ -72,22 +70,11 @@ def _ids(memory_id: str | None, memory_ids: list[str] | None) -> list[str]:
     return [memory_id] if memory_id else list(memory_ids or [])
 
 
-def _can_elicit(ctx: Context) -> bool:
-    caps = ctx.client_capabilities
-    if caps is None or caps.elicitation is None:
-        return False
-    if caps.elicitation.form is None and caps.elicitation.url is not None:
-        return False  # URL-only clients cannot answer a form; the two-call rule applies
-    version = ctx.protocol_version
-    if version is not None and is_version_at_least(version, "2026-07-28"):
-        return True  # asked through the retry flow, no back-channel needed
-    return bool(ctx.session.can_send_request)
-
-
 def _question(plan: ForgetPlan) -> str:
     verb = "Forget" if plan.operation == "forget" else "Permanently erase"
     targets = ", ".join(f"'{i.preview}' ({i.id})" for i in plan.targets)
-    return f"{verb} {targets}?"
+    notes = [f" Note: {i.id}: {i.was_protected}." for i in plan.targets if i.was_protected]
+    return f"{verb} {targets}?{''.join(notes)}"
 
 
 def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> ForgetOut:
@@ -103,6 +90,7 @@ def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> Forget
         refused=[CandidateOut.of(i) for i in c.refused],
         not_found=[MissingOut.of(m) for m in c.not_found],
         expires_in_seconds=c.expires_in_seconds if c.awaiting else None,
+        was_protected={i.id: i.was_protected for i in c.awaiting if i.was_protected},
     )
 
 
@@ -129,7 +117,11 @@ def _from_result(r: ForgetResult, ns: str) -> ForgetOut:
 def _answer(out: ForgetOut) -> CallToolResult:
     lines = [out.message]
     lines += [f"- deleted {i}" for i in out.deleted_ids]
-    lines += [f"- awaiting confirmation: {i}" for i in out.pending_ids]
+    lines += [
+        f"- awaiting confirmation: {i}"
+        + (f" (note: {out.was_protected[i]})" if i in out.was_protected else "")
+        for i in out.pending_ids
+    ]
     lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
     lines += [f"- {m.message}" for m in out.not_found]
     if out.pending_ids and out.confirmation:
@@ -162,11 +154,11 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         operation: Operation = "forget",
     ) -> Elicit[ConfirmForget] | None:
         """Ask the human, when the client lets us: the model cannot answer for them."""
-        if not (memory_id or memory_ids) or not _can_elicit(ctx):
+        if not (memory_id or memory_ids) or not can_elicit(ctx):
             return None
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
-            plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.session(ctx, grant))
+            plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.actor(ctx, grant))
         if not plan.targets:
             return None
         session = rt.session(ctx, grant)
@@ -206,14 +198,13 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             session = rt.session(ctx, grant)
             data = answer.data if isinstance(answer, AcceptedElicitation) else None
             if isinstance(answer, AcceptedElicitation) and data is None:
-                code = None
-                if rt.stateless(ctx):
-                    # No session tells this client from another with the same token: the
-                    # confirming call must repeat a code only this client was given.
-                    code = confirmation or secrets.token_hex(8)
-                    session = f"{session}-{code}"
+                session, code = rt.two_call_session(ctx, grant, confirmation)
                 c = mem.forget(
-                    ids, session=session, namespace=ns, operation=operation, actor=rt.actor(grant)
+                    ids,
+                    session=session,
+                    namespace=ns,
+                    operation=operation,
+                    actor=rt.actor(ctx, grant),
                 )
                 out = _from_confirmation(c, operation, ns)
                 if c.awaiting:
@@ -221,8 +212,8 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                 return _answer(out)
             plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
-                plan = plan or _plan(mem, operation, ids, ns, session)
-                result = mem.execute(plan, actor=rt.actor(grant))
+                plan = plan or _plan(mem, operation, ids, ns, rt.actor(ctx, grant))
+                result = mem.execute(plan, actor=rt.actor(ctx, grant))
                 mem.answered(session=session, operation=operation, memory_ids=ids)
                 return _answer(_from_result(result, ns))
             said: Literal["decline", "cancel"] = (
@@ -304,7 +295,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     ) -> Annotated[CallToolResult, MemoryDetail]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
-            m = mem.restore(memory_id, actor=rt.actor(grant), namespace=ns)
+            m = mem.restore(memory_id, actor=rt.actor(ctx, grant), namespace=ns)
             out = with_links(mem, m, ns)
         lines = [f"Restored {m.id} with {len(out.links)} links:", memory_line(out.memory)]
         return reply(out, lines, "It is back in recall, its episodes and the workspace files.")
@@ -356,7 +347,7 @@ def _candidates(
     with tool_errors():
         mem, grant, ns = rt.enter(ctx, "forget", namespace)
         plan = mem.plan_forget(
-            query=query, filters={**(filters or {}), "namespace": ns}, actor=rt.actor(grant)
+            query=query, filters={**(filters or {}), "namespace": ns}, actor=rt.actor(ctx, grant)
         )
     out = ForgetOut(
         status="candidates",

@@ -54,7 +54,7 @@ def forget_mode_prompt(rt: Runtime) -> Prompt:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "read" if dry_run else "forget", namespace)
             session = ForgetSession(
-                mem, instruction, namespace=ns, dry_run=dry_run, actor=rt.actor(grant)
+                mem, instruction, namespace=ns, dry_run=dry_run, actor=rt.actor(ctx, grant)
             )
         rt.keep_forget_session(rt.session(ctx, grant), session)
         return prompts.forget_mode(session.instruction, dry_run=dry_run, namespace=ns)
@@ -75,7 +75,9 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
         key = rt.session(ctx, grant)
         session = rt.forget_session(key)
         if session is None:
-            session = ForgetSession(mem, query, namespace=ns, dry_run=True, actor=rt.actor(grant))
+            session = ForgetSession(
+                mem, query, namespace=ns, dry_run=True, actor=rt.actor(ctx, grant)
+            )
             rt.keep_forget_session(key, session)
         return session
 
