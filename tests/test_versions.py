@@ -279,3 +279,19 @@ def test_a_version_7_sqlite_file_is_migrated_with_its_memories_at_version_1(
         assert plan.needs_confirmation
         mem.execute(plan)
         assert [v.layer for v in mem.history("mem_aaaaaaaaaaaa")] == ["semantic", "caveat"]
+
+
+def test_versions_stay_out_of_the_workspace_and_the_working_context(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    workspace = tmp_path / "ws"
+    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+        m = mem.remember("Gate code is 7391", agent="claude", importance=0.8)
+        mem.attend([m.id], agent="claude")
+        mem.update(m.id, content="Gate code changed; ask the concierge")
+        files = "".join(p.read_text() for p in workspace.rglob("*.md"))
+        assert "Gate code changed" in files and "7391" not in files
+        assert "7391" not in mem.context("claude").text
+        mem.revert(m.id, 1)
+        files = "".join(p.read_text() for p in workspace.rglob("*.md"))
+        assert "7391" in files and "ask the concierge" not in files
