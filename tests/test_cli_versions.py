@@ -495,7 +495,7 @@ def test_import_reports_versions_and_near_duplicates(db: str, tmp_path: Path) ->
 
 
 def test_forget_preview_warns_when_the_target_was_protected_moments_ago(
-    db: str, terminal: None
+    db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory_id = remember(db, CAVEAT, "--layer", "caveat")
     refused = as_json(db, "forget", memory_id, "--yes", code=1)
@@ -503,6 +503,12 @@ def test_forget_preview_warns_when_the_target_was_protected_moments_ago(
     ok(db, "update", memory_id, "--layer", "semantic", "--yes", "--actor", "alice")
 
     before = snapshot(db)
+    unasked = run(db, "forget", memory_id)
+    line = one_error_line(unasked, code=3)
+    assert "1 memory would be forgotten (1 of them protected until moments ago)" in line
+    assert snapshot(db) == before
+
+    monkeypatch.setattr(confirming, "interactive", lambda: True)
     result = run(db, "forget", memory_id, input="n\n")
     assert result.exit_code == 0, result.stderr
     out = " ".join(result.stdout.split())

@@ -338,7 +338,9 @@ def _show_result(result: ForgetResult, json_: bool) -> None:
 
 def _would(plan: ForgetPlan) -> str:
     verb = "forgotten" if plan.operation == "forget" else "erased for good"
-    return f"{render.plural(len(plan.targets))} would be {verb}"
+    unprotected = sum(1 for item in plan.targets if item.was_protected)
+    note = f" ({unprotected} of them protected until moments ago)" if unprotected else ""
+    return f"{render.plural(len(plan.targets))} would be {verb}{note}"
 
 
 def _question(plan: ForgetPlan) -> str:
