@@ -99,7 +99,7 @@ def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> AccessDenied:
 def _change_question(plan: UpdatePlan) -> str:
     """What the human is asked: the memory, every field's old and new value, and the
     protection the change takes away (or that a protected text is rewritten)."""
-    diff = "\n".join(change_line(FieldChangeOut.of(c)) for c in plan.diff)
+    diff = "\n".join(change_line(FieldChangeOut.of(c), limit=1000) for c in plan.diff)
     if plan.lost:
         why = f"It would no longer be protected: {'; '.join(plan.lost)}."
     else:
@@ -110,8 +110,35 @@ def _change_question(plan: UpdatePlan) -> str:
     )
 
 
-def _arguments_key(**arguments: Any) -> str:
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+def _change(
+    content: str | None,
+    layer: str | None,
+    category: str | None,
+    tags: list[str] | None,
+    metadata: dict[str, Any] | None,
+    merge_metadata: dict[str, Any] | None,
+    importance: float | None,
+    private: bool | None,
+    reason: str | None,
+) -> dict[str, Any]:
+    """update_memory's arguments as `plan_update` takes them."""
+    return {
+        "content": content,
+        "layer": layer,
+        "category": category,
+        "tags": tags,
+        "metadata": metadata,
+        "merge_metadata": merge_metadata,
+        "importance": importance,
+        "private": private,
+        "reason": reason,
+    }
+
+
+def _key(change: dict[str, Any]) -> str:
+    """The change asked, as the key of the question shown for it: an answer confirms only
+    the plan its own question was rendered from."""
+    return json.dumps(change, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _update_answer(
@@ -326,34 +353,21 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             if not _may_weaken_protection(grant):
                 return None  # refused by the tool itself, without a question
-            plan = mem.plan_update(
-                memory_id,
-                content=content,
-                layer=layer,
-                category=category,
-                tags=tags,
-                metadata=metadata,
-                merge_metadata=merge_metadata,
-                importance=importance,
-                private=private,
-                actor=rt.actor(ctx, grant),
-                namespace=ns,
-                reason=reason,
+            change = _change(
+                content,
+                layer,
+                category,
+                tags,
+                metadata,
+                merge_metadata,
+                importance,
+                private,
+                reason,
             )
+            plan = mem.plan_update(memory_id, **change, actor=rt.actor(ctx, grant), namespace=ns)
         if not plan.needs_confirmation:
             return None
-        key = _arguments_key(
-            content=content,
-            layer=layer,
-            category=category,
-            tags=tags,
-            metadata=metadata,
-            merge_metadata=merge_metadata,
-            importance=importance,
-            private=private,
-            reason=reason,
-        )
-        rt.keep_change((rt.session(ctx, grant), memory_id, key), plan)
+        rt.keep_change((rt.session(ctx, grant), memory_id, _key(change)), plan)
         return Elicit(_change_question(plan), ConfirmChange)
 
     def update_memory(
@@ -378,22 +392,20 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             actor = rt.actor(ctx, grant)
+            change = _change(
+                content,
+                layer,
+                category,
+                tags,
+                metadata,
+                merge_metadata,
+                importance,
+                private,
+                reason,
+            )
             data = answer.data if isinstance(answer, AcceptedElicitation) else None
             if isinstance(answer, AcceptedElicitation) and data is None:
-                plan = mem.plan_update(
-                    memory_id,
-                    content=content,
-                    layer=layer,
-                    category=category,
-                    tags=tags,
-                    metadata=metadata,
-                    merge_metadata=merge_metadata,
-                    importance=importance,
-                    private=private,
-                    actor=actor,
-                    namespace=ns,
-                    reason=reason,
-                )
+                plan = mem.plan_update(memory_id, **change, actor=actor, namespace=ns)
                 if not plan.needs_confirmation:
                     m = mem.execute(plan)
                     status: UpdateStatus = "updated" if plan.changed else "unchanged"
@@ -421,19 +433,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                     code=code,
                 )
             # The human was asked: the plan the question showed, if they said yes.
-            key = _arguments_key(
-                content=content,
-                layer=layer,
-                category=category,
-                tags=tags,
-                metadata=metadata,
-                merge_metadata=merge_metadata,
-                importance=importance,
-                private=private,
-                reason=reason,
-            )
             session = rt.session(ctx, grant)
-            asked = rt.take_change((session, memory_id, key))
+            asked = rt.take_change((session, memory_id, _key(change)))
             if isinstance(data, ConfirmChange) and data.confirm:
                 if asked is None:
                     raise ToolError("the question is no longer open; call update_memory again")
