@@ -2,7 +2,8 @@
 `lethe ui` process over a real SQLite file. Also writes the screenshots of docs/inspector.md.
 
 Forget, cancel, confirm, trash, restore and the audit log are one scenario, in the order a
-person would meet them; the XSS check and the screenshots stand alone."""
+person would meet them; a revert (cancelled, then confirmed), the XSS check and the
+screenshots stand alone."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from .ui_support import CHROMIUM, CHROMIUM_ARGS, ui_server
 
 IMAGES = Path(__file__).resolve().parents[1] / "docs" / "img"
 XSS = 'User wrote <script>window.pwned = 1</script> and <img src=x onerror="window.pwned = 2">'
+OLD_XSS = 'Old note <script>window.pwned = 3</script> <img src=x onerror="window.pwned = 4">'
 
 
 class Clock:
@@ -50,13 +52,21 @@ def store(
             (120, "peanuts", "User is allergic to peanuts"),
             (60, "visit", "User visited San Francisco last year"),
             (30, "wine", "User loves California wine from Napa"),
-            (3, "home", "User lives in San Francisco"),
+            (20, "team", "User's favourite team is the Giants"),
+            (10, "note", OLD_XSS),
+            (3, "home", "User lives in Oakland"),
             (2, "job", "User works as a nurse at a hospital"),
             (1, "xss", XSS),
         ]:
             clock.now = now - timedelta(days=days)
             ids[key] = mem.remember(text, agent="claude", tags=["profile"]).id
+        clock.now = now - timedelta(days=5)
+        mem.update(ids["team"], content="User's favourite team is the Warriors", reason="said so")
+        mem.update(ids["note"], content="A plain note now")
+        clock.now = now - timedelta(days=2)
+        mem.update(ids["home"], content="User lives in San Francisco", reason="moved in March")
         clock.now = now - timedelta(days=1)
+        mem.update(ids["home"], importance=0.8, tags=["profile", "home"], actor="claude")
         mem.update(ids["peanuts"], importance=0.95, layer="caveat")
         mem.link(ids["home"], ids["visit"], kind="place", confidence=0.82)
         mem.link(ids["home"], ids["wine"], kind="region", confidence=0.55)
@@ -154,10 +164,52 @@ def test_search_forget_cancel_confirm_trash_restore_audit(
     # The audit timeline shows the cancel, the forget and the restore.
     page.goto(f"{url}/audit?agent=inspector")
     ops = page.locator("table.events tbody tr td:nth-child(3)").all_inner_texts()
-    assert ops == ["restore", "forget", "forget_declined"]
     memories = page.locator("table.events tbody tr td:nth-child(4)").all_inner_texts()
-    assert set(memories) == {home}
+    assert [op for op, m in zip(ops, memories, strict=True) if m == home] == [
+        "restore",
+        "forget",
+        "forget_declined",
+    ]
     assert page.locator("svg rect.s-forget").count() == 30, "one bar per day"
+    assert page.alerts == []
+
+
+def test_revert_asks_first_cancel_keeps_confirm_brings_it_back(
+    page: Any, url: str, store: tuple[str, dict[str, str]], embedder: Embedder
+) -> None:
+    db, ids = store
+    team = ids["team"]
+    page.goto(f"{url}/memories/{team}")
+    content = page.locator("[data-testid=content]")
+    rows = page.locator("table.history tbody tr")
+    assert content.inner_text() == "User's favourite team is the Warriors"
+    assert rows.count() == 2
+    assert "current" in rows.first.locator("td").first.inner_text()
+    # The revert shows what it would change, in a modal dialog; cancel keeps everything.
+    page.get_by_role("button", name="Revert to version 1…").click()
+    dialog = page.locator("dialog.plan")
+    assert dialog.is_visible() and dialog.evaluate("d => d.matches(':modal')")
+    assert dialog.locator("h1").inner_text() == "Revert to version 1?"
+    text = dialog.locator("tr[data-field=content]")
+    assert text.locator("td.old").inner_text() == "User's favourite team is the Warriors"
+    assert text.locator("td.new").inner_text() == "User's favourite team is the Giants"
+    dialog.get_by_role("button", name="Cancel").click()
+    assert page.locator(".notice").inner_text() == "Cancelled: nothing was changed."
+    assert content.inner_text() == "User's favourite team is the Warriors"
+    assert rows.count() == 2
+    # Confirm makes version 1's text current again, as version 3: nothing is lost.
+    page.get_by_role("button", name="Revert to version 1…").click()
+    page.locator("dialog.plan").get_by_role("button", name="Confirm revert").click()
+    assert page.locator(".notice").inner_text().startswith("Reverted")
+    assert content.inner_text() == "User's favourite team is the Giants"
+    assert rows.count() == 3
+    top = rows.first.locator("td").all_inner_texts()
+    assert top[0].startswith("3") and "current" in top[0]
+    assert top[2:4] == ["inspector", "revert"]
+    assert "Warriors" in rows.nth(1).inner_text(), "the state reverted from is kept"
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert mem.get(team).version == 3
+        assert [v.op for v in mem.history(team)] == ["revert", "update", "remember"]
     assert page.alerts == []
 
 
@@ -165,10 +217,16 @@ def test_memory_text_renders_as_text(
     page: Any, url: str, store: tuple[str, dict[str, str]]
 ) -> None:
     xss = store[1]["xss"]
-    for path in (f"/memories/{xss}", "/memories?q=script+img", "/memories"):
+    note = store[1]["note"]  # markup in its first version
+    for path in (f"/memories/{xss}", "/memories?q=script+img", "/memories", f"/memories/{note}"):
         page.goto(url + path)
         assert page.evaluate("window.pwned") is None, f"script ran on {path}"
         assert page.locator("main img").count() == 0 and page.locator("main script").count() == 0
+    assert page.locator("tr[data-version='1'] td.version-content").inner_text() == OLD_XSS
+    page.get_by_role("button", name="Revert to version 1…").click()
+    assert page.locator("dialog.plan tr[data-field=content] td.new").inner_text() == OLD_XSS
+    assert page.evaluate("window.pwned") is None, "script ran in the revert dialog"
+    assert page.locator("main img").count() == 0 and page.locator("main script").count() == 0
     page.goto(f"{url}/memories/{xss}")
     assert page.locator("[data-testid=content]").inner_text() == XSS
     assert page.alerts == []
@@ -179,6 +237,9 @@ def test_memory_text_renders_as_text(
     [
         ("memories", "/memories?q=San+Francisco", None),
         ("memory", "/memories/{home}", None),
+        ("history", "/memories/{home}", "history"),
+        ("revert-dialog", "/memories/{home}", "revert"),
+        ("change-dialog", "/memories/{peanuts}", "lower-pin"),
         ("forget-dialog", "/memories/{home}", "forget"),
         ("forget-preview", "/forget/preview?q=where+does+the+user+live", None),
         ("trash", "/trash", None),
@@ -195,7 +256,17 @@ def test_screenshots_of_each_page(
     if action == "forget":
         page.get_by_role("button", name="Forget…").click()
         assert page.locator("dialog.plan").is_visible()
+    elif action == "revert":
+        page.get_by_role("button", name="Revert to version 1…").click()
+        assert page.locator("dialog.plan").is_visible()
+    elif action == "lower-pin":
+        page.get_by_label("Importance").fill("0.5")
+        page.get_by_role("button", name="Save").click()
+        assert "Protection lost" in page.locator("dialog.plan").inner_text()
     IMAGES.mkdir(parents=True, exist_ok=True)
     shot = IMAGES / f"inspector-{name}.png"
-    page.screenshot(path=str(shot), full_page=True)
+    if action == "history":  # the section, not the whole page
+        page.locator("section.history").screenshot(path=str(shot))
+    else:
+        page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
