@@ -119,7 +119,7 @@ def _answer(out: ForgetOut) -> CallToolResult:
     lines += [f"- deleted {i}" for i in out.deleted_ids]
     lines += [
         f"- awaiting confirmation: {i}"
-        + (f" (note: {out.was_protected[i]})" if i in out.was_protected else "")
+        + (" (it was protected moments ago)" if i in out.was_protected else "")
         for i in out.pending_ids
     ]
     lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
