@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 
 import pytest
 
@@ -247,6 +248,27 @@ def test_a_stale_pin_change_is_refused_too(db: str, embedder: Embedder) -> None:
     with Lethe.open(db, embedder=embedder) as mem:
         now = mem.get(pinned)
         assert now.importance == 0.3 and list(now.tags) == ["finance"], "the other edit kept"
+
+
+def test_an_expired_protected_change_is_refused_with_a_fresh_plan(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        pinned = mem.remember("User's blood type is O negative", importance=0.95).id
+    with ui_server(db, env={"LETHE_CONFIRM_TTL_SECONDS": "3"}) as url:
+        me = Visitor(url)
+        asked = me.post(
+            f"/memories/{pinned}/edit", {"csrf": me.csrf, "importance": "0.2", "tags": ""}
+        )
+        before = snapshot(db)
+        time.sleep(3.5)
+        refused = me.post(f"/changes/{change_id(asked.body)}/execute", {"csrf": me.csrf})
+        assert refused.status == 409 and "expired" in refused.body
+        assert snapshot(db) == before, "an expired plan never executes"
+        done = me.post(f"/changes/{change_id(refused.body)}/execute", {"csrf": me.csrf})
+        assert done.status == 303
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert mem.get(pinned).importance == 0.2
 
 
 def test_revert_of_a_trashed_memory_or_an_unknown_version_is_an_error(
