@@ -6,6 +6,11 @@ that says what to do next. Faces (CLI, MCP) print both; they never need to parse
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lethe.forget.change import UpdatePlan
+
 
 class LetheError(Exception):
     """Base of every error lethe raises on purpose."""
@@ -47,7 +52,7 @@ class ConfirmationRequired(LetheError):
     """The change weakens a protection: it is confirmed like a forget. `plan` holds what it
     would do; execute it (`Lethe.execute(plan)`) once the person has agreed."""
 
-    def __init__(self, message: str, *, plan: object, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, plan: UpdatePlan, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
         self.plan = plan
 
