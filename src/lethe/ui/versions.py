@@ -79,7 +79,6 @@ def routes(ui: Inspector) -> list[Route]:
         try:
             after = ui.engine.update(memory_id, importance=importance, tags=tags, actor=ui.actor)
         except ConfirmationRequired as asked:  # it weakens protection: the person confirms
-            assert isinstance(asked.plan, UpdatePlan)
             return show(request, asked.plan)
         return back_to(
             f"/memories/{memory_id}", "saved" if after.version != before.version else "unchanged"
