@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.errors import ConfirmationRequired, InvalidInput
 from lethe.forget.plan import seed_json
+from lethe.schemas import load
 
 from .conftest import snapshot
 
@@ -142,6 +144,7 @@ def test_unprotect_then_forget_says_it_was_protected_moments_ago(tmem: Lethe, cl
     assert "caveat-layer" in (flagged[m.id] or "") and "mallory" in (flagged[m.id] or "")
     assert "3 s ago" in (flagged[m.id] or "")
     assert seed_json(plan)["plan"][0]["wasProtected"] == flagged[m.id]
+    Draft202012Validator(load("forget-response")).validate(seed_json(plan))
     first = tmem.forget([m.id], session="s1")
     assert first.status == "pending" and "was protected" in first.message
     clock.advance(seconds=tmem.settings.confirm_ttl_seconds + 1)
