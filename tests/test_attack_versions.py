@@ -59,12 +59,6 @@ def _live_contents(db: Path) -> list[str]:
 # --- exact duplicates: only the same text and fields are one memory ---------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the exact-duplicate check normalises with NFKC, which folds superscripts into "
-    "digits: '10²' (100) becomes '102', so the second fact is never stored "
-    "(engine/memories.py normalise/_same_as)",
-)
 def test_a_superscript_number_is_not_the_same_fact_as_plain_digits(
     lm: Lethe, db_path: Path
 ) -> None:
@@ -74,11 +68,6 @@ def test_a_superscript_number_is_not_the_same_fact_as_plain_digits(
     assert "The rent is 10² euros a month" in _live_contents(db_path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: remember_many's in-call duplicate key uses the same NFKC normalisation: "
-    "'x₁' and 'x1' in one import are one memory (engine/memories.py _draft_key)",
-)
 def test_remember_many_keeps_subscripts_apart_from_digits(lm: Lethe, db_path: Path) -> None:
     report = lm.remember_many(
         [Draft(content="Valve x1 must stay closed"), Draft(content="Valve x₁ must stay closed")]
@@ -89,12 +78,6 @@ def test_remember_many_keeps_subscripts_apart_from_digits(lm: Lethe, db_path: Pa
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (minor): metadata is compared with Python ==, where True == 1, so "
-    "{'priority': 1} is taken for {'priority': True} and the second call's metadata is "
-    "dropped (engine/memories.py _same_fields; compare the JSON forms as _draft_key does)",
-)
 def test_metadata_true_is_not_the_number_one(lm: Lethe) -> None:
     first = lm.remember("Renew the passport before June", metadata={"priority": True})
     second = lm.remember("Renew the passport before June", metadata={"priority": 1})
@@ -102,13 +85,6 @@ def test_metadata_true_is_not_the_number_one(lm: Lethe) -> None:
     assert first.id != second.id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: b92bbf0 made remember never treat a system memory as the duplicate of a plain "
-    "one, but remember_many (and import) still skips a plain draft whose text a sys_ memory "
-    "holds: the person's own, forgettable memory is never stored "
-    "(engine/memories.py remember_many -> _same_as without the is_system check)",
-)
 def test_remember_many_never_takes_a_system_memory_for_a_plain_duplicate(lm: Lethe) -> None:
     system = lm.remember("Use metric units in every answer", system=True)
     report = lm.remember_many([Draft(content="Use metric units in every answer")])
@@ -145,12 +121,6 @@ def test_codes_that_differ_by_spacing_or_case_are_different_memories(
 # --- a plan edited after it was planned -------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: UpdatePlan.changes is a mutable dict and _execute_change applies it without "
-    "re-deriving the plan or checking confirmation_sha256: a plan previewed as 'tags only, no "
-    "confirmation' rewrites a caveat's text (engine/versions.py _execute_change)",
-)
 def test_a_plan_whose_changes_were_edited_after_planning_applies_nothing(
     lm: Lethe, db_path: Path
 ) -> None:
@@ -165,12 +135,6 @@ def test_a_plan_whose_changes_were_edited_after_planning_applies_nothing(
     assert lm.get(caveat.id).content == "Never give the dog chocolate"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a plan copied with another change (model_copy) executes it: the caveat leaves "
-    "its layer with no confirmation recorded (engine/versions.py _execute_change should "
-    "re-plan from the current memory and compare confirmation_sha256)",
-)
 def test_a_plan_copied_with_other_changes_applies_nothing(lm: Lethe, db_path: Path) -> None:
     caveat = lm.remember("Never give the dog chocolate", layer="caveat")
     plan = lm.plan_update(caveat.id, tags=["dog"])
@@ -181,13 +145,6 @@ def test_a_plan_copied_with_other_changes_applies_nothing(lm: Lethe, db_path: Pa
     assert snapshot(db_path) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the changes of a plan are applied with model_copy(update=...) without checking "
-    "their keys: an 'id' key makes update_memory overwrite ANOTHER memory (a sys_ one here) "
-    "and its previous text is kept nowhere — no version, no trash "
-    "(engine/versions.py _execute_change: only VERSIONED_FIELDS may be changed)",
-)
 def test_a_forged_plan_cannot_overwrite_another_memory(lm: Lethe, db_path: Path) -> None:
     plain = lm.remember("Apple pie recipe uses cinnamon")
     system = lm.remember("Operator rule: never share API keys", system=True)
@@ -199,12 +156,6 @@ def test_a_forged_plan_cannot_overwrite_another_memory(lm: Lethe, db_path: Path)
     assert "Operator rule: never share API keys" in _texts(lm, system.id)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: changes outside the versioned fields or with invalid values are written: "
-    "an empty text, a made-up content_sha256 (engine/versions.py _execute_change does not "
-    "validate plan.changes)",
-)
 @pytest.mark.parametrize(
     "changes",
     [
@@ -226,12 +177,6 @@ def test_a_forged_plan_with_invalid_changes_writes_nothing(
     assert snapshot(db_path) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: confirm_change trusts plan.needs_confirmation: a plan copied with "
-    "needs_confirmation=False executes a protected change on the first call of the two "
-    "(engine/versions.py confirm_change should re-derive it)",
-)
 def test_confirm_change_recomputes_whether_a_confirmation_is_needed(
     lm: Lethe, db_path: Path
 ) -> None:
@@ -244,12 +189,6 @@ def test_confirm_change_recomputes_whether_a_confirmation_is_needed(
     assert lm.get(caveat.id).layer == "caveat"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the second call of the two-call rule executes plan.changes while matching the "
-    "pending row on plan.confirmation_sha256 only: changes edited between the calls are applied "
-    "though never previewed (engine/versions.py confirm_change)",
-)
 def test_the_second_call_cannot_carry_a_change_the_first_did_not_preview(lm: Lethe) -> None:
     caveat = lm.remember("Never give the dog chocolate", layer="caveat")
     plan = lm.plan_update(caveat.id, layer="semantic")
@@ -522,10 +461,14 @@ def test_crafted_versions_never_touch_an_existing_memory_or_the_future(
         {**base, "memory_id": held.id, "version": 1, "content": "Car was stolen"},
         new,
         {**base, "memory_id": new["id"], "version": 1, "content": "Before A"},
-        {**base, "memory_id": new["id"], "version": 1, "content": "Before B"},
         {**base, "memory_id": new["id"], "version": 2, "content": "Same as current"},
         {**base, "memory_id": new["id"], "version": 7, "content": "From the future"},
     ]
+    twice = {**base, "memory_id": new["id"], "version": 1, "content": "Before B"}
+    before = snapshot(db_path)
+    with pytest.raises(InvalidInput, match="given twice"):
+        lm.import_records([*records, twice])
+    assert snapshot(db_path) == before, "a file naming one version twice imports nothing"
     lm.import_records(records)
     assert _texts(lm, held.id) == ["Car is parked on level 5", "Car is parked on level 3"]
     rows = run_sql(db_path, "SELECT version FROM memory_versions WHERE memory_id = ?", (new["id"],))
@@ -548,13 +491,6 @@ _VERSION = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a version record's fields are not validated like a memory's: importance out of "
-    "[0, 1] (then un-revertable), NaN (a raw database error), a category or tags with a "
-    "newline, an empty agent, an unbounded reason are stored and a revert writes them back "
-    "(engine/records.py _check_version; plan_revert should re-validate too)",
-)
 @pytest.mark.parametrize(
     "bad",
     [
@@ -588,13 +524,6 @@ def test_import_refuses_a_version_with_invalid_fields(
     assert snapshot(db_path) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: when the clock steps back between two states (NTP, two hosts with skew on one "
-    "PostgreSQL), keep_version stores valid_until < valid_from, and the export is then refused "
-    "whole by import ('valid_until is before its valid_from'): a backup that cannot be restored "
-    "(store/rows.py keep_version_sql or engine/records.py _check_version)",
-)
 def test_an_export_always_imports_even_after_the_clock_stepped_back(
     lm: Lethe, clock: Clock, tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -663,12 +592,6 @@ _CRASHING_CALLS: dict[str, Callable[[Lethe, str], object]] = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a non-iterable tags value raises TypeError and a huge int importance "
-    "OverflowError instead of InvalidInput (validate.py tags / unit_interval, reached by "
-    "plan_update and update as by remember)",
-)
 @pytest.mark.parametrize("name", sorted(_CRASHING_CALLS))
 def test_bad_input_that_crashes_with_a_python_error(lm: Lethe, db_path: Path, name: str) -> None:
     m = lm.remember("Note about bicycles")
@@ -678,12 +601,6 @@ def test_bad_input_that_crashes_with_a_python_error(lm: Lethe, db_path: Path, na
     assert snapshot(db_path) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (minor): plan_update/update do not validate namespace: 'bad ns!' or 5 answers "
-    "'Memory not found' instead of the InvalidInput history gives (engine/versions.py "
-    "plan_update uses get() without validate.namespace)",
-)
 @pytest.mark.parametrize("namespace", ["bad ns!", 5])
 def test_plan_update_says_a_namespace_is_invalid(lm: Lethe, namespace: Any) -> None:
     m = lm.remember("Note about bicycles")

@@ -28,6 +28,10 @@ class InvalidInput(LetheError):
     """An argument failed validation; nothing was changed."""
 
 
+class ChangedSincePlanned(InvalidInput):
+    """The memory changed between a change's plan and its execution; nothing was changed."""
+
+
 class InvalidFilter(InvalidInput):
     """A filter expression could not be parsed or names an unknown field."""
 

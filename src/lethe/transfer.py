@@ -173,6 +173,12 @@ def parse_version(record: dict[str, Any], line: int) -> MemoryVersion:
     if not isinstance(content, str):
         raise InvalidInput(f"line {line}: a version record needs its text 'content'")
     fields = {k: v for k, v in record.items() if k != "type" and v is not None}
+    if not isinstance(fields.get("private", False), bool):
+        raise InvalidInput(f"line {line}: version private must be true or false")
+    for key in ("importance", "version"):
+        value = fields.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidInput(f"line {line}: version {key} must be a number")
     fields["content_sha256"] = hashlib.sha256(content.encode("utf-8")).hexdigest()
     fields["current"] = False
     if "valid_until" not in fields:

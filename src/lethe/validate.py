@@ -81,11 +81,15 @@ def layer(value: object) -> str:
 
 
 def unit_interval(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInput(f"{what} must be a number between 0 and 1, got {value!r}")
-    if not 0.0 <= float(value) <= 1.0:
-        raise InvalidInput(f"{what} must be between 0 and 1, got {value}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise InvalidInput(f"{what} must be between 0 and 1, got a number too large") from None
+    if math.isnan(number) or not 0.0 <= number <= 1.0:
+        raise InvalidInput(f"{what} must be between 0 and 1, got {value!r:.40}")
+    return number
 
 
 def tags(values: Iterable[object] | str | None) -> tuple[str, ...]:
@@ -93,6 +97,11 @@ def tags(values: Iterable[object] | str | None) -> tuple[str, ...]:
         return ()
     if isinstance(values, str):
         values = [values]
+    if isinstance(values, Mapping) or not isinstance(values, Iterable):
+        raise InvalidInput(
+            f"tags must be a list of text, got {type(values).__name__}",
+            hint='pass e.g. ["work", "travel"]',
+        )
     out: list[str] = []
     for value in values:
         tag = label(value, "tag")

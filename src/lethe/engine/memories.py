@@ -36,11 +36,15 @@ NEAR_DUPLICATE = "near_duplicate"
 """The link kind between a memory and a stored one it is nearly identical to."""
 
 
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def normalise(text: str) -> str:
-    """The text as the exact-duplicate check compares it: Unicode NFKC (full-width digits and
-    letters become plain ones) and runs of whitespace as one space. Case is kept: a code or
-    a name spelled in other capitals may be another one."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
+    """The text as the exact-duplicate check compares it: Unicode NFC, full-width ASCII forms
+    as plain ones (「４４７１」 is 4471), runs of whitespace as one space. Nothing else is
+    folded: case, super- and subscripts (10² is not 102), circled and Roman numerals keep
+    their meaning, since a code or a number written another way may be another one."""
+    return " ".join(unicodedata.normalize("NFC", text).translate(_FULL_WIDTH).split())
 
 
 def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
@@ -50,10 +54,15 @@ def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
         and memory.layer == draft.layer
         and memory.category == draft.category
         and set(memory.tags) == set(draft.tags)
-        and memory.metadata == draft.metadata
+        and _json(memory.metadata) == _json(draft.metadata)
         and memory.importance == draft.importance
         and memory.private == draft.private
     )
+
+
+def _json(value: Any) -> str:
+    """A value as JSON with sorted keys: `True` and `1` stay different."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _draft_key(draft: Draft) -> tuple[Any, ...]:
@@ -65,7 +74,7 @@ def _draft_key(draft: Draft) -> tuple[Any, ...]:
         draft.layer,
         draft.category,
         frozenset(draft.tags),
-        json.dumps(draft.metadata, sort_keys=True, default=str),
+        _json(draft.metadata),
         draft.importance,
         draft.private,
     )
@@ -118,8 +127,8 @@ class MemoryOps(VersionOps):
                 vector, Filters(namespace=draft.namespace), self.settings.autolink_max + 1
             )
             if not allow_duplicate:
-                same = self._same_as(tx, draft, neighbours)
-                if same is not None and same.is_system == system:
+                same = self._same_as(tx, draft, neighbours, system=system)
+                if same is not None:
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory)
@@ -137,7 +146,12 @@ class MemoryOps(VersionOps):
         )
 
     def _same_as(
-        self, tx: StoreTx, draft: Draft, neighbours: Sequence[tuple[str, float]]
+        self,
+        tx: StoreTx,
+        draft: Draft,
+        neighbours: Sequence[tuple[str, float]],
+        *,
+        system: bool = False,
     ) -> Memory | None:
         """A live memory of the namespace that already says exactly this, with the same
         fields: the text equal once Unicode (NFKC) and whitespace are normalised — case,
@@ -152,7 +166,11 @@ class MemoryOps(VersionOps):
         found = tx.store.get_many(list(dict.fromkeys(ids)))
         for memory_id in dict.fromkeys(ids):
             memory = found.get(memory_id)
-            if memory is not None and _same_fields(memory, draft, wanted):
+            if (
+                memory is not None
+                and memory.is_system == system
+                and _same_fields(memory, draft, wanted)
+            ):
                 return memory
         return None
 

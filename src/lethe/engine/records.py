@@ -127,6 +127,7 @@ class RecordOps(MemoryOps, RelationOps, AuditOps):
 
     def _parse_import(self, records: Iterable[dict[str, Any]]) -> _Parsed:
         parsed = _Parsed()
+        versions_seen: set[tuple[str, int]] = set()
         for line, record in enumerate(records, start=1):
             kind = record.get("type", "memory") if isinstance(record, dict) else None
             with _on_line(line):
@@ -137,7 +138,9 @@ class RecordOps(MemoryOps, RelationOps, AuditOps):
                 elif kind == "event":
                     parsed.events.append(self._check_event(parse_event(record, line)))
                 elif kind == "version":
-                    parsed.versions.append(self._check_version(parse_version(record, line)))
+                    parsed.versions.append(
+                        self._check_version(parse_version(record, line), versions_seen)
+                    )
                 else:
                     memory = parse_record(record, line)
                     draft = self._draft(memory.draft.model_dump())
@@ -173,15 +176,34 @@ class RecordOps(MemoryOps, RelationOps, AuditOps):
         }
         return checked, members
 
-    def _check_version(self, version: MemoryVersion) -> MemoryVersion:
+    def _check_version(self, version: MemoryVersion, seen: set[tuple[str, int]]) -> MemoryVersion:
+        """An earlier state is checked like a memory being remembered: a revert may make it
+        current again."""
         validate.memory_id(version.memory_id)
-        validate.content(version.content, max_bytes=self.settings.max_content_bytes)
-        validate.layer(version.layer)
-        validate.label(version.actor, "actor")
         validate.positive_int(version.version, "version", maximum=2**31 - 1)
+        if (version.memory_id, version.version) in seen:
+            raise InvalidInput(f"version {version.version} of {version.memory_id} is given twice")
+        seen.add((version.memory_id, version.version))
         if version.valid_until is not None and version.valid_until < version.valid_from:
             raise InvalidInput("version valid_until is before its valid_from")
-        return version
+        return version.model_copy(
+            update={
+                "agent": validate.label(version.agent, "agent"),
+                "content": validate.content(
+                    version.content, max_bytes=self.settings.max_content_bytes
+                ),
+                "layer": validate.layer(version.layer),
+                "category": validate.label(version.category, "category", allow_empty=True),
+                "tags": validate.tags(version.tags),
+                "metadata": validate.metadata(version.metadata),
+                "importance": validate.unit_interval(version.importance, "importance"),
+                "actor": validate.label(version.actor, "actor"),
+                "op": validate.label(version.op, "op"),
+                "reason": None
+                if version.reason is None
+                else validate.label(version.reason, "reason", allow_empty=True) or None,
+            }
+        )
 
     def _check_event(self, event: dict[str, Any]) -> dict[str, Any]:
         if event["memory_id"] is not None:

@@ -15,9 +15,16 @@ from typing import Any, Literal
 
 from lethe import validate
 from lethe.engine.base import EngineBase, sha256
-from lethe.errors import ConfirmationRequired, InvalidInput, MemoryNotFound, VersionNotFound
+from lethe.errors import (
+    ChangedSincePlanned,
+    ConfirmationRequired,
+    InvalidInput,
+    MemoryNotFound,
+    VersionNotFound,
+)
 from lethe.forget import confirm
 from lethe.forget.change import (
+    VERSIONED_FIELDS,
     ChangeConfirmation,
     UpdatePlan,
     plan_change,
@@ -30,6 +37,8 @@ from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 
 MAX_VERSION = 2**31 - 1
+RETRIES = 3
+"""Times `update` plans again when another writer changed the memory in between."""
 
 
 class VersionOps(EngineBase):
@@ -58,36 +67,56 @@ class VersionOps(EngineBase):
         """
         if metadata is not None and merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        old = self.get(memory_id, namespace=namespace)
-        changes: dict[str, Any] = {}
+        old = self._live_for_change(memory_id, namespace, "update")
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}
-        if content is not None:
-            changes["content"] = validate.content(
-                content, max_bytes=self.settings.max_content_bytes
-            )
-        if layer is not None:
-            changes["layer"] = validate.layer(layer)
-        if category is not None:
-            changes["category"] = validate.label(category, "category", allow_empty=True)
-        if tags is not None:
-            changes["tags"] = tuple(validate.tags(tags))
-        if metadata is not None:
-            changes["metadata"] = validate.metadata(metadata)
-        if importance is not None:
-            changes["importance"] = validate.unit_interval(importance, "importance")
-        if private is not None:
-            if not isinstance(private, bool):
-                raise InvalidInput(f"private must be true or false, got {private!r}")
-            changes["private"] = private
+        given = {
+            "content": content,
+            "layer": layer,
+            "category": category,
+            "tags": tags,
+            "metadata": metadata,
+            "importance": importance,
+            "private": private,
+        }
         return plan_change(
             old,
-            changes,
+            self._validated({k: v for k, v in given.items() if v is not None}),
             op="update",
             actor=self._actor(actor, old),
             reason=self._reason(reason),
             now=self._clock(),
         )
+
+    def _validated(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """The new values of a change, each checked as `remember` checks it. Only the
+        versioned fields can change; anything else is refused (a plan is data a caller holds
+        and could edit)."""
+        unknown = sorted(set(changes) - set(VERSIONED_FIELDS))
+        if unknown:
+            raise InvalidInput(
+                f"cannot change {', '.join(unknown)}",
+                hint=f"an update changes only {', '.join(VERSIONED_FIELDS)}",
+            )
+        checked: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name == "content":
+                checked[name] = validate.content(value, max_bytes=self.settings.max_content_bytes)
+            elif name == "layer":
+                checked[name] = validate.layer(value)
+            elif name == "category":
+                checked[name] = validate.label(value, "category", allow_empty=True)
+            elif name == "tags":
+                checked[name] = tuple(validate.tags(value))
+            elif name == "metadata":
+                checked[name] = validate.metadata(value)
+            elif name == "importance":
+                checked[name] = validate.unit_interval(value, "importance")
+            elif not isinstance(value, bool):
+                raise InvalidInput(f"private must be true or false, got {value!r}")
+            else:
+                checked[name] = value
+        return checked
 
     def plan_revert(
         self,
@@ -114,7 +143,7 @@ class VersionOps(EngineBase):
             )
         return plan_change(
             memory,
-            version_state(target),
+            self._validated(version_state(target)),
             op="revert",
             actor=self._actor(actor, memory),
             reason=self._reason(reason) or f"revert to version {version}",
@@ -156,21 +185,30 @@ class VersionOps(EngineBase):
         `ConfirmationRequired` carrying the plan, to execute with `execute(plan)` once the
         person has agreed.
         """
-        plan = self.plan_update(
-            memory_id,
-            content=content,
-            layer=layer,
-            category=category,
-            tags=tags,
-            metadata=metadata,
-            merge_metadata=merge_metadata,
-            importance=importance,
-            private=private,
-            actor=actor,
-            namespace=namespace,
-            reason=reason,
-        )
-        return self._unconfirmed(plan)
+        for attempt in range(RETRIES):
+            plan = self.plan_update(
+                memory_id,
+                content=content,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                merge_metadata=merge_metadata,
+                importance=importance,
+                private=private,
+                actor=actor,
+                namespace=namespace,
+                reason=reason,
+            )
+            try:
+                return self._unconfirmed(plan)
+            except ChangedSincePlanned:
+                # Another writer changed it between planning and applying: these values are
+                # still what the caller asked for, so plan them again on the new state (a
+                # change that now weakens protection then asks for confirmation).
+                if attempt == RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
 
     def revert(
         self,
@@ -196,10 +234,42 @@ class VersionOps(EngineBase):
             )
         return self._execute_change(plan)
 
+    def _rederived(self, plan: UpdatePlan, current: Memory) -> UpdatePlan:
+        """The plan as the memory and its own changes make it now. A plan is data its holder
+        could edit: what executes is only ever what this says, and only when it is what was
+        shown (the same memory, state and changes, hence the same confirmation hash)."""
+        if not isinstance(plan, UpdatePlan):
+            raise InvalidInput("execute needs the UpdatePlan of plan_update or plan_revert")
+        if current.id != plan.memory_id or current.namespace != plan.namespace:
+            raise MemoryNotFound(f"Memory not found: {plan.memory_id}")
+        if state_sha256(current) != plan.base_sha256:
+            raise ChangedSincePlanned(
+                f"{plan.memory_id} changed since this change was planned "
+                f"(version {plan.base_version} -> {current.version})",
+                hint="plan it again on the current version",
+            )
+        again = plan_change(
+            current,
+            self._validated(dict(plan.changes)),
+            op=plan.op,
+            actor=validate.label(plan.actor, "actor"),
+            reason=self._reason(plan.reason),
+            now=plan.created_at,
+            revert_to=plan.revert_to,
+        )
+        if again.confirmation_sha256 != plan.confirmation_sha256:
+            raise InvalidInput(
+                f"this plan for {plan.memory_id} was altered after it was made",
+                hint="plan the change again and show that plan",
+            )
+        return again.model_copy(update={"id": plan.id})
+
     def _execute_change(self, plan: UpdatePlan, *, confirmed_via: str | None = None) -> Memory:
         """Apply a plan while the memory is still in the state it was planned from."""
+        current = self._live_for_change(plan.memory_id, plan.namespace, "change")
+        plan = self._rederived(plan, current)
         if not plan.changes:
-            return self.get(plan.memory_id, namespace=plan.namespace)
+            return current
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         now = self._clock()
         if plan.needs_confirmation and now - plan.created_at > ttl:
@@ -213,21 +283,20 @@ class VersionOps(EngineBase):
             vector = self.embedder.embed([plan.changes["content"]])[0]
             content_sha = sha256(plan.changes["content"])
         with self.store.transaction() as tx:
-            current = tx.store.get(plan.memory_id)
-            if (
-                current is None
-                or current.status != "active"
-                or (current.namespace != plan.namespace)
-            ):
+            found = tx.store.get(plan.memory_id)
+            if found is None or found.status != "active":
                 raise MemoryNotFound(
                     f"Memory not found: {plan.memory_id}", hint="it was forgotten or purged"
                 )
+            current = found
             if state_sha256(current) != plan.base_sha256:
-                raise InvalidInput(
-                    f"{plan.memory_id} changed since this change was planned "
+                raise ChangedSincePlanned(
+                    f"{plan.memory_id} changed while this change was applied "
                     f"(version {plan.base_version} -> {current.version})",
                     hint="plan it again on the current version",
                 )
+            # A clock that stepped back must not make a version end before it began.
+            now = max(now, current.updated_at)
             update: dict[str, Any] = {
                 **plan.changes,
                 "updated_at": now,
@@ -272,6 +341,9 @@ class VersionOps(EngineBase):
         session = validate.label(session, "session")
         if not isinstance(plan, UpdatePlan):
             raise InvalidInput("confirm_change needs the UpdatePlan of plan_update/plan_revert")
+        plan = self._rederived(
+            plan, self._live_for_change(plan.memory_id, plan.namespace, "change")
+        )
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         if not plan.needs_confirmation:
             memory = self._execute_change(plan)
