@@ -552,10 +552,11 @@ UPDATE_MEMORY = """Change a memory: content (re-embedded), layer, category, tags
 reason says why. The old version stays restorable (history) until the memory is purged.
 
 A change that weakens a protection (the text of a caveat, goal or pinned memory; a move out
-of the caveat/goal layer; importance lowered below 0.9) is confirmed like a forget: the user
-is asked directly when your client supports elicitation; otherwise the first call answers
-"Please confirm: …" and changes nothing. Ask the user; if they agree, make the same call
-again within 5 minutes (with confirmation="<code>" if the answer carried one)."""
+of the caveat/goal layer; importance lowered below 0.9) needs the forget role and is
+confirmed like a forget: the user is asked directly when your client supports elicitation;
+otherwise the first call answers "Please confirm: …" and changes nothing. Ask the user; if
+they agree, make the same call again within 5 minutes (with confirmation="<code>" if the
+answer carried one)."""
 
 HISTORY = """Every version of a memory, newest first: its content and fields, who made it
 (actor), how (op), when (valid_from/valid_until) and why (reason). Updates keep the old
