@@ -87,7 +87,9 @@ def unit_interval(value: object, what: str) -> float:
         number = float(value)
     except OverflowError:
         raise InvalidInput(f"{what} must be between 0 and 1, got a number too large") from None
-    if math.isnan(number) or not 0.0 <= number <= 1.0:
+    if math.isnan(number):
+        raise InvalidInput(f"{what} must be a number between 0 and 1, got NaN")
+    if not 0.0 <= number <= 1.0:
         raise InvalidInput(f"{what} must be between 0 and 1, got {value!r:.40}")
     return number
 
