@@ -120,6 +120,16 @@ def test_the_audit_actor_is_not_the_agent(mem: Lethe) -> None:
     assert mem.audit(memory_id=plain.id, op="remember")[0].actor == "bob"
 
 
+def test_an_eviction_caused_by_a_remember_names_who_remembered(db: str, embedder: Embedder) -> None:
+    with Lethe.open(db, embedder=embedder, working_budget_tokens=12) as small:
+        small.remember("User likes green tea in the morning", agent="dashboard", actor="alice")
+        small.remember("User plays chess on Sundays with friends", agent="dashboard", actor="alice")
+        [evict] = [e for e in small.audit() if e.op == "evict"]
+        assert evict.actor == "alice" and evict.details["agent"] == "dashboard"
+        small.attend([evict.memory_id or ""], agent="dashboard", actor="carol")
+        assert [e.actor for e in small.audit() if e.op == "evict"] == ["alice", "carol"]
+
+
 def test_two_writers_remembering_the_same_text_at_once_store_it_once(
     db: str, embedder: Embedder
 ) -> None:

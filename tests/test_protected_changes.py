@@ -161,3 +161,18 @@ def test_revert_into_an_unprotected_state_is_confirmed_too(tmem: Lethe, db: str)
     plan = tmem.plan_revert(m.id, 1)
     assert plan.op == "revert" and plan.revert_to == 1 and plan.needs_confirmation
     assert tmem.execute(plan).importance == 0.5
+
+
+def test_a_question_about_a_protected_change_is_pending_until_answered(tmem: Lethe) -> None:
+    m = tmem.remember("Passport is in the blue folder", importance=0.95)
+    plan = tmem.plan_update(m.id, importance=0.3, actor="alice")
+    tmem.ask(plan, session="s1")
+    [pending] = tmem.pending_confirmations()
+    assert (pending.operation, pending.via, pending.memory_id) == ("update", "elicitation", m.id)
+    asked = tmem.audit(memory_id=m.id, op="confirmation_requested")[0]
+    assert asked.actor == "alice" and asked.details["via"] == "elicitation"
+    tmem.decline([m.id], session="s1", operation="update", actor="alice")
+    assert tmem.pending_confirmations() == []
+    declined = tmem.audit(memory_id=m.id, op="forget_declined")[0]
+    assert declined.actor == "alice" and declined.details["operation"] == "update"
+    assert tmem.get(m.id).importance == 0.95

@@ -72,7 +72,7 @@ class EngineBase:
             if not items or len(out) >= total:
                 return out
 
-    def _entered(self, tx: StoreTx, memory: Memory) -> None:
+    def _entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
         """A memory is being written by its agent: working memory (if any) takes it in, in
         the same transaction."""
 

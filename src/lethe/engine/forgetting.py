@@ -496,10 +496,13 @@ class ForgetOps(SearchOps, VersionOps):
         namespace: str = DEFAULT_NAMESPACE,
         operation: Literal["forget", "purge", "update"] = "forget",
         answer: Literal["decline", "cancel"] = "decline",
+        actor: str | None = None,
     ) -> int:
         """The human said no (e.g. to an MCP elicitation): drop pending items and record it.
-        `answer` keeps apart a refusal ("decline") from a dismissed question ("cancel")."""
+        `answer` keeps apart a refusal ("decline") from a dismissed question ("cancel");
+        `actor` is who the audit log names (default: the session)."""
         session = validate.label(session, "session")
+        who = validate.label(actor, "actor") if actor else session
         namespace = validate.namespace(namespace)
         ids = self._ids(memory_ids)
         found = {
@@ -515,7 +518,7 @@ class ForgetOps(SearchOps, VersionOps):
                 tx.drop_pending(confirm.asked(session), operation, memory_id)
                 tx.append_event(
                     op="forget_declined",
-                    actor=session,
+                    actor=who,
                     at=now,
                     memory_id=memory_id if memory else None,
                     namespace=memory.namespace if memory else None,

@@ -131,7 +131,7 @@ class MemoryOps(VersionOps):
                 if same is not None:
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
-            self._entered(tx, memory)
+            self._entered(tx, memory, who)
             found = tx.store.get_many([i for i, _ in near])
         self._project([memory])
         return Remembered(

@@ -10,34 +10,43 @@ from typing import Literal
 from lethe import validate
 from lethe.engine.forgetting import ForgetOps
 from lethe.forget import confirm
+from lethe.forget.change import UpdatePlan
 from lethe.forget.plan import ForgetPlan
 from lethe.forget.results import PendingItem
 
 
 class QuestionOps(ForgetOps):
-    def ask(self, plan: ForgetPlan, *, session: str) -> None:
-        """Record that the human behind `session` is being asked about this plan's targets.
-        The rows and their `confirmation_requested` events only inform (the inspector, the
-        audit log); executing still needs the plan and the human's yes."""
+    def ask(self, plan: ForgetPlan | UpdatePlan, *, session: str) -> None:
+        """Record that the human behind `session` is being asked about this plan: a deletion's
+        targets, or a change that weakens protection. The rows and their
+        `confirmation_requested` events only inform (the inspector, the audit log);
+        executing still needs the plan and the human's yes."""
         session = validate.label(session, "session")
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         key = confirm.asked(session)
+        asked: list[tuple[str, str, str]]  # (memory id, namespace, what was shown)
+        if isinstance(plan, UpdatePlan):
+            operation: Literal["forget", "purge", "update"] = "update"
+            asked = [(plan.memory_id, plan.namespace, plan.confirmation_sha256)]
+        else:
+            operation = plan.operation
+            asked = [(i.id, i.namespace, i.content_sha256) for i in plan.targets]
         with self.store.transaction() as tx:
-            held = tx.pending(key, plan.operation, [i.id for i in plan.targets])
-            for item in plan.targets:
+            held = tx.pending(key, operation, [memory_id for memory_id, _, _ in asked])
+            for memory_id, namespace, shown in asked:
                 pending = confirm.record(
-                    held.get(item.id),
-                    item.id,
-                    item.content_sha256,
+                    held.get(memory_id),
+                    memory_id,
+                    shown,
                     session=key,
-                    operation=plan.operation,
+                    operation=operation,
                     now=now,
                     ttl=ttl,
                     restart=True,
                 )
                 tx.put_pending(pending)
-                self._requested_event(tx, pending, item.namespace, plan.actor, "elicitation", now)
+                self._requested_event(tx, pending, namespace, plan.actor, "elicitation", now)
 
     def answered(
         self,

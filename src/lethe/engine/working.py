@@ -30,11 +30,13 @@ class WorkingOps(EngineBase):
         *,
         agent: str = DEFAULT_AGENT,
         namespace: str = DEFAULT_NAMESPACE,
+        actor: str | None = None,
     ) -> WorkingContext:
         """Bring memories into an agent's working memory. Over the token budget, the least
-        valuable items are evicted: from working memory only (audited as `evict`); the
-        memories stay in long-term storage, recallable."""
+        valuable items are evicted: from working memory only (audited as `evict`, by `actor`,
+        default the agent); the memories stay in long-term storage, recallable."""
         agent, namespace = validate.label(agent, "agent"), validate.namespace(namespace)
+        who = validate.label(actor, "actor") if actor else agent
         ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
         if len(ids) > MAX_ATTEND:
             raise InvalidInput(f"at most {MAX_ATTEND} memories at a time, got {len(ids)}")
@@ -53,7 +55,7 @@ class WorkingOps(EngineBase):
         now = self._clock()
         with self.store.transaction() as tx:
             slots, evicted = self._admit(
-                tx, agent, namespace, {i: tokens[i] for i in admitted}, now
+                tx, agent, namespace, {i: tokens[i] for i in admitted}, now, who
             )
         gone = {s.memory.id for s in evicted}
         kept = [s for s in slots if s.memory.id not in gone]
@@ -62,7 +64,13 @@ class WorkingOps(EngineBase):
         )
 
     def _admit(
-        self, tx: StoreTx, agent: str, namespace: str, tokens: dict[str, int], now: datetime
+        self,
+        tx: StoreTx,
+        agent: str,
+        namespace: str,
+        tokens: dict[str, int],
+        now: datetime,
+        actor: str,
     ) -> tuple[list[Slot], list[Slot]]:
         """Put memories in, then evict the least valuable until the set fits the budget."""
         budget = self._budget()
@@ -74,7 +82,7 @@ class WorkingOps(EngineBase):
             tx.working_drop(agent, namespace, slot.memory.id)
             tx.append_event(
                 op="evict",
-                actor=agent,
+                actor=actor,
                 at=now,
                 memory_id=slot.memory.id,
                 namespace=namespace,
@@ -82,10 +90,12 @@ class WorkingOps(EngineBase):
             )
         return slots, evicted
 
-    def _entered(self, tx: StoreTx, memory: Memory) -> None:
+    def _entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
         tokens = self.embedder.count_tokens(memory.content)
         if tokens <= self._budget():
-            self._admit(tx, memory.agent, memory.namespace, {memory.id: tokens}, memory.created_at)
+            self._admit(
+                tx, memory.agent, memory.namespace, {memory.id: tokens}, memory.created_at, actor
+            )
 
     def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         self.attend(memory_ids, agent=agent, namespace=namespace)

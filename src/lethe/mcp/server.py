@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 import lethe
 from lethe.mcp.handshake import INSTRUCTIONS, NAME, TITLE
 from lethe.mcp.runtime import Runtime
+from lethe.mcp.tools_change import change_tools
 from lethe.mcp.tools_decay import decay_tools
 from lethe.mcp.tools_forget import forget_tools
 from lethe.mcp.tools_forget_mode import forget_mode_prompt, forget_mode_tools
@@ -39,6 +40,7 @@ def build_server(runtime: Runtime) -> MCPServer[dict[str, Any]]:
         version=lethe.__version__,
         tools=[
             *memory_tools(runtime),
+            *change_tools(runtime),
             *forget_tools(runtime),
             *decay_tools(runtime),
             *forget_mode_tools(runtime),

@@ -218,8 +218,9 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, ContextOut]:
         with tool_errors():
-            mem, _, ns = rt.enter(ctx, "write", namespace)
-            working = mem.attend(memory_ids, agent=agent, namespace=ns)
+            mem, grant, ns = rt.enter(ctx, "write", namespace)
+            actor = rt.actor(ctx, grant)
+            working = mem.attend(memory_ids, agent=agent, namespace=ns, actor=actor)
         out = _context_out(working, ns)
         lines = [working.text]
         if working.evicted:

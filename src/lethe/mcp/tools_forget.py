@@ -219,7 +219,14 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             said: Literal["decline", "cancel"] = (
                 "cancel" if isinstance(answer, CancelledElicitation) else "decline"
             )
-            mem.decline(ids, session=session, namespace=ns, operation=operation, answer=said)
+            mem.decline(
+                ids,
+                session=session,
+                namespace=ns,
+                operation=operation,
+                answer=said,
+                actor=rt.actor(ctx, grant),
+            )
         out = ForgetOut(
             status="declined",
             operation=operation,

@@ -1,36 +1,21 @@
-"""Tools that store and read memories: remember, recall, get_memory, update_memory,
-history, link_memories, create_episode, get_episode. Each parses, calls the engine, formats.
-
-An update never destroys (the engine keeps the replaced state as a version); one that
-weakens a protection is confirmed like a forget: the human's answer to an elicitation when
-the client can ask, else the same call twice from one session, and never on a `write`
-token alone."""
+"""Tools that store and read memories: remember, recall, get_memory, link_memories,
+create_episode, get_episode. Each parses, calls the engine, formats. Changing a memory
+(update_memory, history) is in `tools_change`."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import (
-    AcceptedElicitation,
-    CancelledElicitation,
     Context,
-    Elicit,
-    ElicitationResult,
-    Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from lethe.forget.change import UpdatePlan
-from lethe.mcp.access import ROLES, AccessDenied, Grant
 from lethe.mcp.outputs import (
     EpisodeOut,
-    FieldChangeOut,
-    HistoryOut,
     HitOut,
     LinkOut,
     MemoryDetail,
@@ -38,16 +23,10 @@ from lethe.mcp.outputs import (
     NearDuplicateOut,
     RecallOut,
     RememberOut,
-    UpdateOut,
-    UpdateStatus,
-    VersionOut,
-    change_line,
     memory_line,
     reply,
-    version_line,
 )
 from lethe.mcp.params import (
-    ConfirmationCode,
     Content,
     EpisodeId,
     Importance,
@@ -57,14 +36,13 @@ from lethe.mcp.params import (
     Metadata,
     Namespace,
     Query,
-    Reason,
     Tags,
     ToolSpec,
     Where,
     strict_tools,
     tool_errors,
 )
-from lethe.mcp.runtime import Runtime, can_elicit
+from lethe.mcp.runtime import Runtime
 from lethe.model import DEFAULT_AGENT, EpisodeView, Memory
 
 if TYPE_CHECKING:
@@ -78,108 +56,6 @@ def with_links(mem: "Lethe", memory: Memory, namespace: str) -> MemoryDetail:
     """A memory as tools return it: with its links to live memories of its namespace."""
     links = [LinkOut.of(link) for link in mem.links(memory.id, namespace=namespace)]
     return MemoryDetail(memory=MemoryOut.of(memory), links=links)
-
-
-class ConfirmChange(BaseModel):
-    confirm: bool = Field(description="Yes, make this change")
-
-
-def _may_weaken_protection(grant: Grant) -> bool:
-    return ROLES.index(grant.role) >= ROLES.index("forget")
-
-
-def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> AccessDenied:
-    return AccessDenied(
-        f"{plan.notes} This client's role is {grant.role!r}; a change that weakens a "
-        "protection needs 'forget'. Nothing was changed",
-        hint="ask the user to make this change with a client holding the forget role",
-    )
-
-
-def _change_question(plan: UpdatePlan) -> str:
-    """What the human is asked: the memory, every field's old and new value, and the
-    protection the change takes away (or that a protected text is rewritten)."""
-    diff = "\n".join(change_line(FieldChangeOut.of(c), limit=1000) for c in plan.diff)
-    if plan.lost:
-        why = f"It would no longer be protected: {'; '.join(plan.lost)}."
-    else:
-        why = f"It is protected ({plan.protection}) and its text would change."
-    return (
-        f"Change '{plan.preview}' ({plan.memory_id})?\n{diff}\n{why} The current version "
-        "stays in its history until the memory is purged."
-    )
-
-
-def _change(
-    content: str | None,
-    layer: str | None,
-    category: str | None,
-    tags: list[str] | None,
-    metadata: dict[str, Any] | None,
-    merge_metadata: dict[str, Any] | None,
-    importance: float | None,
-    private: bool | None,
-    reason: str | None,
-) -> dict[str, Any]:
-    """update_memory's arguments as `plan_update` takes them."""
-    return {
-        "content": content,
-        "layer": layer,
-        "category": category,
-        "tags": tags,
-        "metadata": metadata,
-        "merge_metadata": merge_metadata,
-        "importance": importance,
-        "private": private,
-        "reason": reason,
-    }
-
-
-def _key(change: dict[str, Any]) -> str:
-    """The change asked, as the key of the question shown for it: an answer confirms only
-    the plan its own question was rendered from."""
-    return json.dumps(change, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _update_answer(
-    mem: "Lethe",
-    plan: UpdatePlan | None,
-    memory: Memory,
-    namespace: str,
-    status: UpdateStatus,
-    message: str,
-    *,
-    expires: int | None = None,
-    code: str | None = None,
-) -> CallToolResult:
-    detail = with_links(mem, memory, namespace)
-    out = UpdateOut(
-        status=status,
-        memory=detail.memory,
-        links=detail.links,
-        changes=[FieldChangeOut.of(c) for c in plan.diff] if plan else [],
-        protection=plan.protection if plan else None,
-        lost=list(plan.lost) if plan else [],
-        message=message,
-        expires_in_seconds=expires,
-        confirmation=code,
-    )
-    lines = [message, *(change_line(c) for c in out.changes)]
-    if status == "pending":
-        lines.append(memory_line(out.memory))
-        if code:
-            lines.append(f"confirmation: {code}")
-        again = f' and confirmation="{code}"' if code else ""
-        guidance = (
-            "Ask the user to confirm. If they agree, call update_memory again with the same "
-            f"arguments{again} within {expires} s; if not, do nothing."
-        )
-    elif status == "declined":
-        guidance = "Nothing was changed. Do not ask again unless the user brings it up."
-    else:
-        lines.append(memory_line(out.memory))
-        guidance = "history(memory_id) lists every version; the old one is kept."
-    return reply(out, lines, guidance)
 
 
 def _episode(view: EpisodeView) -> EpisodeOut:
@@ -331,144 +207,6 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         ]
         return reply(out, lines, "Change it with update_memory; forget it with forget.")
 
-    def confirm_update(
-        ctx: Context,
-        memory_id: str,
-        content: str | None = None,
-        layer: str | None = None,
-        category: str | None = None,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        merge_metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        private: bool | None = None,
-        reason: str | None = None,
-        namespace: str | None = None,
-    ) -> Elicit[ConfirmChange] | None:
-        """Ask the human about a change that weakens a protection, when the client lets us
-        and the caller may make it at all: the model cannot answer for them."""
-        if not can_elicit(ctx):
-            return None
-        with tool_errors():
-            mem, grant, ns = rt.enter(ctx, "write", namespace)
-            if not _may_weaken_protection(grant):
-                return None  # refused by the tool itself, without a question
-            change = _change(
-                content,
-                layer,
-                category,
-                tags,
-                metadata,
-                merge_metadata,
-                importance,
-                private,
-                reason,
-            )
-            plan = mem.plan_update(memory_id, **change, actor=rt.actor(ctx, grant), namespace=ns)
-        if not plan.needs_confirmation:
-            return None
-        rt.keep_change((rt.session(ctx, grant), memory_id, _key(change)), plan)
-        return Elicit(_change_question(plan), ConfirmChange)
-
-    def update_memory(
-        memory_id: MemoryId,
-        ctx: Context,
-        answer: Annotated[ElicitationResult[ConfirmChange], Resolve(confirm_update)],
-        content: Content | None = None,
-        layer: LayerName | None = None,
-        category: Label | None = None,
-        tags: Tags | None = None,
-        metadata: Metadata | None = None,
-        merge_metadata: Metadata | None = None,
-        importance: Importance | None = None,
-        private: bool | None = None,
-        reason: Reason | None = None,
-        namespace: Namespace = None,
-        confirmation: ConfirmationCode | None = None,
-    ) -> Annotated[CallToolResult, UpdateOut]:
-        """`answer` is what the resolver produced: the human's answer, or an accept without
-        data when no question was asked (no protection weakened, or a client that cannot be
-        asked: then the two-call rule applies)."""
-        with tool_errors():
-            mem, grant, ns = rt.enter(ctx, "write", namespace)
-            actor = rt.actor(ctx, grant)
-            change = _change(
-                content,
-                layer,
-                category,
-                tags,
-                metadata,
-                merge_metadata,
-                importance,
-                private,
-                reason,
-            )
-            data = answer.data if isinstance(answer, AcceptedElicitation) else None
-            if isinstance(answer, AcceptedElicitation) and data is None:
-                plan = mem.plan_update(memory_id, **change, actor=actor, namespace=ns)
-                if not plan.needs_confirmation:
-                    m = mem.execute(plan)
-                    status: UpdateStatus = "updated" if plan.changed else "unchanged"
-                    message = (
-                        f"Updated {m.id} (now version {m.version}); version {plan.base_version} "
-                        "stays in its history."
-                        if plan.changed
-                        else plan.notes
-                    )
-                    return _update_answer(mem, plan, m, ns, status, message)
-                if not _may_weaken_protection(grant):
-                    raise _refuse_for_role(grant, plan)
-                session, code = rt.two_call_session(ctx, grant, confirmation)
-                c = mem.confirm_change(plan, session=session)
-                if c.status == "executed":
-                    return _update_answer(mem, plan, c.memory, ns, "updated", c.message)
-                return _update_answer(
-                    mem,
-                    plan,
-                    c.memory,
-                    ns,
-                    "pending",
-                    c.message,
-                    expires=c.expires_in_seconds,
-                    code=code,
-                )
-            # The human was asked: the plan the question showed, if they said yes.
-            session = rt.session(ctx, grant)
-            asked = rt.take_change((session, memory_id, _key(change)))
-            if isinstance(data, ConfirmChange) and data.confirm:
-                if asked is None:
-                    raise ToolError("the question is no longer open; call update_memory again")
-                m = mem.execute(asked, actor=actor, via="elicitation")
-                message = (
-                    f"Updated {m.id} with the user's consent (now version {m.version}); "
-                    f"version {asked.base_version} stays in its history."
-                )
-                return _update_answer(mem, asked, m, ns, "updated", message)
-            said: Literal["decline", "cancel"] = (
-                "cancel" if isinstance(answer, CancelledElicitation) else "decline"
-            )
-            mem.decline([memory_id], session=session, namespace=ns, operation="update", answer=said)
-            current = mem.get(memory_id, namespace=ns)
-        message = f"The user said no ({said}); nothing was changed."
-        return _update_answer(mem, asked, current, ns, "declined", message)
-
-    def history(
-        memory_id: MemoryId, ctx: Context, namespace: Namespace = None
-    ) -> Annotated[CallToolResult, HistoryOut]:
-        with tool_errors():
-            mem, _, ns = rt.enter(ctx, "read", namespace)
-            versions = mem.history(memory_id, namespace=ns)
-        out = HistoryOut(
-            memory_id=memory_id, namespace=ns, versions=[VersionOut.of(v) for v in versions]
-        )
-        lines = [f"{len(out.versions)} version(s) of {memory_id}, newest first:"]
-        lines += [version_line(v) for v in out.versions]
-        guidance = (
-            "To go back to an earlier version, call update_memory with its content and fields; "
-            "the current one then stays here too."
-        )
-        return reply(out, lines, guidance)
-
     def link_memories(
         a: MemoryId,
         b: MemoryId,
@@ -520,8 +258,6 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         (remember, "Remember", WRITE, REMEMBER),
         (recall, "Recall memories", READ, RECALL),
         (get_memory, "Get a memory", READ, GET_MEMORY),
-        (update_memory, "Update a memory", WRITE, UPDATE_MEMORY),
-        (history, "History of a memory", READ, HISTORY),
         (link_memories, "Link two memories", WRITE, LINK_MEMORIES),
         (create_episode, "Create an episode", WRITE, CREATE_EPISODE),
         (get_episode, "Get an episode", READ, GET_EPISODE),
@@ -546,22 +282,6 @@ tags (tags_mode any/all), agent, since/until (ISO times) and metadata conditions
 ("year >= 2025", 'source = "notes.md"', "@metadata.lang in [\\"en\\", \\"fr\\"]")."""
 
 GET_MEMORY = "Read one memory by id, with its links. Forgotten memories are not returned."
-
-UPDATE_MEMORY = """Change a memory: content (re-embedded), layer, category, tags, metadata
-(replaces the object) or merge_metadata (sets only the keys given), importance, private;
-reason says why. The old version stays restorable (history) until the memory is purged.
-
-A change that weakens a protection (the text of a caveat, goal or pinned memory; a move out
-of the caveat/goal layer; importance lowered below 0.9) needs the forget role and is
-confirmed like a forget: the user is asked directly when your client supports elicitation;
-otherwise the first call answers "Please confirm: …" and changes nothing. Ask the user; if
-they agree, make the same call again within 5 minutes (with confirmation="<code>" if the
-answer carried one)."""
-
-HISTORY = """Every version of a memory, newest first: its content and fields, who made it
-(actor), how (op), when (valid_from/valid_until) and why (reason). Updates keep the old
-version here until the memory is purged. There is no revert tool: to go back, call
-update_memory with the old version's content and fields."""
 
 LINK_MEMORIES = """Link two memories of one namespace (kind defaults to "related"; confidence
 0-1). Linking an existing pair again sets the new confidence."""
