@@ -162,10 +162,17 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
             ("[" + ",".join(["0.5"] * DIM) + "]",),
         )
     open_store(pg_dsn)
-    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "2"
+    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "3"
     with psycopg.connect(pg_dsn) as conn:
         index = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_decay'"
         ).fetchone()
         assert index is not None and "access_count" not in index[0]
         assert conn.execute("SELECT content FROM memories").fetchall() == [("kept",)]
+        # migration 3: versions, and pending confirmations of protected changes
+        assert conn.execute("SELECT version FROM memories").fetchall() == [(1,)]
+        assert conn.execute("SELECT count(*) FROM memory_versions").fetchone() == (0,)
+        conn.execute(
+            "INSERT INTO pending_confirmations VALUES "
+            "('s', 'mem_0123456789ab', 'update', 'h', 0, 0, 1, 1)"
+        )

@@ -295,7 +295,7 @@ def test_revert_of_a_trashed_memory_or_an_unknown_version_is_an_error(
             mem.execute(mem.plan_forget(drink))
         trashed = snapshot(db)
         late = me.post(f"/changes/{change_id(held.body)}/execute", {"csrf": token})
-        assert late.status == 404 and "Memory not found" in late.body
+        assert late.status == 404 and "is in the trash" in late.body
         answer = me.post(f"/memories/{drink}/revert", {"csrf": token, "version": "1"})
         assert answer.status == 404 and "is in the trash; cannot revert it" in answer.body
         assert snapshot(db) == trashed and drink not in live_ids(db)
