@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lethe.cli import render
+from lethe.cli import render, render_changes
 from lethe.cli.app import emit_json, stderr, stdout
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def carry_out_change(mem: Lethe, plan: UpdatePlan, *, yes: bool, json_: bool) ->
             _show_plan(plan, json_)
             raise not_confirmed(_would(plan))
         # The plan goes where the person reads it; with --json, stdout stays one document.
-        (stderr() if json_ else stdout()).print(render.change_view(plan))
+        (stderr() if json_ else stdout()).print(render_changes.change_view(plan))
         if not ask(_question(plan)):
             mem.decline(
                 [plan.memory_id], session=plan.actor, namespace=plan.namespace, operation="update"
@@ -95,16 +95,16 @@ def carry_out_change(mem: Lethe, plan: UpdatePlan, *, yes: bool, json_: bool) ->
         if yes and plan.needs_confirmation:
             via = "yes"
         if not json_:
-            stdout().print(render.change_view(plan))
+            stdout().print(render_changes.change_view(plan))
     memory = mem.execute(plan, via=via)
-    _show_memory(memory, json_, note=render.changed_line(plan, memory))
+    _show_memory(memory, json_, note=render_changes.changed_line(plan, memory))
 
 
 def _show_plan(plan: UpdatePlan, json_: bool) -> None:
     if json_:
         emit_json(plan.model_dump(mode="json"))
     else:
-        stdout().print(render.change_view(plan))
+        stdout().print(render_changes.change_view(plan))
 
 
 def _show_memory(memory: Memory, json_: bool, *, note: str) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from lethe.cli import render
+from lethe.cli import render, render_changes
 from lethe.cli.app import (
     AgentFilterOpt,
     AllTagsOpt,
@@ -131,7 +131,7 @@ def remember(
         line.append(f" (linked to {len(links)})")
     out.print(line, soft_wrap=True)
     if memory.near_duplicates:
-        out.print(render.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
+        out.print(render_changes.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
 
 
 @app.command(

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from lethe.cli import render
+from lethe.cli import render_changes
 from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, open_lethe, stdout
 from lethe.cli.confirming import YesOpt, carry_out_change
 from lethe.cli.memories import ChangeActorOpt, ChangeReasonOpt, IdArg, InNamespaceOpt
@@ -35,7 +35,7 @@ def history(
         emit_json([v.model_dump(mode="json") for v in versions])
         return
     out = stdout()
-    out.print(render.history_view(versions))
+    out.print(render_changes.history_view(versions))
     if len(versions) > 1:
         out.print(
             f"bring one back with: lethe revert {memory_id} VERSION",

@@ -4,7 +4,7 @@ Faces (CLI, MCP server) call its methods and format what comes back; they hold n
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
 one module per responsibility: `memories`, `search`, `relations`, `records`,
-`forgetting`, `trash`, `sweeping`, `questions`.
+`forgetting`, `trash`, `sweeping`, `questions`, `versions`, `change_confirm`.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from lethe.config import Settings
 from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
+from lethe.engine.change_confirm import ChangeConfirmOps
 from lethe.engine.consolidation import ConsolidateOps
 from lethe.engine.forget_mode import ForgetModeOps
 from lethe.engine.questions import QuestionOps
@@ -29,7 +30,15 @@ from lethe.store.sqlite import SQLiteStore
 from lethe.workspace import Workspace
 
 
-class Lethe(RecordOps, SweepOps, ConsolidateOps, WorkingOps, ForgetModeOps, QuestionOps):
+class Lethe(
+    RecordOps,
+    SweepOps,
+    ConsolidateOps,
+    WorkingOps,
+    ForgetModeOps,
+    QuestionOps,
+    ChangeConfirmOps,
+):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
     def __init__(
