@@ -44,6 +44,18 @@ def _write_atomic(path: Path, text: str | None) -> None:
         raise
 
 
+def touched(changed: Iterable[Memory]) -> tuple[set[tuple[str, date]], set[str]]:
+    """The files a change to these memories touches: (namespace, day) daily logs, and the
+    namespaces whose curated file it touches."""
+    days: set[tuple[str, date]] = set()
+    curated: set[str] = set()
+    for memory in changed:
+        days.add((memory.namespace, memory.created_at.astimezone(UTC).date()))
+        if memory.is_curated:
+            curated.add(memory.namespace)
+    return days, curated
+
+
 class Workspace:
     def __init__(self, root: Path, fetch: Fetch) -> None:
         self.root = root
@@ -60,15 +72,15 @@ class Workspace:
 
     def refresh(self, changed: Iterable[Memory]) -> None:
         """Re-derive the files that `changed` memories (old or new versions) appear in."""
-        days: set[tuple[str, date]] = set()
-        curated: set[str] = set()
-        for memory in changed:
-            days.add((memory.namespace, memory.created_at.astimezone(UTC).date()))
-            if memory.is_curated:
-                curated.add(memory.namespace)
-        for namespace, day in sorted(days):
+        days, curated = touched(changed)
+        self.refresh_days(days, curated)
+
+    def refresh_days(self, days: Iterable[tuple[str, date]], curated: Iterable[str]) -> None:
+        """Re-derive the daily logs of these (namespace, day) pairs and the curated files of
+        these namespaces."""
+        for namespace, day in sorted(set(days)):
             self._write_day(namespace, day)
-        for namespace in sorted(curated):
+        for namespace in sorted(set(curated)):
             self._write_curated(namespace)
 
     def rebuild(self, namespaces: Iterable[str]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from lethe import validate
@@ -19,7 +19,7 @@ from lethe.errors import MemoryNotFound, WorkspaceError
 from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
-from lethe.workspace import Workspace
+from lethe.workspace import Workspace, touched
 
 Clock = Callable[[], datetime]
 MAX_PAGE = 1000
@@ -79,17 +79,72 @@ class EngineBase:
     def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         """Recalled memories return to the recalling agent's working memory (if any)."""
 
-    def _project(self, changed: Sequence[Memory]) -> None:
-        """Re-derive the workspace files after a commit. The database is the truth: a file
-        that cannot be written is reported, never a reason to undo the change."""
-        if self.workspace is None or not changed:
-            return
-        try:
-            self.workspace.refresh(changed)
-        except OSError as exc:
-            ids = ", ".join(m.id for m in changed[:3])
-            raise WorkspaceError(
-                f"saved ({ids}), but the workspace files could not be written: {exc}",
-                hint=f"fix {self.workspace.root} (permissions, disk space); the files are "
-                "rewritten at the next change",
-            ) from exc
+    def _owe(
+        self, tx: StoreTx, changed: Sequence[Memory] = (), *, erased: bool = False
+    ) -> list[int]:
+        """Record, in the change's own transaction, the work it owes once committed: the
+        cleanup of an erasure (`erased`) and the workspace files of `changed`, one row each
+        (a process without a workspace finishes the first and leaves the second). Done right
+        after the commit by `_project`; a crash in between leaves it for the next open."""
+        owed = []
+        now = self._clock()
+        if erased:
+            owed.append(tx.owe({"compact": True}, now))
+        if self.workspace is not None and changed:
+            days, curated = touched(changed)
+            files = {
+                "days": sorted([ns, day.isoformat()] for ns, day in days),
+                "curated": sorted(curated),
+            }
+            owed.append(tx.owe({"workspace": files}, now))
+        return owed
+
+    def _project(
+        self, changed: Sequence[Memory], owed: Sequence[int] = (), *, erased: bool = False
+    ) -> None:
+        """Do what a commit owes: after an erasure, the store's cleanup (full-text merge,
+        vector snapshot, WAL); then the workspace files. The database is the truth: a file
+        that cannot be written is reported, never a reason to undo the change, and the owed
+        work stays recorded for the next open."""
+        if erased:
+            self.store.compact()
+        if self.workspace is not None and changed:
+            try:
+                self.workspace.refresh(changed)
+            except OSError as exc:
+                ids = ", ".join(m.id for m in changed[:3])
+                raise WorkspaceError(
+                    f"saved ({ids}), but the workspace files could not be written: {exc}",
+                    hint=f"fix {self.workspace.root} (permissions, disk space); the files are "
+                    "rewritten at the next open or change",
+                ) from exc
+        self.store.settle(owed)
+
+    def settle_owed(self) -> int:
+        """Finish the work committed changes still owe (a process died between a commit and
+        its cleanup): run at every open and by `maintain`. Work on the workspace files waits
+        for a process that has a workspace. Returns how many pieces were finished."""
+        done: list[int] = []
+        compact = False
+        days: set[tuple[str, date]] = set()
+        curated: set[str] = set()
+        for owed_id, work in self.store.owed():
+            if "workspace" in work and self.workspace is None:
+                continue  # for a process that projects this store's workspace
+            compact = compact or bool(work.get("compact"))
+            files = work.get("workspace") or {}
+            days.update((ns, date.fromisoformat(day)) for ns, day in files.get("days", []))
+            curated.update(files.get("curated", []))
+            done.append(owed_id)
+        if compact:
+            self.store.compact()
+        if self.workspace is not None and (days or curated):
+            try:
+                self.workspace.refresh_days(days, curated)
+            except OSError as exc:
+                raise WorkspaceError(
+                    f"the workspace files owed by earlier changes could not be written: {exc}",
+                    hint=f"fix {self.workspace.root}; they are rewritten at the next open",
+                ) from exc
+        self.store.settle(done)
+        return len(done)

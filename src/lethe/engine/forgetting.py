@@ -308,7 +308,8 @@ class ForgetOps(SearchOps, VersionOps):
             executed, stale, gone, refused, touched = self._apply(
                 tx, plan.operation, plan.targets, actor=who, plan=plan, now=now
             )
-        self._after(plan.operation, touched)
+            owed = self._owe(tx, touched, erased=plan.operation == "purge" and bool(touched))
+        self._after(plan.operation, touched, owed)
         return ForgetResult(
             plan_id=plan.id,
             operation=plan.operation,
@@ -390,11 +391,10 @@ class ForgetOps(SearchOps, VersionOps):
             touched.append(memory)
         return executed, stale, gone, refused, touched
 
-    def _after(self, operation: Operation, touched: Sequence[Memory]) -> None:
-        """Work that follows a commit: the workspace, and compaction after an erasure."""
-        self._project(touched)
-        if operation == "purge" and touched:
-            self.store.compact()
+    def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> None:
+        """Work that follows a commit, recorded in it as owed: compaction after an erasure,
+        and the workspace."""
+        self._project(touched, owed, erased=operation == "purge" and bool(touched))
 
     # -- the two-call rule ---------------------------------------------------------------
 
@@ -463,7 +463,8 @@ class ForgetOps(SearchOps, VersionOps):
                 session=session,
                 requests=requests,
             )
-        self._after(operation, touched)
+            owed = self._owe(tx, touched, erased=operation == "purge" and bool(touched))
+        self._after(operation, touched, owed)
         result = None
         if confirmed:
             result = ForgetResult(

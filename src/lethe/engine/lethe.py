@@ -23,6 +23,7 @@ from lethe.engine.questions import QuestionOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
 from lethe.engine.working import WorkingOps
+from lethe.errors import WorkspaceError
 from lethe.model import utcnow
 from lethe.store.base import Store
 from lethe.store.postgres_open import is_postgres_dsn
@@ -90,7 +91,17 @@ class Lethe(
                 dim=embedder.dim,
                 busy_timeout_ms=resolved.busy_timeout_ms,
             )
-        return cls(store, embedder, resolved, clock=clock)
+        lethe = cls(store, embedder, resolved, clock=clock)
+        try:
+            # A process that died between a commit and its cleanup left work owed: finish
+            # it before serving (an erasure's traces first).
+            lethe.settle_owed()
+        except WorkspaceError:
+            pass  # the database is sound; the owed files stay recorded for a later open
+        except BaseException:
+            lethe.close()
+            raise
+        return lethe
 
     def close(self) -> None:
         self.store.close()

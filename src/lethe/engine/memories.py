@@ -133,7 +133,8 @@ class MemoryOps(VersionOps):
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory, who)
             found = tx.store.get_many([i for i, _ in near])
-        self._project([memory])
+            owed = self._owe(tx, [memory])
+        self._project([memory], owed)
         return Remembered(
             **memory.model_dump(),
             near_duplicates=tuple(
@@ -240,8 +241,9 @@ class MemoryOps(VersionOps):
                     report["near_duplicates"] += bool(near)
                     accepted.append(i)
                     added.append(memory)
+                owed = self._owe(tx, added)
             report["imported"] += len(added)
-            self._project(added)
+            self._project(added, owed)
             if progress:
                 progress(len(batch))
             batch.clear()

@@ -287,7 +287,9 @@ class RecordOps(MemoryOps, RelationOps, AuditOps):
                     details={"episode": episode.id, "members": members},
                     content_sha256=sha256(episode.summary),
                 )
-        self._project([m for m, _, forgotten, _ in memories if forgotten is None])
+            live = [m for m, _, forgotten, _ in memories if forgotten is None]
+            owed = self._owe(tx, live)
+        self._project(live, owed)
         done.imported = len(memories)
         done.trashed = sum(1 for _, _, forgotten, _ in memories if forgotten is not None)
         done.versions = len({(v.memory_id, v.version) for v in versions})

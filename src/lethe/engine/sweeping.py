@@ -151,7 +151,8 @@ class SweepOps(TrashOps, MemoryOps):
                     "skipped": skipped,
                 },
             )
-        self._project([*touched, *made])
+            owed = self._owe(tx, [*touched, *made])
+        self._project([*touched, *made], owed)
         return SweepResult(
             plan_id=plan.id,
             namespace=plan.namespace,

@@ -46,9 +46,10 @@ class TrashOps(ForgetOps):
             # Read inside the change: once it commits another process may forget the memory
             # again, and this restore must still report what it did, not "not found".
             restored = tx.store.get(memory_id)
+            owed = self._owe(tx, [memory])
         if restored is None:  # cannot happen: set_restored has just changed the row
             raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
-        self._project([restored])
+        self._project([restored], owed)
         return restored
 
     def list_trash(
@@ -95,8 +96,9 @@ class TrashOps(ForgetOps):
                     details={"retention_days": days},
                     content_sha256=memory.content_sha256,
                 )
-        if expired:
-            self.store.compact()
+            owed = self._owe(tx, erased=bool(expired))
+        self._project([], owed, erased=bool(expired))
+        self.settle_owed()
         return MaintenanceReport(
             expired=tuple(m.id for m in expired), expired_confirmations=len(stale)
         )

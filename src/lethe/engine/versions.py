@@ -327,7 +327,8 @@ class VersionOps(EngineBase):
                 details=details,
                 content_sha256=new.content_sha256,
             )
-        self._project([current, new])
+            owed = self._owe(tx, [current, new])
+        self._project([current, new], owed)
         return new
 
     # -- helpers -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from lethe.store.lexical import POSTINGS_BUDGET, query_tokens
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
+from lethe.store.postgres_owed import PostgresOwedWork
 from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
@@ -64,7 +65,7 @@ def ef_search(n: int) -> int:
     return max(EF_SEARCH_MIN, 2 * int(n))
 
 
-class PostgresStore(PostgresTransferReads, PostgresVersionReads):
+class PostgresStore(PostgresTransferReads, PostgresVersionReads, PostgresOwedWork):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
 

@@ -202,6 +202,14 @@ ALTER TABLE pending_confirmations DROP CONSTRAINT pending_confirmations_operatio
 ALTER TABLE pending_confirmations ADD CONSTRAINT pending_confirmations_operation_check
     CHECK (operation IN ('forget', 'purge', 'update'));
 """,
+    # Work a committed change still owes outside its transaction (see the SQLite store's 9).
+    4: """
+CREATE TABLE owed_work (
+    id         BIGSERIAL PRIMARY KEY,
+    created_at DOUBLE PRECISION NOT NULL,
+    work       JSONB NOT NULL CHECK (jsonb_typeof(work) = 'object')
+);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

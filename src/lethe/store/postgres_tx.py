@@ -179,6 +179,15 @@ class PostgresTx:
         row = cursor.fetchone()
         return int(row["seq"]) if row else 0
 
+    def owe(self, work: dict[str, Any], at: datetime) -> int:
+        """Record work this change owes after its commit (see `Store.owed`)."""
+        cursor = self._conn.execute(
+            "INSERT INTO owed_work (created_at, work) VALUES (%s, %s) RETURNING id",
+            (ts(at), json.dumps(work, ensure_ascii=False)),
+        )
+        row = cursor.fetchone()
+        return int(row["id"]) if row else 0
+
     # -- forgetting ---------------------------------------------------------------------
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:

@@ -46,6 +46,7 @@ from lethe.store.rows import (
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
+from lethe.store.sqlite_owed import SQLiteOwedWork
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
@@ -121,7 +122,7 @@ def _enter_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
             time.sleep(0.01)
 
 
-class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads):
+class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):

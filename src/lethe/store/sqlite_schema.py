@@ -248,6 +248,16 @@ DROP TABLE pending_confirmations;
 ALTER TABLE pending_confirmations_v8 RENAME TO pending_confirmations;
 CREATE INDEX pending_memory ON pending_confirmations (memory_id);
 """,
+    9: """
+-- Work a committed change still owes outside its transaction (full-text merge, vector
+-- snapshot, WAL truncation after an erasure; workspace files), written in that transaction
+-- and deleted once done: a crash in between leaves the row, and the next open finishes it.
+CREATE TABLE owed_work (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    created_at REAL NOT NULL,
+    work       TEXT NOT NULL CHECK (json_type(work) = 'object')
+);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

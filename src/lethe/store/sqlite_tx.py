@@ -171,6 +171,14 @@ class SQLiteTx:
         )
         return int(cursor.lastrowid or 0)
 
+    def owe(self, work: dict[str, Any], at: datetime) -> int:
+        """Record work this change owes after its commit (see `Store.owed`)."""
+        cursor = self._conn.execute(
+            "INSERT INTO owed_work (created_at, work) VALUES (?, ?)",
+            (ts(at), json.dumps(work, ensure_ascii=False)),
+        )
+        return int(cursor.lastrowid or 0)
+
     # -- forgetting ---------------------------------------------------------------------
 
     def touch(self, ids: Sequence[str], at: datetime) -> None:
