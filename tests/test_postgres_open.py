@@ -162,7 +162,7 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
             ("[" + ",".join(["0.5"] * DIM) + "]",),
         )
     open_store(pg_dsn)
-    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "3"
+    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "4"
     with psycopg.connect(pg_dsn) as conn:
         index = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_decay'"
@@ -176,3 +176,5 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
             "INSERT INTO pending_confirmations VALUES "
             "('s', 'mem_0123456789ab', 'update', 'h', 0, 0, 1, 1)"
         )
+        # migration 4: the work committed changes still owe
+        assert conn.execute("SELECT count(*) FROM owed_work").fetchone() == (0,)
