@@ -15,6 +15,7 @@ from typing import Any, Literal, overload
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
+from lethe.engine.derived import DerivedOps, derived_closure
 from lethe.engine.search import SearchOps
 from lethe.engine.versions import VersionOps
 from lethe.errors import InvalidInput
@@ -22,11 +23,17 @@ from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
 from lethe.forget.guard import protection
-from lethe.forget.messages import confirmation_message, confirmation_status, result_notes
+from lethe.forget.messages import (
+    confirmation_message,
+    confirmation_status,
+    derived_notes,
+    result_notes,
+)
 from lethe.forget.plan import (
     MANY_MATCHES,
     NEAR_COPY,
     PREVIEW_THRESHOLD,
+    DerivedItem,
     ForgetPlan,
     Operation,
     PlanItem,
@@ -51,7 +58,7 @@ ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
 
 
-class ForgetOps(SearchOps, VersionOps):
+class ForgetOps(SearchOps, VersionOps, DerivedOps):
     # -- planning ------------------------------------------------------------------------
 
     def plan_forget(
@@ -170,9 +177,15 @@ class ForgetOps(SearchOps, VersionOps):
             warnings.append(
                 f"{len(items)} memories match; consider more specific criteria before executing"
             )
+        derived: tuple[DerivedItem, ...] = ()
+        if operation == "purge":
+            derived = tuple(
+                derived_closure(self.store, [i.id for i in items if i.action == "delete"])
+            )
         return ForgetPlan(
             id=new_plan_id(),
             operation=operation,
+            derived=derived,
             namespace=namespace,
             created_at=self._clock(),
             actor=actor,
@@ -186,6 +199,7 @@ class ForgetOps(SearchOps, VersionOps):
             notes=" ".join(
                 [
                     notes_for(items, ambiguous=ambiguous, operation=operation),
+                    *derived_notes(derived),
                     *(m.message for m in missing),
                 ]
             ),
@@ -321,7 +335,12 @@ class ForgetOps(SearchOps, VersionOps):
             not_found=(*plan.not_found, *gone),
             suggestions=plan.suggestions,
             fresh_plan=self._replan(plan, who) if stale or gone else None,
-            notes=result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
+            notes=" ".join(
+                [
+                    result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
+                    *(derived_notes(plan.derived) if executed else []),
+                ]
+            ),
         )
 
     def _replan(self, plan: ForgetPlan, actor: str) -> ForgetPlan:
@@ -389,6 +408,11 @@ class ForgetOps(SearchOps, VersionOps):
             )
             executed.append(memory.id)
             touched.append(memory)
+        if operation == "purge" and executed:
+            cascade: dict[str, Any] = {"plan": plan.id} if plan is not None else {}
+            if session is not None:
+                cascade["session"] = session
+            touched += self._cascade(tx, executed, actor=actor, now=now, details=cascade)
         return executed, stale, gone, refused, touched
 
     def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> None:
@@ -486,7 +510,12 @@ class ForgetOps(SearchOps, VersionOps):
             refused=tuple(refused),
             not_found=missing,
             expires_in_seconds=int(ttl.total_seconds()),
-            message=confirmation_message(operation, executed, awaiting, changed, refused, missing),
+            message="\n".join(
+                [
+                    confirmation_message(operation, executed, awaiting, changed, refused, missing),
+                    *(derived_notes(plan.derived) if awaiting else []),
+                ]
+            ),
         )
 
     def decline(

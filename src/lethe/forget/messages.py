@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lethe.forget.plan import Operation, PlanItem
+from lethe.forget.plan import DerivedItem, Operation, PlanItem
 from lethe.forget.results import NotFoundItem
 
 
@@ -76,6 +76,14 @@ def confirmation_message(
     lines.extend(f"Refused {i.id}: {i.protection}. {i.hint}" for i in refused)
     lines.extend(m.message for m in missing)
     return "\n".join(lines)
+
+
+def derived_notes(derived: Sequence[DerivedItem]) -> list[str]:
+    """What a purge does to what was made from its targets, one line each."""
+    return [
+        f"Also {'rewrites' if d.action == 'rewrite' else 'purges'} {d.id} ({d.reason})."
+        for d in derived
+    ]
 
 
 CONSOLIDATE_GUIDANCE = (

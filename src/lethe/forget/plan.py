@@ -62,6 +62,20 @@ class PlanItem(_Frozen):
     lowered a pin or moved it out of a protected layer moments ago)."""
 
 
+class DerivedItem(_Frozen):
+    """A memory made from a purge's targets (a decay summary), and what the purge does to it:
+    rewritten from the sources that remain, or purged too when none does."""
+
+    id: str
+    namespace: str
+    preview: str
+    action: Literal["rewrite", "purge"]
+    derived_from: tuple[str, ...]
+    """The targets (or other derived memories) it was made from."""
+    sources_left: tuple[str, ...]
+    reason: str
+
+
 class PlanSource(_Frozen):
     """What the plan was asked for, so a stale plan can be made again from the same request."""
 
@@ -94,6 +108,9 @@ class ForgetPlan(_Frozen):
     """For each id not found, the live ids of the namespace that look most like it."""
     warnings: tuple[str, ...] = ()
     notes: str
+    derived: tuple[DerivedItem, ...] = ()
+    """A purge's derived copies (summaries made from its targets) and what happens to each;
+    they go in the same transaction as the targets."""
 
     @property
     def targets(self) -> tuple[PlanItem, ...]:
@@ -287,4 +304,5 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
         "suggestions": {k: list(v) for k, v in plan.suggestions.items()},
         "warnings": list(plan.warnings),
         "notes": plan.notes,
+        **({"derived": [d.model_dump(mode="json") for d in plan.derived]} if plan.derived else {}),
     }

@@ -99,6 +99,14 @@ class PostgresTx:
             version_values(version),
         )
 
+    def drop_versions(self, memory_id: str) -> int:
+        """Erase a memory's earlier states (a summary rewritten without an erased text: its
+        earlier states hold that text)."""
+        cursor = self._conn.execute(
+            "DELETE FROM memory_versions WHERE memory_id = %s", (memory_id,)
+        )
+        return cursor.rowcount
+
     def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
         self._conn.execute("DELETE FROM memory_tags WHERE memory_id = %s", (memory_id,))
         self._conn.cursor().executemany(

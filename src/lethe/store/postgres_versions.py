@@ -8,10 +8,11 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from lethe.model import MemoryVersion
+from lethe.model import Memory, MemoryVersion
 from lethe.store.rows import (
     VERSION_COLUMNS,
     keep_version_sql,
+    memory_from_row,
     ts,
     version_from_row,
     version_reads,
@@ -59,6 +60,23 @@ class PostgresVersionReads:
         for row in rows:
             found.setdefault(row["memory_id"], []).append(version_from_row(row))
         return found
+
+    def derived_from(self: _Reads, ids: Sequence[str]) -> list[Memory]:
+        """Memories (live or in the trash) made from any of these: a decay summary lists the
+        ids it was made from in `metadata.summarizes`."""
+        if not ids:
+            return []
+        from lethe.store.postgres import MEMORY_COLUMNS
+
+        with self._read() as conn:
+            rows = conn.execute(
+                f"""SELECT {MEMORY_COLUMNS} FROM memories m
+                    WHERE jsonb_typeof(m.metadata -> 'summarizes') = 'array'
+                    AND (m.metadata -> 'summarizes') ?| %s
+                    ORDER BY m.num""".encode(),
+                (list(ids),),
+            ).fetchall()
+        return [memory_from_row(r) for r in rows]
 
     def live_ids_by_hash(self: _Reads, namespace: str, hashes: Sequence[str]) -> list[str]:
         """Live memories of the namespace whose text has one of these SHA-256 hashes."""

@@ -8,10 +8,12 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime
 
-from lethe.model import MemoryVersion
+from lethe.model import Memory, MemoryVersion
 from lethe.store.rows import (
+    MEMORY_COLUMNS,
     VERSION_COLUMNS,
     keep_version_sql,
+    memory_from_row,
     ts,
     version_from_row,
     version_reads,
@@ -57,6 +59,26 @@ class SQLiteVersionReads:
                 for row in rows:
                     found.setdefault(row["memory_id"], []).append(version_from_row(row))
         return found
+
+    def derived_from(self, ids: Sequence[str]) -> list[Memory]:
+        """Memories (live or in the trash) made from any of these: a decay summary lists the
+        ids it was made from in `metadata.summarizes`."""
+        found: dict[str, Memory] = {}
+        with self._lock:
+            for start in range(0, len(ids), _CHUNK):
+                chunk = list(ids[start : start + _CHUNK])
+                marks = ", ".join("?" for _ in chunk)
+                rows = self._conn.execute(
+                    f"""SELECT {MEMORY_COLUMNS} FROM memories m
+                        WHERE json_type(m.metadata, '$.summarizes') = 'array'
+                        AND EXISTS (SELECT 1 FROM json_each(m.metadata, '$.summarizes') s
+                                    WHERE s.value IN ({marks}))
+                        ORDER BY m.num""",
+                    chunk,
+                ).fetchall()
+                for row in rows:
+                    found[row["id"]] = memory_from_row(row)
+        return list(found.values())
 
     def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]:
         """Live memories of the namespace whose text has one of these SHA-256 hashes."""
