@@ -6,7 +6,7 @@ their commands on import, in the order `lethe --help` lists them.
 """
 
 from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
-from lethe.cli import records, serve, inspector
+from lethe.cli import records, serve, inspector, workspace
 from lethe.cli.app import app, main
 
 __all__ = [
@@ -21,4 +21,5 @@ __all__ = [
     "serve",
     "trash",
     "versions",
+    "workspace",
 ]

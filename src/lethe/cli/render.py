@@ -282,6 +282,19 @@ def plan_view(plan: ForgetPlan) -> RenderableType:
                 "find ids with lethe recall, lethe list or lethe trash",
             )
         )
+    for derived in plan.derived:  # a purge's copies: summaries made from its targets
+        parts.append(
+            Text.assemble(
+                (f"{derived.action:<7}", "bold red"),
+                " ",
+                (derived.id, "cyan"),
+                "  ",
+                derived.preview,
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        )
+        parts.append(Padding(Text(derived.reason), (0, 0, 0, _INDENT), expand=False))
     parts.extend(Text(f"warning: {w}", style="yellow") for w in plan.warnings)
     parts.append(Text(plan.notes, style="bold"))
     return Group(*parts)

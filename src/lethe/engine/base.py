@@ -15,7 +15,7 @@ from typing import Any
 from lethe import validate
 from lethe.config import Settings
 from lethe.embed import Embedder
-from lethe.errors import MemoryNotFound, WorkspaceError
+from lethe.errors import InvalidInput, MemoryNotFound, WorkspaceError
 from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
@@ -119,6 +119,27 @@ class EngineBase:
                     "rewritten at the next open or change",
                 ) from exc
         self.store.settle(owed)
+
+    def rebuild_workspace(self, namespaces: Iterable[str] | None = None) -> list[str]:
+        """Re-derive every workspace file from the database (all namespaces the store holds,
+        or the ones named): the files are a projection, so this is always safe, and it mends
+        files edited by hand or left behind by an older lethe. Returns the namespaces."""
+        if self.workspace is None:
+            raise InvalidInput(
+                "no workspace is configured", hint="set LETHE_WORKSPACE_DIR or workspace_dir"
+            )
+        if namespaces is None:
+            chosen = self.store.namespaces()
+        else:
+            chosen = sorted({validate.namespace(n) for n in namespaces})
+        try:
+            self.workspace.rebuild(chosen)
+        except OSError as exc:
+            raise WorkspaceError(
+                f"the workspace files could not be written: {exc}",
+                hint=f"fix {self.workspace.root} (permissions, disk space) and run it again",
+            ) from exc
+        return chosen
 
     def settle_owed(self) -> int:
         """Finish the work committed changes still owe (a process died between a commit and

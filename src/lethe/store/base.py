@@ -143,6 +143,10 @@ class Store(Protocol):
 
     def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]: ...
 
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds a memory, live or in the trash."""
+        ...
+
     def derived_from(self, ids: Sequence[str]) -> list[Memory]:
         """Memories, live or trashed, made from any of these (`metadata.summarizes`)."""
         ...

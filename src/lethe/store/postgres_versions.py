@@ -78,6 +78,14 @@ class PostgresVersionReads:
             ).fetchall()
         return [memory_from_row(r) for r in rows]
 
+    def namespaces(self: _Reads) -> list[str]:
+        """Every namespace that holds a memory, live or in the trash."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT namespace FROM memories ORDER BY namespace"
+            ).fetchall()
+        return [r["namespace"] for r in rows]
+
     def live_ids_by_hash(self: _Reads, namespace: str, hashes: Sequence[str]) -> list[str]:
         """Live memories of the namespace whose text has one of these SHA-256 hashes."""
         if not hashes:

@@ -80,6 +80,14 @@ class SQLiteVersionReads:
                     found[row["id"]] = memory_from_row(row)
         return list(found.values())
 
+    def namespaces(self) -> list[str]:
+        """Every namespace that holds a memory, live or in the trash."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT DISTINCT namespace FROM memories ORDER BY namespace"
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]:
         """Live memories of the namespace whose text has one of these SHA-256 hashes."""
         if not hashes:
