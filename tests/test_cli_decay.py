@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -21,9 +20,9 @@ runner = CliRunner()
 
 
 @pytest.fixture
-def old_store(tmp_path: Path, embedder: Embedder) -> tuple[Path, str, str]:
-    """One memory idle for 200 days (a drop) and one written now (kept)."""
-    db = tmp_path / "m.db"
+def old_store(db: str, embedder: Embedder) -> tuple[str, str, str]:
+    """One memory idle for 200 days (a drop) and one written now (kept), on a SQLite file or
+    a PostgreSQL database (the `db` fixture)."""
     then = datetime.now(UTC) - timedelta(days=200)
     with Lethe.open(db, embedder=embedder, clock=lambda: then) as mem:
         old = mem.remember("User once owned a red bicycle").id
@@ -32,12 +31,12 @@ def old_store(tmp_path: Path, embedder: Embedder) -> tuple[Path, str, str]:
     return db, old, new
 
 
-def sweep(db: Path, *args: str, policy: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
+def sweep(db: str, *args: str, policy: str | None = None, input: str | None = None):  # type: ignore[no-untyped-def]
     env = {"LETHE_DECAY_POLICY": policy} if policy else {}
-    return runner.invoke(app, ["sweep", "--db", str(db), *args], env=env, input=input)
+    return runner.invoke(app, ["sweep", "--db", db, *args], env=env, input=input)
 
 
-def test_report_only_by_default(old_store: tuple[Path, str, str]) -> None:
+def test_report_only_by_default(old_store: tuple[str, str, str]) -> None:
     db, old, _ = old_store
     before = snapshot(db)
     result = sweep(db, "--json")
@@ -52,13 +51,13 @@ def test_report_only_by_default(old_store: tuple[Path, str, str]) -> None:
     assert snapshot(db) == before
 
 
-def test_off_proposes_nothing(old_store: tuple[Path, str, str]) -> None:
+def test_off_proposes_nothing(old_store: tuple[str, str, str]) -> None:
     db, _, _ = old_store
     plan = json.loads(sweep(db, "--json", policy="off").stdout)
     assert plan["samples"] == [] and plan["policy"] == "off"
 
 
-def test_auto_needs_a_go_ahead(old_store: tuple[Path, str, str]) -> None:
+def test_auto_needs_a_go_ahead(old_store: tuple[str, str, str]) -> None:
     db, old, new = old_store
     before = snapshot(db)
     blocked = sweep(db, "--execute", policy="auto")
@@ -68,13 +67,13 @@ def test_auto_needs_a_go_ahead(old_store: tuple[Path, str, str]) -> None:
     assert done.exit_code == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["dropped"] == [old] and result["compressed"] == []
-    listed = runner.invoke(app, ["trash", "--db", str(db), "--json"])
+    listed = runner.invoke(app, ["trash", "--db", db, "--json"])
     assert [i["memory"]["id"] for i in json.loads(listed.stdout)["items"]] == [old]
     assert new not in listed.stdout
 
 
 @pytest.mark.usefixtures("terminal")
-def test_auto_at_a_terminal_asks(old_store: tuple[Path, str, str]) -> None:
+def test_auto_at_a_terminal_asks(old_store: tuple[str, str, str]) -> None:
     db, _, _ = old_store
     before = snapshot(db)
     declined = sweep(db, "--execute", policy="auto", input="n\n")
@@ -84,41 +83,37 @@ def test_auto_at_a_terminal_asks(old_store: tuple[Path, str, str]) -> None:
     assert accepted.exit_code == 0 and "Dropped 1" in accepted.stdout
 
 
-def test_consolidate_shows_pairs_and_deletes_nothing(tmp_path: Path, embedder: Embedder) -> None:
-    db = tmp_path / "m.db"
+def test_consolidate_shows_pairs_and_deletes_nothing(db: str, embedder: Embedder) -> None:
     with Lethe.open(db, embedder=embedder) as mem:
         a = mem.remember("Today's conversation was fun. I learned a lot from Master.").id
         b = mem.remember("Today's conversation was enjoyable. Master taught me many things.").id
-    result = runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "0.85"])
+    result = runner.invoke(app, ["consolidate", "--db", db, "--threshold", "0.85"])
     assert result.exit_code == 0, result.stderr
     assert f"{a} <-> {b}" in result.stdout or f"{b} <-> {a}" in result.stdout
     assert "use forget to remove it" in result.stdout
     body = json.loads(
-        runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "0.85", "--json"]).stdout
+        runner.invoke(app, ["consolidate", "--db", db, "--threshold", "0.85", "--json"]).stdout
     )
     assert body["total_pairs"] == 1 and body["bumped"] == []
-    assert runner.invoke(app, ["consolidate", "--db", str(db), "--threshold", "2"]).exit_code == 1
+    assert runner.invoke(app, ["consolidate", "--db", db, "--threshold", "2"]).exit_code == 1
     with Lethe.open(db, embedder=embedder) as mem:
         assert {m.id for m in mem.list_memories().items} == {a, b}
 
 
-def test_context_prints_the_working_set(tmp_path: Path, embedder: Embedder) -> None:
-    db = tmp_path / "m.db"
+def test_context_prints_the_working_set(db: str, embedder: Embedder) -> None:
     with Lethe.open(db, embedder=embedder) as mem:
         note = mem.remember("User likes jazz", agent="assistant")
-    text = runner.invoke(app, ["context", "assistant", "--db", str(db)]).stdout
+    text = runner.invoke(app, ["context", "assistant", "--db", db]).stdout
     assert text.startswith("## Working memory of assistant (")
     assert f"- [episodic] User likes jazz [id:{note.id}]" in text
-    body = json.loads(
-        runner.invoke(app, ["context", "assistant", "--db", str(db), "--json"]).stdout
-    )
+    body = json.loads(runner.invoke(app, ["context", "assistant", "--db", db, "--json"]).stdout)
     assert [i["id"] for i in body["items"]] == [note.id] and body["budget"] == 4000
-    empty = runner.invoke(app, ["context", "nobody", "--db", str(db)])
+    empty = runner.invoke(app, ["context", "nobody", "--db", db])
     assert empty.exit_code == 0 and "(empty)" in empty.stdout
 
 
 @pytest.mark.usefixtures("terminal")
-def test_execute_under_suggest_is_refused_before_asking(old_store: tuple[Path, str, str]) -> None:
+def test_execute_under_suggest_is_refused_before_asking(old_store: tuple[str, str, str]) -> None:
     db, _, _ = old_store
     before = snapshot(db)
     result = sweep(db, "--execute", input="y\n")

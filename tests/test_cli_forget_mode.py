@@ -1,9 +1,9 @@
-"""`lethe forget --instruction`: forget mode from the command line (deterministic planner)."""
+"""`lethe forget --instruction`: forget mode from the command line (deterministic planner),
+on a SQLite file and on PostgreSQL (the `db` fixture)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -23,16 +23,15 @@ from .test_cli_forget import (  # noqa: F401 (fixtures)
 runner = CliRunner()
 
 
-def forget_mode(db: Path, *args: str) -> tuple[int, dict[str, object], str]:
-    result = runner.invoke(app, ["forget", "--db", str(db), *args])
+def forget_mode(db: str, *args: str) -> tuple[int, dict[str, object], str]:
+    result = runner.invoke(app, ["forget", "--db", db, *args])
     body = json.loads(result.stdout) if result.stdout.strip() else {}
     if body:
         validator.validate(body)
     return result.exit_code, body, result.stderr
 
 
-def test_instruction_plans_then_executes_with_a_go_ahead(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_instruction_plans_then_executes_with_a_go_ahead(db: str) -> None:
     ids = {t: remember(db, t) for t in SEED_000}
     before = snapshot(db)
     code, plan, _ = forget_mode(db, "--instruction", "Forget where I live", "-q", "San Francisco")
@@ -50,8 +49,7 @@ def test_instruction_plans_then_executes_with_a_go_ahead(tmp_path: Path) -> None
     assert live(db) == {ids[t] for t in SEED_000[1:]}
 
 
-def test_instruction_with_explicit_ids_and_a_filter(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_instruction_with_explicit_ids_and_a_filter(db: str) -> None:
     weak = remember(db, "User likes jazz")
     scripted = remember(db, "Pricing idea: charge per seat", "--meta", "sourcePath=ep01.md")
     other = remember(db, "User owns a red bicycle")
@@ -72,27 +70,25 @@ def test_instruction_with_explicit_ids_and_a_filter(tmp_path: Path) -> None:
     assert live(db) == {other}
 
 
-def test_instruction_refuses_options_it_does_not_use(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_instruction_refuses_options_it_does_not_use(db: str) -> None:
     remember(db, "User likes jazz")
     result = runner.invoke(
-        app, ["forget", "--db", str(db), "--instruction", "x", "--tag", "a", "--agent", "b"]
+        app, ["forget", "--db", db, "--instruction", "x", "--tag", "a", "--agent", "b"]
     )
     assert result.exit_code == 1 and "does not take --agent, --tag" in result.stderr
 
 
 @pytest.mark.usefixtures("terminal")
-def test_declining_at_the_terminal_is_recorded(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
+def test_declining_at_the_terminal_is_recorded(db: str) -> None:
     ids = {t: remember(db, t) for t in SEED_000}
     result = runner.invoke(
         app,
-        ["forget", "--db", str(db), "--instruction", "Forget where I live", "-q",
+        ["forget", "--db", db, "--instruction", "Forget where I live", "-q",
          "San Francisco", "--execute"],
         input="n\n",
     )  # fmt: skip
     assert result.exit_code == 0 and "declined" in result.stderr
     assert live(db) == set(ids.values())
-    audit = json.loads(runner.invoke(app, ["audit", "--db", str(db), "--json"]).stdout)
+    audit = json.loads(runner.invoke(app, ["audit", "--db", db, "--json"]).stdout)
     declined = [e for e in audit if e["op"] == "forget_declined"]
     assert [e["memory_id"] for e in declined] == [ids[SEED_000[0]]]

@@ -12,7 +12,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput
+from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget import decay
 
 from .backends import is_postgres, run_sql
@@ -225,7 +225,7 @@ def test_vitality_scores_one_memory_as_the_sweep_does(
     warmed = mem.vitality(ids["old"])
     assert warmed.heat > old.heat and warmed.days_idle == pytest.approx(1.0)
     assert warmed.action == "keep", "a memory just recalled is not ripe for forgetting"
-    with pytest.raises(Exception, match="not found"):
+    with pytest.raises(MemoryNotFound, match="Memory not found: mem_000000000000"):
         mem.vitality("mem_000000000000")
 
 

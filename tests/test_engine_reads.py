@@ -10,7 +10,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput
+from lethe.errors import InvalidInput, MemoryNotFound
 
 from .conftest import snapshot
 from .test_forget import Clock
@@ -81,7 +81,7 @@ def test_episodes_of_a_memory(mem: Lethe) -> None:
     assert [e.id for e in mem.episodes_of(a)] == [trip.id]
     assert {e.id for e in mem.episodes_of(b)} == {trip.id, talk.id}
     mem.execute(mem.plan_forget(b))
-    with pytest.raises(Exception, match="not found"):
+    with pytest.raises(MemoryNotFound, match=f"Memory not found: {b}"):
         mem.episodes_of(b)
 
 

@@ -260,8 +260,10 @@ def test_filter_scope_widens_and_criteria_delete_all_matches(mem: Lethe) -> None
     scoped = mem.plan_forget(
         query="episode one script", filters={"sourcePath": "scripts/old/ep01.md"}
     )
-    assert {i.id for i in scoped.targets} <= {a.id, b.id}
+    assert [i.id for i in scoped.targets] == [a.id, b.id], "every candidate inside the filter"
     assert all(i.tier == "filter" for i in scoped.items)
+    assert scoped.targets[0].warning is None
+    assert "deleted only because it is inside your filter" in (scoped.targets[1].warning or "")
     bulk = mem.plan_forget(where=["@metadata.sourcePath = scripts/old/ep01.md"])
     assert {i.id for i in bulk.targets} == {a.id, b.id}
     mem.execute(bulk)
