@@ -77,14 +77,17 @@ def test_seed_001_forget_hides_links_episode_and_workspace_then_restore(
     tmp_path: Path, embedder: Embedder
 ) -> None:
     workspace = tmp_path / "ws"
-    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+    # A fixed clock: all three are written on one day, so they share one daily file.
+    with Lethe.open(
+        tmp_path / "m.db", embedder=embedder, workspace_dir=workspace, clock=Clock()
+    ) as mem:
         a = mem.remember("Blue Envelope number 14 arrived today", importance=0.8)
         b = mem.remember("The post office is closed on Sundays")
         c = mem.remember("We keep envelopes in the second drawer")
         mem.link(a.id, b.id, kind="about")
         mem.link(a.id, c.id, kind="about")
         episode = mem.create_episode("Mail day", [a.id, b.id])
-        day = next((workspace / "memory").glob("*.md"))
+        day = workspace / "memory" / "2026-11-20.md"
         curated = workspace / "MEMORY.md"
         assert a.id in day.read_text() and a.id in curated.read_text()
         links_before = {m: mem.links(m) for m in (b.id, c.id)}

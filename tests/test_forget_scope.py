@@ -175,11 +175,13 @@ def test_retention_none_keeps_the_trash_forever(db: str, embedder: Embedder) -> 
 
 def test_purge_removes_workspace_lines(tmp_path: Path, embedder: Embedder) -> None:
     workspace = tmp_path / "ws"
-    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+    # A fixed clock (2026-11-20 12:00 UTC): the daily file's name cannot change at midnight.
+    with Lethe.open(
+        tmp_path / "m.db", embedder=embedder, workspace_dir=workspace, clock=Clock()
+    ) as mem:
         gone = mem.remember("User's passport number is X1234567", importance=0.8)
         kept = mem.remember("User likes jazz", importance=0.8)
-        day = datetime.now(UTC).date().isoformat()
-        daily, curated = workspace / "memory" / f"{day}.md", workspace / "MEMORY.md"
+        daily, curated = workspace / "memory" / "2026-11-20.md", workspace / "MEMORY.md"
         assert gone.id in daily.read_text() and gone.id in curated.read_text()
         mem.execute(mem.plan_purge([gone.id]))
         for path in (daily, curated):
@@ -190,12 +192,14 @@ def test_purge_removes_workspace_lines(tmp_path: Path, embedder: Embedder) -> No
 
 def test_forget_then_restore_keeps_the_others_lines(tmp_path: Path, embedder: Embedder) -> None:
     workspace = tmp_path / "ws"
-    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+    with Lethe.open(
+        tmp_path / "m.db", embedder=embedder, workspace_dir=workspace, clock=Clock()
+    ) as mem:
         a, b, c = (
             mem.remember(t, importance=0.8)
             for t in ("User likes jazz", "User owns a bicycle", "User speaks Portuguese")
         )
-        daily = workspace / "memory" / f"{datetime.now(UTC).date().isoformat()}.md"
+        daily = workspace / "memory" / "2026-11-20.md"
         mem.execute(mem.plan_forget([a.id]))
         text = daily.read_text()
         assert a.id not in text and b.id in text and c.id in text
