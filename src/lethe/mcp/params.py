@@ -13,6 +13,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from lethe.errors import LetheError
+from lethe.mcp.wire import text_problem
 
 MemoryId = Annotated[
     str,
@@ -83,11 +84,27 @@ ToolSpec = tuple[Callable[..., Any], str, ToolAnnotations, str]
 """A tool function, its title, its annotations and the description an LLM reads."""
 
 
+class TextTool(Tool):
+    """A tool that refuses, before anything runs (even a question to the human), an argument
+    holding a string that is not storable text: a NUL character or a lone surrogate, wherever
+    it is (content, a tag, a metadata key, a where expression)."""
+
+    async def run(
+        self, arguments: dict[str, Any], context: Any, convert_result: bool = False
+    ) -> Any:
+        for name, value in arguments.items():
+            problem = text_problem(value, name)
+            if problem is not None:
+                raise ToolError(f"Error executing tool {self.name}: {problem}")
+        return await super().run(arguments, context, convert_result)
+
+
 def strict_tools(specs: Sequence[ToolSpec]) -> list[Tool]:
-    """Tools from their functions, each refusing arguments it does not declare."""
+    """Tools from their functions, each refusing arguments it does not declare and strings
+    that are not text."""
     return [
         forbid_unknown_arguments(
-            Tool.from_function(fn, title=title, description=text, annotations=annotations)
+            TextTool.from_function(fn, title=title, description=text, annotations=annotations)
         )
         for fn, title, annotations, text in specs
     ]

@@ -4,6 +4,8 @@ that the two-call rule is keyed by."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 import threading
 import time
@@ -118,6 +120,10 @@ class Runtime:
                 self.sweep_plans.pop(next(iter(self.sweep_plans)))
             self.sweep_plans[(session, plan.id)] = plan
 
+    def peek_sweep_plan(self, session: str, plan_id: str) -> SweepPlan | None:
+        with self._lock:
+            return self.sweep_plans.get((session, plan_id))
+
     def take_sweep_plan(self, session: str, plan_id: str) -> SweepPlan | None:
         with self._lock:
             return self.sweep_plans.pop((session, plan_id), None)
@@ -200,9 +206,23 @@ class Runtime:
             return self.process_session
         session_id = headers.get("mcp-session-id")
         if session_id:
-            # Bound to the grant too: another token holding this session id gets another key.
-            return f"mcp-{grant.name}-{session_id}"[:120]
-        return f"token-{grant.name}"
+            # Bound to the grant too: another token holding this session id gets another key
+            # (and the HTTP layer refuses it that session in the first place).
+            return session_key("mcp", grant.name, session_id)
+        return session_key("token", grant.name)
+
+
+SESSION_NAME_CHARS = 40
+"""How much of a token's name a session key shows, for people reading the pending list."""
+
+
+def session_key(kind: str, name: str, *parts: str) -> str:
+    """A key of the two-call rule: `kind`, the start of the token's name (readable) and a
+    digest of the whole name and `parts`, so keys differ whenever any of them differs and
+    stay short whatever their length (pending rows hold at most 128 characters)."""
+    digest = hashlib.sha256(json.dumps([name, *parts]).encode()).hexdigest()[:24]
+    shown = "".join(c if c.isalnum() or c in "._@:-" else "_" for c in name[:SESSION_NAME_CHARS])
+    return f"{kind}-{shown}-{digest}"
 
 
 def client_name(ctx: Context) -> str | None:

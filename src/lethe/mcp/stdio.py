@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from lethe.mcp.handshake import answer_discover, answer_initialize
+from lethe.mcp.wire import refusal
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -44,7 +45,7 @@ def serve_stdio(build: Callable[[], MCPServer[Any]]) -> None:
 
     loader = threading.Thread(target=load, name="lethe-mcp-load", daemon=True)
     loader.start()
-    first = wire_in.readline()
+    first = _readable_line(wire_in, wire_out)
     early = answer_initialize(first) or answer_discover(first)
     if early is not None:
         wire_out.write(early.line)
@@ -57,9 +58,24 @@ def serve_stdio(build: Callable[[], MCPServer[Any]]) -> None:
 
     import anyio
 
-    stdin = _Replay(first.decode("utf-8", errors="replace"), wire_in)
+    stdin = _Replay(first.decode("utf-8"), wire_in, wire_out)
     stdout = _Answered(wire_out, None if early is None else early.request_id)
     anyio.run(_run, built[0], stdin, stdout)
+
+
+def _readable_line(wire_in: io.BufferedReader, wire_out: io.BufferedWriter) -> bytes:
+    """The client's next line that is text lethe can read; the others are answered with
+    an error that says why (`lethe.mcp.wire`) and never reach the SDK. b"" at the end."""
+    while True:
+        line = wire_in.readline()
+        refused = refusal(line) if line else None
+        if refused is None:
+            return line
+        if refused.is_request:
+            wire_out.write(refused.line)
+            wire_out.flush()
+        else:  # a notification or a response: JSON-RPC has no answer for those
+            print(f"lethe mcp: a message was dropped: {refused.problem}", file=sys.stderr)
 
 
 async def _run(server: MCPServer[Any], stdin: IO[str], stdout: IO[str]) -> None:
@@ -88,24 +104,29 @@ def _claim_std_streams() -> tuple[io.BufferedReader, io.BufferedWriter]:
 
 
 class _Replay(io.TextIOWrapper):
-    """The client's stream, giving the first line (already read) once more."""
+    """The client's stream, giving the first line (already read) once more, and only lines
+    that are text (the others are answered here)."""
 
-    def __init__(self, first: str, wire: io.BufferedReader) -> None:
-        super().__init__(wire, encoding="utf-8", errors="replace")
+    def __init__(self, first: str, wire: io.BufferedReader, answers: io.BufferedWriter) -> None:
+        super().__init__(wire, encoding="utf-8")
         self._first: str | None = first
+        self._wire = wire
+        self._answers = answers
 
     def readline(self, size: int = -1, /) -> str:  # type: ignore[override]  # typeshed: TextIOWrapper
         if self._first is not None:
             line, self._first = self._first, None
             return line
-        return super().readline(size)
+        return _readable_line(self._wire, self._answers).decode("utf-8")
 
 
 class _Answered(io.TextIOWrapper):
     """The stream to the client, without the SDK's answer to the request answered early."""
 
     def __init__(self, wire: io.BufferedWriter, request_id: str | int | None) -> None:
-        super().__init__(wire, encoding="utf-8", write_through=True)
+        # A character no encoder can write (it cannot come in: see `lethe.mcp.wire`) would
+        # kill the writer and leave the client waiting; escaped, it stays valid JSON.
+        super().__init__(wire, encoding="utf-8", errors="backslashreplace", write_through=True)
         self._pending = request_id
 
     def write(self, text: str) -> int:

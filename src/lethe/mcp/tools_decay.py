@@ -1,20 +1,50 @@
-"""Tools for decay and upkeep: sweep, consolidate, and working memory (context, attend)."""
+"""Tools for decay and upkeep: sweep, consolidate, and working memory (context, attend).
 
-# No `from __future__ import annotations`: the SDK reads these signatures at run time.
-from typing import Annotated
+A sweep that forgets is asked like a forget: the report first, then `execute` with its
+plan_id; when the client can ask its human (elicitation), only their yes carries it out."""
 
-from mcp.server.mcpserver import Context
+# No `from __future__ import annotations`: the SDK reads these signatures at run time, and
+# `Resolve(...)` in an annotation must see the local resolver it names.
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    Context,
+    Elicit,
+    ElicitationResult,
+    Resolve,
+)
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from lethe.errors import LetheError
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
+from lethe.forget.sweep import SweepPlan
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Label, MemoryId, Namespace, ToolSpec, strict_tools, tool_errors
-from lethe.mcp.runtime import Runtime
+from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.model import DEFAULT_AGENT
 from lethe.working import WorkingContext
+
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
+
+QUESTION_SAMPLES = 5
+"""How many of a sweep's targets the question to the human names."""
+SweepPlanId = Annotated[
+    str | None,
+    Field(
+        pattern=r"^sweep_[0-9a-f]{12}$",
+        description="With execute: the plan_id of a report from this session",
+    ),
+]
+
+
+class ConfirmSweep(BaseModel):
+    confirm: bool = Field(description="Yes, carry out this sweep")
 
 
 class SweepItemOut(Output):
@@ -93,23 +123,61 @@ def _context_out(working: WorkingContext, namespace: str) -> ContextOut:
     )
 
 
+def _sweep_question(mem: "Lethe", plan: SweepPlan) -> str:
+    """What the human is asked before a sweep forgets: how many go where, and which."""
+    parts = []
+    if plan.drop:
+        parts.append(f"forget {plan.drop} memor{'y' if plan.drop == 1 else 'ies'}")
+    if plan.compress:
+        parts.append(f"compress {plan.compress} into summaries (the originals go to the trash)")
+    named = []
+    for item in plan.items[:QUESTION_SAMPLES]:
+        try:
+            preview = mem.get(item.id, namespace=plan.namespace).preview(60)
+        except LetheError:
+            continue  # gone since the report: the sweep leaves it alone
+        named.append(f"{item.action} '{preview}' ({item.id})")
+    more = len(plan.items) - QUESTION_SAMPLES
+    listed = "; ".join(named) + (f"; and {more} more" if more > 0 else "")
+    return (
+        f"Carry out decay sweep {plan.id} in {plan.namespace}: {' and '.join(parts)}? "
+        f"Forgotten memories stay restorable from the trash. {listed}."
+    )
+
+
 def decay_tools(rt: Runtime) -> list[Tool]:
-    def sweep(
+    def confirm_sweep(
         ctx: Context,
         execute: bool = False,
-        plan_id: Annotated[
-            str | None,
-            Field(
-                pattern=r"^sweep_[0-9a-f]{12}$",
-                description="With execute: the plan_id of a report from this session",
-            ),
-        ] = None,
+        plan_id: str | None = None,
+        namespace: str | None = None,
+    ) -> Elicit[ConfirmSweep] | None:
+        """Ask the human, when the client lets us, before a sweep forgets anything. Whatever
+        stops the sweep (no such plan, the policy, the role) is left for the tool to say."""
+        if not execute or not plan_id or not can_elicit(ctx):
+            return None
+        try:
+            mem, grant, ns = rt.enter(ctx, "forget", namespace)
+            mem.check_sweep_allowed()
+        except LetheError:
+            return None
+        plan = rt.peek_sweep_plan(rt.session(ctx, grant), plan_id)
+        if plan is None or plan.namespace != ns or not (plan.drop or plan.compress):
+            return None
+        return Elicit(_sweep_question(mem, plan), ConfirmSweep)
+
+    def sweep(
+        ctx: Context,
+        answer: Annotated[ElicitationResult[ConfirmSweep], Resolve(confirm_sweep)],
+        execute: bool = False,
+        plan_id: SweepPlanId = None,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, SweepOut]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget" if execute else "read", namespace)
             session = rt.session(ctx, grant)
             result = None
+            declined: Literal["decline", "cancel"] | None = None
             if execute:
                 # A plan is carried out only as it was shown: a report first, then its id.
                 mem.check_sweep_allowed()
@@ -119,7 +187,14 @@ def decay_tools(rt: Runtime) -> list[Tool]:
                         "execute needs the plan_id of a sweep report from this session: call "
                         "sweep without execute, show the plan to the user, then pass its id"
                     )
-                result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
+                asked = isinstance(answer, AcceptedElicitation) and answer.data is not None
+                if not isinstance(answer, AcceptedElicitation) or (
+                    asked and not (isinstance(answer.data, ConfirmSweep) and answer.data.confirm)
+                ):
+                    # The human said no: the plan is dropped, nothing is forgotten.
+                    declined = "cancel" if isinstance(answer, CancelledElicitation) else "decline"
+                else:
+                    result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
             else:
                 plan = mem.sweep(namespace=ns, actor=rt.actor(ctx, grant))
                 rt.keep_sweep_plan(session, plan)
@@ -137,7 +212,11 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             dropped_ids=list(result.dropped) if result else [],
             compressed_ids=list(result.compressed) if result else [],
             summary_ids=list(result.summary_ids) if result else [],
-            message=result.notes if result else plan.notes,
+            message=result.notes
+            if result
+            else f"The user said no ({declined}); nothing was forgotten."
+            if declined
+            else plan.notes,
         )
         lines = [
             f"{plan.scanned} scanned: {plan.keep} keep, {plan.compress} compress, "
@@ -147,6 +226,8 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         ]
         if result:
             guidance = "Forgotten memories are in the trash; restore undoes any of them."
+        elif declined:
+            guidance = "Nothing was forgotten. Do not ask again unless the user brings it up."
         elif plan.executable and (plan.compress or plan.drop):
             guidance = (
                 "This is a plan. If the user agrees, call sweep(execute=true, "
