@@ -225,9 +225,13 @@ def test_edit_purge_and_pending_from_the_pages(
         assert saved.status == 303 and saved.headers["location"] == f"/memories/{home}?notice=saved"
         pending = html.unescape(me.get("/pending").body)
         assert "two-call" in pending and "claude-desktop-1" in pending
-        assert "elicitation" in pending and "cursor-2" in pending and "in 4 min" in pending
+        assert "elicitation" in pending and "cursor-2" in pending
+        # expiry in 5 min from the request: how many whole minutes are left depends on how
+        # long the server took to start on this machine, never more than 4
+        assert re.search(r"in [0-4] min", pending), pending
         trash = html.unescape(me.get("/trash").body)
-        assert wine in trash and "not true" in trash and "29 d 23 h" in trash
+        assert wine in trash and "not true" in trash
+        assert re.search(r"29 d (2[0-3]|1\d) h", trash), "purged after 30 days, less the wait"
         plan = me.post("/forget/plan", {"csrf": me.csrf, "memory_id": wine, "operation": "purge"})
         assert "I understand this cannot be undone" in plan.body
         unticked = me.post(f"/plans/{plan_id(plan.body)}/execute", {"csrf": me.csrf})
