@@ -769,6 +769,7 @@ def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: st
     assert list(demo_tmp.iterdir()) == [], "the workspace went with the temporary folder"
 
     empty = Path(db).with_name("empty.db")
+    ok(empty, "maintain")  # creates it: read-only commands never create a store
     assert as_json(empty, "list")["total"] == 0  # a lethe database with nothing in it
     tour = as_json(empty, "demo", "--keep")
     assert tour["db"] == str(empty)

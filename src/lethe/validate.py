@@ -21,18 +21,41 @@ MAX_LABEL_CHARS = 128
 MAX_METADATA_BYTES = 16 * 1024
 
 
-def content(text: object, *, max_bytes: int, what: str = "content") -> str:
-    if not isinstance(text, str):
-        raise InvalidInput(f"{what} must be text, got {type(text).__name__}")
-    if not text.strip():
+def text(value: str, what: str) -> str:
+    """Refuse what no store keeps as text: a NUL character (PostgreSQL cannot store it, C
+    tools read it as the end) or a lone surrogate (half a UTF-16 pair, which no encoder can
+    write). Every string lethe stores passes here."""
+    if "\x00" in value:
+        raise InvalidInput(
+            f"{what} contains a NUL character (\\0) at position {value.index(chr(0))}",
+            hint="remove it: lethe stores text, not binary data",
+        )
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInput(
+                f"{what} contains a lone surrogate ({value[exc.start]!a}) at position "
+                f"{exc.start}, which is not text",
+                hint="send valid Unicode (UTF-8); a file or argument that is not UTF-8 shows up "
+                "this way",
+            ) from None
+    return value
+
+
+def content(text_: object, *, max_bytes: int, what: str = "content") -> str:
+    if not isinstance(text_, str):
+        raise InvalidInput(f"{what} must be text, got {type(text_).__name__}")
+    text_ = text(text_, what)
+    if not text_.strip():
         raise InvalidInput(f"{what} is empty", hint=f"give the {what} to store as text")
-    size = len(text.encode("utf-8"))
+    size = len(text_.encode("utf-8"))
     if size > max_bytes:
         raise InvalidInput(
             f"{what} is {size} bytes, over the limit of {max_bytes}",
             hint="split it into several memories, or raise LETHE_MAX_CONTENT_BYTES",
         )
-    return text.strip()
+    return text_.strip()
 
 
 def memory_id(value: object) -> str:
@@ -53,11 +76,22 @@ def episode_id(value: object) -> str:
     return value
 
 
+RESERVED_NAMESPACES = ("memory", "memory.md")
+"""Names the workspace uses for its own files beside the namespace folders (`MEMORY.md`,
+`memory/`), compared without case as on macOS and Windows file systems."""
+
+
 def namespace(value: object) -> str:
     if not isinstance(value, str) or not NAMESPACE_RE.match(value):
         raise InvalidInput(
             f"invalid namespace {value!r}",
             hint="use 1-64 letters, digits or _ . : @ -, starting with a letter or digit",
+        )
+    if value.lower() in RESERVED_NAMESPACES:
+        raise InvalidInput(
+            f"namespace {value!r} is reserved: the workspace keeps its own MEMORY.md and "
+            "memory/ under that name",
+            hint=f"choose another name, e.g. {value.split('.')[0].lower()}-notes",
         )
     return value
 
@@ -66,12 +100,12 @@ def label(value: object, what: str, *, allow_empty: bool = False) -> str:
     """Agent names, categories, link kinds: short single-line text."""
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be text, got {type(value).__name__}")
-    text = value.strip()
-    if not text and not allow_empty:
+    line = text(value, what).strip()
+    if not line and not allow_empty:
         raise InvalidInput(f"{what} is empty")
-    if len(text) > MAX_LABEL_CHARS or "\n" in text:
+    if len(line) > MAX_LABEL_CHARS or "\n" in line:
         raise InvalidInput(f"{what} must be one line of at most {MAX_LABEL_CHARS} characters")
-    return text
+    return line
 
 
 def layer(value: object) -> str:
@@ -128,10 +162,24 @@ def metadata(value: object) -> dict[str, Any]:
         encoded = json.dumps(dict(value), ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"metadata is not JSON-serialisable: {exc}") from None
+    _strings_of(json.loads(encoded), "metadata")
     if len(encoded.encode("utf-8")) > MAX_METADATA_BYTES:
         raise InvalidInput(f"metadata is over {MAX_METADATA_BYTES} bytes as JSON")
     result: dict[str, Any] = json.loads(encoded)
     return result
+
+
+def _strings_of(value: object, where: str) -> None:
+    """Every key and string in a JSON value through `text`."""
+    if isinstance(value, str):
+        text(value, where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            text(key, f"a key in {where}")
+            _strings_of(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for n, item in enumerate(value):
+            _strings_of(item, f"{where}[{n}]")
 
 
 def positive_int(value: object, what: str, *, maximum: int) -> int:
@@ -140,10 +188,16 @@ def positive_int(value: object, what: str, *, maximum: int) -> int:
     return value
 
 
+MAX_OFFSET = 2**63 - 1
+"""The largest integer both stores hold (SQLite INTEGER, PostgreSQL bigint)."""
+
+
 def offset(value: object, what: str) -> int:
-    """A position to page from: a whole number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInput(f"{what} must be a whole number >= 0, got {value!r}")
+    """A position to page from: a whole number from 0 to `MAX_OFFSET`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
+        raise InvalidInput(
+            f"{what} must be a whole number from 0 to {MAX_OFFSET}, got {value!r:.40}"
+        )
     return value
 
 

@@ -9,10 +9,13 @@ status 2 and the `--help` to read.
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -21,6 +24,7 @@ from typer.core import TyperGroup
 
 from lethe.errors import InvalidInput, LetheError
 from lethe.model import DEFAULT_NAMESPACE, LAYERS
+from lethe.validate import MAX_OFFSET
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -28,7 +32,25 @@ if TYPE_CHECKING:
 
 
 class _Group(TyperGroup):
-    """Turns a `LetheError` raised anywhere below into the one-line report and status 1."""
+    """Turns a `LetheError` raised anywhere below into the one-line report and status 1, and
+    refuses arguments that are not text before any command sees them."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        for n, arg in enumerate(args, 1):
+            problem = not_utf8(arg)
+            if problem:
+                raise typer.BadParameter(
+                    f"{problem}; lethe reads its arguments as UTF-8 text",
+                    ctx=ctx,
+                    param_hint=f"argument {n}",
+                )
+        for name, value in os.environ.items():
+            problem = not_utf8(value) if name.startswith("LETHE_") else None
+            if problem:
+                raise typer.BadParameter(
+                    f"{problem}; lethe reads its settings as UTF-8 text", ctx=ctx, param_hint=name
+                )
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -54,6 +76,35 @@ app = typer.Typer(
 # The engine spells some hints for the Python API (`restore('mem_…') first`); a shell user
 # reads the same advice as a command.
 _API_HINT_RE = re.compile(r"\b(history|restore|revert)\('((?:mem|sys)_[0-9a-f]{12})'\)")
+
+
+def not_utf8(value: str) -> str | None:
+    """What is wrong with a string read from the command line or the environment whose bytes
+    were not UTF-8 (Python keeps such bytes as lone surrogates); None when it is text."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raw = value.encode("utf-8", "surrogateescape")
+        shown = raw.decode("utf-8", "backslashreplace")
+        if len(shown) > 40:
+            shown = shown[:40] + "…"
+        return f"'{shown}' is not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start})"
+    return None
+
+
+def read_stdin(what: str) -> str:
+    """All of standard input as UTF-8 text, for an argument given as `-`."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(
+            f"standard input is not UTF-8 text (byte 0x{data[exc.start]:02x} at position "
+            f"{exc.start}), so {what} was not read",
+            hint="convert it first, e.g. iconv -t UTF-8",
+        ) from None
 
 
 def report_error(exc: LetheError) -> None:
@@ -82,11 +133,34 @@ def emit_json(value: Any) -> None:
 
 
 @contextmanager
-def open_lethe(db: str | None) -> Iterator[Lethe]:
+def open_lethe(db: str | None, *, existing: bool = False) -> Iterator[Lethe]:
+    """The engine on the store of --db / $LETHE_DB / the default path. `existing` is for
+    commands that only read: where no store exists they say so and create nothing (no
+    file, no folder)."""
     from lethe.engine import Lethe
 
+    if existing:
+        path = store_file(db)
+        if path is not None and not path.exists():
+            raise fail(
+                f"there is no memory store at {path}",
+                hint="nothing was remembered there yet: 'lethe remember TEXT' creates it; or "
+                "point --db / LETHE_DB at your store",
+            )
     with Lethe.open(db) as mem:
         yield mem
+
+
+def store_file(db: str | None) -> Path | None:
+    """The SQLite file that --db / $LETHE_DB / lethe.toml / the default names, as lethe opens
+    it; None for a PostgreSQL DSN."""
+    from lethe.config import Settings
+    from lethe.store.postgres_open import is_postgres_dsn
+
+    settings = Settings.load(overrides={"db": db} if db is not None else None)
+    if is_postgres_dsn(settings.db):
+        return None
+    return Path(settings.db).expanduser()
 
 
 # -- options shared by several commands ---------------------------------------------------
@@ -156,6 +230,7 @@ MetaOpt = Annotated[
         "(42, true, [1,2]), else kept as text.",
     ),
 ]
+OffsetOpt = Annotated[int, typer.Option(help=f"Skip this many first (0 to {MAX_OFFSET}).")]
 MetadataJsonOpt = Annotated[
     str | None,
     typer.Option("--metadata-json", metavar="JSON", help="Metadata as one JSON object."),

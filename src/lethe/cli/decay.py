@@ -35,7 +35,7 @@ def sweep(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=not execute) as mem:
         if execute:
             mem.check_sweep_allowed()
         plan = mem.sweep(namespace=namespace, actor=actor)
@@ -145,7 +145,7 @@ def context(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         working = mem.context(agent, namespace=namespace)
     if json_:
         emit_json(working.model_dump(mode="json"))

@@ -19,6 +19,7 @@ from lethe.cli.app import (
     MetadataJsonOpt,
     MetaOpt,
     NamespaceOpt,
+    OffsetOpt,
     SinceOpt,
     TagFilterOpt,
     UntilOpt,
@@ -28,6 +29,7 @@ from lethe.cli.app import (
     fail,
     open_lethe,
     parse_metadata,
+    read_stdin,
     stdout,
 )
 from lethe.cli.confirming import YesOpt, carry_out_change
@@ -69,10 +71,14 @@ ChangeActorOpt = Annotated[
     "memory at similarity >= 0.95 to a stored one is kept beside it (linked near_duplicate) "
     "and both are printed; keep both, or update or forget one. The same text with the same "
     "fields already stored is not written twice: its id is printed, marked existing "
-    "(--allow-duplicate stores it again).",
+    "(--allow-duplicate stores it again).\n\n"
+    "TEXT - reads the memory from standard input (UTF-8), e.g. "
+    "`git log -1 --format=%B | lethe remember -`.",
 )
 def remember(
-    text: Annotated[str, typer.Argument(metavar="TEXT", help="What to remember.")],
+    text: Annotated[
+        str, typer.Argument(metavar="TEXT", help="What to remember; - reads standard input.")
+    ],
     layer: Annotated[str, typer.Option(help=LAYER_HELP)] = "episodic",
     category: Annotated[str, typer.Option(help="Free-form category.")] = "",
     tag: Annotated[
@@ -98,6 +104,8 @@ def remember(
     json_: JsonOpt = False,
 ) -> None:
     metadata = parse_metadata(meta, metadata_json)
+    if text == "-":
+        text = read_stdin("the memory")
     with open_lethe(db) as mem:
         memory = mem.remember(
             text,
@@ -165,7 +173,7 @@ def recall(
         since=since,
         until=until,
     )
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         hits = mem.recall(query, k=k, filters=filters, where=filter_ or ())
     if json_:
         emit_json([h.model_dump(mode="json") for h in hits])
@@ -179,7 +187,7 @@ def recall(
 
 @app.command(help="Show one memory in full, with its links.")
 def show(memory_id: IdArg, db: DbOpt = None, json_: JsonOpt = False) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         memory = mem.get(memory_id)
         links = mem.links(memory_id)
         others = [link.other(memory_id) for link in links]
@@ -284,7 +292,7 @@ def list_(
     since: SinceOpt = None,
     until: UntilOpt = None,
     limit: Annotated[int, typer.Option(help="Page size (1-1000).")] = 50,
-    offset: Annotated[int, typer.Option(help="Skip this many first.")] = 0,
+    offset: OffsetOpt = 0,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -298,7 +306,7 @@ def list_(
         since=since,
         until=until,
     )
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         page = mem.list_memories(filters, where=filter_ or (), limit=limit, offset=offset)
     if json_:
         emit_json(page.model_dump(mode="json"))

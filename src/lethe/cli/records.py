@@ -11,8 +11,19 @@ from typing import IO, Annotated, Any
 
 import typer
 
+from lethe import validate
 from lethe.cli import render
-from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, fail, open_lethe, stderr, stdout
+from lethe.cli.app import (
+    DbOpt,
+    JsonOpt,
+    app,
+    emit_json,
+    fail,
+    open_lethe,
+    stderr,
+    stdout,
+    store_file,
+)
 
 
 @app.command(
@@ -33,7 +44,8 @@ def audit(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    validate.offset(after, "--after")  # named as the option, not as the engine's after_seq
+    with open_lethe(db, existing=True) as mem:
         events = mem.audit(
             memory_id=memory, op=op, namespace=namespace, after_seq=after, limit=limit
         )
@@ -96,14 +108,18 @@ def export(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    to_stdout = output is None or str(output) == "-"
+    if output is not None and not to_stdout:
+        _refuse_store_files(output, db)
+    with open_lethe(db, existing=True) as mem:
         records = mem.export_records()
-        if output is None or str(output) == "-":
+        if to_stdout:
             out = typer.get_text_stream("stdout")
             # Records scrolling on the terminal would tear a bar; draw it only when redirected.
             with _progress("exporting", records.memories, show=not out.isatty()) as advance:
                 _write_jsonl(records, out, advance)
             return
+        assert output is not None
         # Written beside the target and renamed, so a failed export never leaves half a file.
         partial = output.with_name(output.name + ".partial")
         try:
@@ -135,6 +151,36 @@ def export(
         soft_wrap=True,
         markup=False,
     )
+
+
+STORE_COMPANIONS = ("-wal", "-shm", "-journal", ".vectors")
+"""What SQLite and lethe keep beside a store file, by the end of its name."""
+
+
+def _refuse_store_files(output: Path, db: str | None) -> None:
+    """Refuse an export that would overwrite the store it reads: the database file under any
+    spelling (a symlink, `..`, a hard link) or the files kept beside it (-wal, -shm, the
+    vector snapshots), the target or the partial file written first."""
+    store = store_file(db)
+    if store is None:
+        return
+    store = store.resolve()
+    for target in (output, output.with_name(output.name + ".partial")):
+        resolved = target.resolve()
+        same = resolved == store or (
+            resolved.parent == store.parent
+            and resolved.name.startswith(store.name)
+            and resolved.name[len(store.name) :].startswith(STORE_COMPANIONS)
+        )
+        if not same:
+            with suppress(OSError):
+                same = store.exists() and target.exists() and os.path.samefile(target, store)
+        if same:
+            raise fail(
+                f"{output} is the memory store being exported ({store}) or a file kept beside "
+                "it; writing there would destroy it",
+                hint="export to another file, e.g. --output memories.jsonl",
+            )
 
 
 def _read_records(source: str) -> list[dict[str, Any]]:

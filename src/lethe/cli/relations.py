@@ -89,7 +89,7 @@ def episode_show(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         view = mem.get_episode(episode_id)
     if json_:
         emit_json(render.episode_json(view))

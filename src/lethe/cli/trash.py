@@ -12,6 +12,7 @@ from lethe.cli import render
 from lethe.cli.app import (
     DbOpt,
     JsonOpt,
+    OffsetOpt,
     app,
     emit_json,
     open_lethe,
@@ -34,11 +35,11 @@ AnyNamespaceOpt = Annotated[
 def trash(
     namespace: AnyNamespaceOpt = None,
     limit: Annotated[int, typer.Option(help="Page size (1-1000).")] = 50,
-    offset: Annotated[int, typer.Option(help="Skip this many first.")] = 0,
+    offset: OffsetOpt = 0,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         items, total = mem.list_trash(namespace=namespace, limit=limit, offset=offset)
     if json_:
         emit_json(
@@ -112,7 +113,7 @@ def report(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         deletions = mem.deletion_report(since=since, namespace=namespace)
     if json_:
         emit_json(deletions.model_dump(mode="json"))

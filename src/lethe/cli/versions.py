@@ -29,7 +29,7 @@ def history(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
-    with open_lethe(db) as mem:
+    with open_lethe(db, existing=True) as mem:
         versions = mem.history(memory_id, namespace=namespace)
     if json_:
         emit_json([v.model_dump(mode="json") for v in versions])

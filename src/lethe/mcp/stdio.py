@@ -9,6 +9,10 @@ same first line again (it records the client's capabilities, elicitation among t
 protocol version from it) and that drop its own answer to that one request, which the client
 already has.
 
+Every line the client sends is checked first (`lethe.mcp.wire`): one that is not text (bytes
+that are not UTF-8, an escaped lone surrogate) is answered here with a JSON-RPC error and
+never reaches the SDK, which would have read U+FFFD in its place or never answered.
+
 The server is run the way `MCPServer.run_stdio_async` runs it, with these streams in place of
 the process's; like the SDK, file descriptors 0 and 1 are pointed away from the wire while
 serving, so a stray read or print cannot corrupt the protocol.

@@ -86,6 +86,27 @@ def _check_path(path: Path) -> None:
         )
 
 
+def _check_application(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse, by reading only, an SQLite file that holds another application's tables: one
+    without lethe's version stamp or without lethe's own `lethe_meta` row. A new or empty
+    file passes (it becomes a lethe store)."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+    if not tables:
+        return
+    application = None
+    if "lethe_meta" in tables:
+        row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'application'").fetchone()
+        application = row[0] if row else None
+    if application != APPLICATION_ID:
+        raise NotALetheDatabase(
+            f"{path} is an SQLite database of another application"
+            + ("" if version == 0 else f" (schema version {version})")
+            + "; it was left untouched",
+            hint="point --db / LETHE_DB at a lethe database or at a new file name",
+        )
+
+
 def _statements(script: str) -> Iterator[str]:
     """The statements of a migration script one by one (`executescript` would commit the
     transaction they must run in), triggers' bodies kept whole."""
@@ -143,6 +164,9 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
         try:
             self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # Before anything writes: another application's file is refused untouched (the
+            # switch to WAL rewrites its header).
+            _check_application(self._conn, self.path)
             _enter_wal(self._conn, busy_timeout_ms)
             self._conn.execute("PRAGMA synchronous = NORMAL")
             # Freed pages are zeroed, so a purged memory's text does not linger in the file.
