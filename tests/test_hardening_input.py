@@ -12,6 +12,7 @@ import pytest
 from lethe import Lethe
 from lethe.errors import InvalidInput
 
+from .backends import run_sql
 from .conftest import snapshot
 
 HUGE = 10**20
@@ -41,7 +42,6 @@ def _cases(kept: str) -> list[tuple[str, Callable[[Lethe], Any], str]]:
         ("trash offset", lambda m: m.list_trash(offset=HUGE), "offset must be a whole number"),
         ("after_seq", lambda m: m.audit(after_seq=HUGE), "after_seq must be a whole number"),
         ("namespace", lambda m: m.remember("x", namespace="MEMORY.md"), "is reserved"),
-        ("namespace read", lambda m: m.list_memories({"namespace": "memory"}), "is reserved"),
     ]
 
 
@@ -57,3 +57,14 @@ def test_unstorable_input_is_refused_and_changes_nothing(mem: Lethe, db: str, ca
         call(mem)
     assert message in str(raised.value)
     assert snapshot(db) == before
+
+
+def test_a_reserved_namespace_an_older_lethe_made_can_still_be_read(mem: Lethe, db: str) -> None:
+    """Only storing into `memory` or `MEMORY.md` is refused: what is already there stays
+    reachable, to read, export and forget."""
+    kept = mem.remember("Made before the names were reserved", namespace="notes")
+    run_sql(db, "UPDATE memories SET namespace = 'memory' WHERE id = ?", (kept.id,))
+    [found] = mem.list_memories({"namespace": "memory"}).items
+    assert found.id == kept.id
+    plan = mem.plan_forget([kept.id], filters={"namespace": "memory"})
+    assert [i.id for i in plan.targets] == [kept.id]

@@ -332,34 +332,6 @@ def test_purge_needs_the_flag_and_a_confirmation(db: str) -> None:
     run(scenario())
 
 
-def test_tools_are_listed_before_the_engine_has_loaded(tmp_path: Path) -> None:
-    """initialize and tools/list never wait for the store or the embedding model."""
-    import threading
-
-    from mcp import Client
-
-    from lethe import Lethe
-    from lethe.mcp import EngineLoader, Runtime, build_server
-
-    release = threading.Event()
-
-    def slow_open() -> Lethe:
-        release.wait(30)
-        return Lethe.open(tmp_path / "m.db")
-
-    runtime = Runtime(loader=EngineLoader(slow_open))
-
-    async def scenario() -> None:
-        async with Client(build_server(runtime), mode="legacy") as client:
-            tools = (await client.list_tools()).tools
-            assert "recall" in {t.name for t in tools} and not release.is_set()
-            release.set()
-            stored = await call(client, "remember", content="User likes jazz")
-            assert stored["memory"]["content"] == "User likes jazz"
-
-    run(scenario())
-
-
 def test_a_store_that_cannot_open_is_a_tool_error(tmp_path: Path) -> None:
     (tmp_path / "not-a-db").write_text("plain text, not SQLite", encoding="utf-8")
 

@@ -87,13 +87,21 @@ def namespace(value: object) -> str:
             f"invalid namespace {value!r}",
             hint="use 1-64 letters, digits or _ . : @ -, starting with a letter or digit",
         )
-    if value.lower() in RESERVED_NAMESPACES:
-        raise InvalidInput(
-            f"namespace {value!r} is reserved: the workspace keeps its own MEMORY.md and "
-            "memory/ under that name",
-            hint=f"choose another name, e.g. {value.split('.')[0].lower()}-notes",
-        )
     return value
+
+
+def new_namespace(value: object) -> str:
+    """A namespace to store a memory in. Names the workspace uses for its own files are
+    refused here, for writing only: a store that already holds such a namespace (made by an
+    older lethe) can still be read, exported and forgotten from."""
+    checked = namespace(value)
+    if checked.lower() in RESERVED_NAMESPACES:
+        raise InvalidInput(
+            f"namespace {checked!r} is reserved: the workspace keeps its own MEMORY.md and "
+            "memory/ under that name",
+            hint=f"choose another name, e.g. {checked.split('.')[0].lower()}-notes",
+        )
+    return checked
 
 
 def label(value: object, what: str, *, allow_empty: bool = False) -> str:

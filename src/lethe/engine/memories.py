@@ -326,7 +326,7 @@ class MemoryOps(VersionOps):
             content=validate.content(
                 fields.get("content"), max_bytes=self.settings.max_content_bytes
             ),
-            namespace=validate.namespace(fields.get("namespace") or DEFAULT_NAMESPACE),
+            namespace=validate.new_namespace(fields.get("namespace") or DEFAULT_NAMESPACE),
             agent=validate.label(fields.get("agent") or DEFAULT_AGENT, "agent"),
             layer=validate.layer(fields.get("layer") or "episodic"),
             category=validate.label(fields.get("category") or "", "category", allow_empty=True),
