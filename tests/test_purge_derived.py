@@ -115,8 +115,11 @@ def test_a_trashed_summary_is_rewritten_too_and_a_summary_of_it_follows(
     with Lethe.open(db, embedder=embedder, clock=clock, decay_policy="auto") as mem:
         ids, summary_id = compressed(mem, clock, [SECRET, *OTHERS])
         mem.execute(mem.plan_forget([summary_id]))
-        outer = mem.remember(
-            "Summary of summaries", metadata={"summarizes": [summary_id, ids[OTHERS[0]]]}
+        outer = mem.remember(  # as a later sweep would make it
+            "Summary of summaries",
+            agent="lethe",
+            category="summary",
+            metadata={"summarizes": [summary_id, ids[OTHERS[0]]]},
         )
         plan = mem.plan_purge([ids[SECRET]])
         assert [(d.id, d.action) for d in plan.derived] == [
@@ -139,6 +142,19 @@ def test_expiry_of_old_trash_keeps_the_summary(db: str, embedder: Embedder, cloc
         report = mem.maintain()
         assert set(report.expired) == set(ids.values())
         assert mem.get(summary_id).content == before
+
+
+def test_a_persons_own_note_naming_its_sources_is_never_rewritten(
+    db: str, embedder: Embedder, clock: Clock
+) -> None:
+    """Only what lethe made is a derived copy: a person's note is their own words."""
+    with Lethe.open(db, embedder=embedder) as mem:
+        source = mem.remember(SECRET)
+        note = mem.remember("My own digest of the gym notes", metadata={"summarizes": [source.id]})
+        plan = mem.plan_purge([source.id])
+        assert plan.derived == ()
+        mem.execute(plan)
+        assert mem.get(note.id).content == "My own digest of the gym notes"
 
 
 def test_a_purge_of_an_unrelated_memory_lists_nothing_derived(

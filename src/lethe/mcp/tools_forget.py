@@ -22,6 +22,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from lethe.forget.messages import derived_notes
 from lethe.forget.plan import ForgetPlan, Operation
 from lethe.forget.results import Confirmation, ForgetResult
 from lethe.mcp.outputs import (
@@ -74,6 +75,7 @@ def _question(plan: ForgetPlan) -> str:
     verb = "Forget" if plan.operation == "forget" else "Permanently erase"
     targets = ", ".join(f"'{i.preview}' ({i.id})" for i in plan.targets)
     notes = [f" Note: {i.id}: {i.was_protected}." for i in plan.targets if i.was_protected]
+    notes += [f" {line}" for line in derived_notes(plan.derived)]
     return f"{verb} {targets}?{''.join(notes)}"
 
 

@@ -62,8 +62,9 @@ class PostgresVersionReads:
         return found
 
     def derived_from(self: _Reads, ids: Sequence[str]) -> list[Memory]:
-        """Memories (live or in the trash) made from any of these: a decay summary lists the
-        ids it was made from in `metadata.summarizes`."""
+        """Memories (live or in the trash) lethe made from any of these: a decay summary
+        (agent `lethe`, category `summary`) lists the ids it was made from in
+        `metadata.summarizes`. A person's own memory is never taken for one."""
         if not ids:
             return []
         from lethe.store.postgres import MEMORY_COLUMNS
@@ -71,7 +72,8 @@ class PostgresVersionReads:
         with self._read() as conn:
             rows = conn.execute(
                 f"""SELECT {MEMORY_COLUMNS} FROM memories m
-                    WHERE jsonb_typeof(m.metadata -> 'summarizes') = 'array'
+                    WHERE m.agent = 'lethe' AND m.category = 'summary'
+                    AND jsonb_typeof(m.metadata -> 'summarizes') = 'array'
                     AND (m.metadata -> 'summarizes') ?| %s
                     ORDER BY m.num""".encode(),
                 (list(ids),),

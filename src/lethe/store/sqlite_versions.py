@@ -61,8 +61,9 @@ class SQLiteVersionReads:
         return found
 
     def derived_from(self, ids: Sequence[str]) -> list[Memory]:
-        """Memories (live or in the trash) made from any of these: a decay summary lists the
-        ids it was made from in `metadata.summarizes`."""
+        """Memories (live or in the trash) lethe made from any of these: a decay summary
+        (agent `lethe`, category `summary`) lists the ids it was made from in
+        `metadata.summarizes`. A person's own memory is never taken for one."""
         found: dict[str, Memory] = {}
         with self._lock:
             for start in range(0, len(ids), _CHUNK):
@@ -70,7 +71,8 @@ class SQLiteVersionReads:
                 marks = ", ".join("?" for _ in chunk)
                 rows = self._conn.execute(
                     f"""SELECT {MEMORY_COLUMNS} FROM memories m
-                        WHERE json_type(m.metadata, '$.summarizes') = 'array'
+                        WHERE m.agent = 'lethe' AND m.category = 'summary'
+                        AND json_type(m.metadata, '$.summarizes') = 'array'
                         AND EXISTS (SELECT 1 FROM json_each(m.metadata, '$.summarizes') s
                                     WHERE s.value IN ({marks}))
                         ORDER BY m.num""",
