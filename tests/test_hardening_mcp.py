@@ -338,7 +338,16 @@ def test_sweep_execute_asks_a_client_that_can_be_asked(db: str, embedder: Embedd
             declined = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
             assert declined["executed"] is False and declined["dropped_ids"] == []
             assert "said no" in declined["message"]
-            assert snapshot(db) == before and old in live_ids(db)
+            after = snapshot(db)
+            assert {t: r for t, r in after.items() if t != "events"} == {
+                t: r for t, r in before.items() if t != "events"
+            }, "nothing but the record of the question and the answer"
+            assert old in live_ids(db)
+            trail = await call(client, "audit_log", op="forget_declined")
+            [refusal] = [e for e in trail["events"] if e["details"].get("operation") == "sweep"]
+            assert refusal["details"]["plan"] == report["plan_id"]
+            asked = await call(client, "audit_log", op="confirmation_requested")
+            assert [e["details"]["plan"] for e in asked["events"]] == [report["plan_id"]]
             again = await error(client, "sweep", execute=True, plan_id=report["plan_id"])
             assert "plan_id of a sweep report" in again, "a declined plan is dropped"
         async with stdio_client(db, env=auto, elicit=yes) as client:

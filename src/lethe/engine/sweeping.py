@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -162,6 +162,43 @@ class SweepOps(TrashOps, MemoryOps):
             skipped=tuple(skipped),
             notes=result_notes(dropped, compressed, skipped),
         )
+
+    def sweep_asked(self, plan: SweepPlan, *, session: str, actor: str) -> None:
+        """Record that the human behind `session` is being asked whether to carry out this
+        sweep (one event for the plan, as a forget records its question)."""
+        self._sweep_event(plan, "confirmation_requested", session, actor, {"via": "elicitation"})
+
+    def sweep_declined(
+        self,
+        plan: SweepPlan,
+        *,
+        session: str,
+        actor: str,
+        answer: Literal["decline", "cancel"] = "decline",
+    ) -> None:
+        """The human said no to a sweep: nothing is forgotten, and that is on the record."""
+        self._sweep_event(plan, "forget_declined", session, actor, {"answer": answer})
+
+    def _sweep_event(
+        self, plan: SweepPlan, op: str, session: str, actor: str, extra: dict[str, Any]
+    ) -> None:
+        if not isinstance(plan, SweepPlan):
+            raise InvalidInput("needs the SweepPlan of sweep()")
+        with self.store.transaction() as tx:
+            tx.append_event(
+                op=op,
+                actor=validate.label(actor, "actor"),
+                at=self._clock(),
+                namespace=plan.namespace,
+                details={
+                    "operation": "sweep",
+                    "plan": plan.id,
+                    "session": validate.label(session, "session"),
+                    "drop": plan.drop,
+                    "compress": plan.compress,
+                    **extra,
+                },
+            )
 
     def check_sweep_allowed(self) -> None:
         """Refuse unless the decay policy lets sweeps execute (`auto`)."""

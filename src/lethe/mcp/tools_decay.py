@@ -164,6 +164,8 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         plan = rt.peek_sweep_plan(rt.session(ctx, grant), plan_id)
         if plan is None or plan.namespace != ns or not (plan.drop or plan.compress):
             return None
+        with tool_errors():
+            mem.sweep_asked(plan, session=rt.session(ctx, grant), actor=rt.actor(ctx, grant))
         return Elicit(_sweep_question(mem, plan), ConfirmSweep)
 
     def sweep(
@@ -193,6 +195,9 @@ def decay_tools(rt: Runtime) -> list[Tool]:
                 ):
                     # The human said no: the plan is dropped, nothing is forgotten.
                     declined = "cancel" if isinstance(answer, CancelledElicitation) else "decline"
+                    mem.sweep_declined(
+                        plan, session=session, actor=rt.actor(ctx, grant), answer=declined
+                    )
                 else:
                     result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
             else:
