@@ -4,7 +4,7 @@ Faces (CLI, MCP server) call its methods and format what comes back; they hold n
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
 one module per responsibility: `memories`, `search`, `relations`, `records`,
-`forgetting`, `trash`, `sweeping`, `questions`, `versions`, `change_confirm`.
+`forgetting`, `trash`, `sweeping`, `questions`, `two_call`, `versions`, `change_confirm`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from lethe.engine.forget_mode import ForgetModeOps
 from lethe.engine.questions import QuestionOps
 from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
+from lethe.engine.two_call import TwoCallOps
 from lethe.engine.working import WorkingOps
 from lethe.errors import WorkspaceError
 from lethe.model import utcnow
@@ -38,6 +39,7 @@ class Lethe(
     WorkingOps,
     ForgetModeOps,
     QuestionOps,
+    TwoCallOps,
     ChangeConfirmOps,
 ):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
