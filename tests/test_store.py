@@ -96,7 +96,7 @@ def test_a_read_only_database_file_is_refused(
 ) -> None:
     """Every file is writable for root, which runs these tests here, so the permission
     answer for this one file is simulated; the refusal and the untouched file are real."""
-    import lethe.store.sqlite as sqlite_store
+    import lethe.store.sqlite_open as sqlite_store
 
     Lethe.open(db_path, embedder=embedder).close()
     before = snapshot(db_path)

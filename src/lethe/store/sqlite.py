@@ -9,7 +9,6 @@ and replayed from `vector_log`, which is how a second process's writes become vi
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -24,9 +23,7 @@ import numpy as np
 
 from lethe.errors import (
     DatabaseNotWritable,
-    EmbedderMismatch,
     NotALetheDatabase,
-    SchemaTooNew,
     StoreBusy,
     StoreError,
 )
@@ -46,76 +43,15 @@ from lethe.store.rows import (
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
+from lethe.store.sqlite_open import check_application, check_path, enter_wal, migrate
 from lethe.store.sqlite_owed import SQLiteOwedWork
-from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
 from lethe.store.vectors import Vector
 
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 _CHUNK = 500
 _CHECKPOINT_TRIES = 50
-
-
-def _check_path(path: Path) -> None:
-    """Refuse, before SQLite creates anything, a file that cannot be or is not a lethe store."""
-    if path.is_dir():
-        raise DatabaseNotWritable(f"{path} is a directory", hint="give the path of a file")
-    if path.exists():
-        with path.open("rb") as handle:
-            header = handle.read(16)
-        if header and header != _SQLITE_MAGIC:
-            raise NotALetheDatabase(
-                f"{path} is not a lethe database (not an SQLite file)",
-                hint="point --db / LETHE_DB at a lethe database or at a new file name",
-            )
-        if not os.access(path, os.W_OK):
-            raise DatabaseNotWritable(f"{path} is not writable", hint="check its permissions")
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DatabaseNotWritable(
-            f"cannot create the folder for {path}: {exc.strerror}",
-            hint="choose a writable location with --db or LETHE_DB",
-        ) from None
-    if not os.access(path.parent, os.W_OK):
-        raise DatabaseNotWritable(
-            f"cannot create {path}: folder not writable", hint="choose a writable location"
-        )
-
-
-def _check_application(conn: sqlite3.Connection, path: Path) -> None:
-    """Refuse, by reading only, an SQLite file that holds another application's tables: one
-    without lethe's version stamp or without lethe's own `lethe_meta` row. A new or empty
-    file passes (it becomes a lethe store)."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    if not tables:
-        return
-    application = None
-    if "lethe_meta" in tables:
-        row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'application'").fetchone()
-        application = row[0] if row else None
-    if application != APPLICATION_ID:
-        raise NotALetheDatabase(
-            f"{path} is an SQLite database of another application"
-            + ("" if version == 0 else f" (schema version {version})")
-            + "; it was left untouched",
-            hint="point --db / LETHE_DB at a lethe database or at a new file name",
-        )
-
-
-def _statements(script: str) -> Iterator[str]:
-    """The statements of a migration script one by one (`executescript` would commit the
-    transaction they must run in), triggers' bodies kept whole."""
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            yield pending
-            pending = ""
 
 
 def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
@@ -128,28 +64,13 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error in {path}: {text}; nothing was changed")
 
 
-def _enter_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
-    """Switch a file to WAL. The switch needs the file to itself and SQLite answers "locked" at
-    once rather than calling the busy handler, so processes opening a new file together retry
-    here within the busy timeout."""
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.01)
-
-
 class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):
         self.path = Path(path).expanduser()
         self.dim = dim
-        _check_path(self.path)
+        check_path(self.path)
         try:
             self._conn = sqlite3.connect(
                 self.path,
@@ -166,12 +87,12 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
             self._conn.execute("PRAGMA foreign_keys = ON")
             # Before anything writes: another application's file is refused untouched (the
             # switch to WAL rewrites its header).
-            _check_application(self._conn, self.path)
-            _enter_wal(self._conn, busy_timeout_ms)
+            check_application(self._conn, self.path)
+            enter_wal(self._conn, busy_timeout_ms)
             self._conn.execute("PRAGMA synchronous = NORMAL")
             # Freed pages are zeroed, so a purged memory's text does not linger in the file.
             self._conn.execute("PRAGMA secure_delete = ON")
-            self._migrate(embedder)
+            migrate(self._conn, self.path, embedder, dim)
             db_id = self._conn.execute(
                 "SELECT value FROM lethe_meta WHERE key = 'db_id'"
             ).fetchone()[0]
@@ -187,62 +108,6 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
             raise
         self._sync = IndexSync(self._conn, self.path, dim, db_id)
         self._lexical = LexicalSearch(self.path, busy_timeout_ms, lambda: self._sync.seq)
-
-    # -- schema -------------------------------------------------------------------------
-
-    def _migrate(self, embedder: str) -> None:
-        conn = self._conn
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > LATEST_VERSION:
-            raise SchemaTooNew(
-                f"{self.path} has schema version {version}; "
-                f"this lethe reads up to {LATEST_VERSION}",
-                hint="upgrade lethe (pip install -U lethe) to open it",
-            )
-        if version == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
-            raise NotALetheDatabase(
-                f"{self.path} is an SQLite database of another application",
-                hint="point --db / LETHE_DB at a lethe database or at a new file name",
-            )
-        if version > 0:
-            meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
-            if meta.get("application") != APPLICATION_ID:
-                raise NotALetheDatabase(f"{self.path} is not a lethe database")
-        if version < LATEST_VERSION:
-            self._apply_migrations(embedder)
-        meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
-        if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != self.dim:
-            raise EmbedderMismatch(
-                f"{self.path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
-                f"not of {embedder} ({self.dim}-d)",
-                hint="open it with the embedder it was created with",
-            )
-
-    def _apply_migrations(self, embedder: str) -> None:
-        """Every missing migration in one write transaction. The version is read again under
-        the write lock: two processes opening a new file at once must not both create it."""
-        conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for target in range(version + 1, LATEST_VERSION + 1):
-                for statement in _statements(MIGRATIONS[target]):
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {target}")
-                if target == 1:
-                    conn.executemany(
-                        "INSERT INTO lethe_meta (key, value) VALUES (?, ?)",
-                        [
-                            ("application", APPLICATION_ID),
-                            ("embedder", embedder),
-                            ("dim", str(self.dim)),
-                        ],
-                    )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
     @property
     def connection(self) -> sqlite3.Connection:
