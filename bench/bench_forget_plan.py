@@ -1,0 +1,210 @@
+"""Forgetting by description (issue 17): which memories a query plan marks, per kind of request.
+
+Every case of `forget_cases.py` is loaded into its own namespace of one SQLite store (a temp
+file; the real MiniLM embedder embeds every memory and request), then each planner is asked
+for the request in that namespace and its marked memories (plan items with action `delete`)
+are compared with the case's expected set. Reported per kind and planner:
+
+- precision and recall of marked items (pooled over the kind's cases);
+- exact-set rate: the marked set is exactly the expected one (for "nothing": marks nothing);
+- over-deletion rate: the request marked at least one memory it does not mean;
+- abstention rate: the request marked nothing;
+- for `nothing` cases, the false-mark rate (any mark at all);
+- plan latency p50/p95 (embedding of the request included, small namespaces: this is not the
+  100k-memory latency of bench_forget.py).
+
+`planners` maps a name to a callable (mem, request, namespace) -> marked ids, so a second
+planner can be measured beside today's in the same run. Today's planner has no way to name the
+memory a new fact supersedes, so `correction` cases are measured as a proxy: the new fact is
+given to the planner as the request (what today's plan would mark for it).
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_forget_plan.py
+    python bench/bench_forget_plan.py --cases-per-kind 10 --seed 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import forget_cases
+from common import log, machine, stats_ms, write_json
+from forget_cases import KINDS, Case
+
+from lethe import Lethe
+from lethe.embed import load_default_embedder
+from lethe.model import Draft
+
+Planner = Callable[[Lethe, str, str], set[str]]
+
+
+def current_planner(mem: Lethe, request: str, namespace: str) -> set[str]:
+    """Today's query plan: `plan_forget(query=…)` scoped to the case's namespace."""
+    plan = mem.plan_forget(query=request, filters={"namespace": namespace})
+    return {item.id for item in plan.items if item.action == "delete"}
+
+
+PLANNERS: dict[str, Planner] = {"current": current_planner}
+
+
+def memory_id(case_no: int, index: int) -> str:
+    return f"mem_{case_no:06x}{index:06x}"
+
+
+def namespace_of(case: Case) -> str:
+    return f"fc-{case.id}"
+
+
+def load(mem: Lethe, cases: list[Case]) -> None:
+    drafts = [
+        Draft(content=text, id=memory_id(n, i), namespace=namespace_of(case))
+        for n, case in enumerate(cases)
+        for i, text in enumerate(case.memories)
+    ]
+    done = 0
+
+    def progress(k: int) -> None:
+        nonlocal done
+        done += k
+        if done % 1000 < k:
+            log(f"  {done:,}/{len(drafts):,} memories")
+
+    report = mem.remember_many(drafts, progress=progress)
+    if report.imported != len(drafts):
+        raise SystemExit(f"only {report.imported} of {len(drafts)} memories were stored")
+
+
+def ratio(num: float, den: float) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def score(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of one planner over one kind's cases."""
+    n = len(results)
+    marked = sum(len(r["marked"]) for r in results)
+    right = sum(len(set(r["marked"]) & set(r["targets"])) for r in results)
+    expected = sum(len(r["targets"]) for r in results)
+    nothing = [r for r in results if not r["targets"]]
+    wrong_roles: Counter[str] = Counter()
+    for r in results:
+        wrong_roles.update(r["wrong_roles"])
+    return {
+        "cases": n,
+        "precision": ratio(right, marked),
+        "recall": ratio(right, expected),
+        "exact_set": ratio(sum(set(r["marked"]) == set(r["targets"]) for r in results), n),
+        "over_deletion": ratio(sum(bool(r["wrong_roles"]) for r in results), n),
+        "abstention": ratio(sum(not r["marked"] for r in results), n),
+        "false_mark_nothing": ratio(sum(bool(r["marked"]) for r in nothing), len(nothing)),
+        "marked": marked,
+        "right": right,
+        "expected": expected,
+        "wrongly_marked_roles": dict(wrong_roles.most_common()),
+    }
+
+
+def run(cases: list[Case], planners: dict[str, Planner]) -> dict[str, Any]:
+    embedder = load_default_embedder()
+    with (
+        tempfile.TemporaryDirectory(prefix="lethe-forget-plan-") as tmp,
+        Lethe.open(Path(tmp) / "cases.db", embedder=embedder) as mem,
+    ):
+        log(f"loading {sum(len(c.memories) for c in cases):,} memories of {len(cases)} cases")
+        start = time.perf_counter()
+        load(mem, cases)
+        log(f"  loaded in {time.perf_counter() - start:.1f} s")
+        for planner in planners.values():  # warm the index and the encoder
+            planner(mem, "warm up", namespace_of(cases[0]))
+        per_planner: dict[str, Any] = {}
+        for name, planner in planners.items():
+            log(f"planning {len(cases)} requests with {name!r}")
+            results, durations = [], []
+            for n, case in enumerate(cases):
+                index = {memory_id(n, i): i for i in range(len(case.memories))}
+                t0 = time.perf_counter()
+                ids = planner(mem, case.request, namespace_of(case))
+                durations.append(time.perf_counter() - t0)
+                marked = sorted(index[i] for i in ids)
+                results.append(
+                    {
+                        "case": case.id,
+                        "kind": case.kind,
+                        "form": case.form,
+                        "request": case.request,
+                        "targets": sorted(case.targets),
+                        "marked": marked,
+                        "wrong_roles": [case.roles[i] for i in marked if i not in case.targets],
+                    }
+                )
+            by_kind = {k: score([r for r in results if r["kind"] == k]) for k in KINDS}
+            by_kind = {k: v for k, v in by_kind.items() if v["cases"]}
+            per_planner[name] = {
+                "by_kind": by_kind,
+                "all_but_correction": score([r for r in results if r["kind"] != "correction"]),
+                "latency": stats_ms(durations),
+                "cases": results,
+            }
+    return per_planner
+
+
+def fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def print_table(per_planner: dict[str, Any]) -> None:
+    head = (
+        f"{'planner':<9} {'kind':<19} {'cases':>5} {'prec':>6} {'recall':>6} {'exact':>6} "
+        f"{'over':>6} {'abst':>6} {'falsemk':>7}  wrongly marked"
+    )
+    print(head)
+    print("-" * len(head))
+    for name, data in per_planner.items():
+        rows = [*data["by_kind"].items(), ("all but correction", data["all_but_correction"])]
+        for kind, s in rows:
+            label = "correction*" if kind == "correction" else kind
+            wrong = ", ".join(f"{k} {v}" for k, v in s["wrongly_marked_roles"].items())
+            print(
+                f"{name:<9} {label:<19} {s['cases']:>5} {fmt(s['precision']):>6} "
+                f"{fmt(s['recall']):>6} {fmt(s['exact_set']):>6} {fmt(s['over_deletion']):>6} "
+                f"{fmt(s['abstention']):>6} {fmt(s['false_mark_nothing']):>7}  {wrong}"
+            )
+        lat = data["latency"]
+        print(f"{name:<9} plan latency p50 {lat['p50_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms")
+    print("* correction: the new fact given to plan_forget as the request (a proxy; no planner")
+    print("  names the memory a new fact supersedes yet)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=17, help="case generator seed")
+    parser.add_argument("--cases-per-kind", type=int, default=40)
+    parser.add_argument("--kind", action="append", choices=KINDS, help="only these kinds")
+    parser.add_argument(
+        "--planner", action="append", choices=sorted(PLANNERS), help="only these planners"
+    )
+    args = parser.parse_args()
+    cases = forget_cases.cases(args.cases_per_kind, args.seed, args.kind or KINDS)
+    planners = {k: v for k, v in PLANNERS.items() if not args.planner or k in args.planner}
+    at_start = machine()
+    per_planner = run(cases, planners)
+    result = {
+        "seed": args.seed,
+        "cases_per_kind": args.cases_per_kind,
+        "cases": len(cases),
+        "memories": sum(len(c.memories) for c in cases),
+        "machine": at_start,
+        "loadavg_at_end": machine()["loadavg_1_5_15"],
+        "planners": per_planner,
+    }
+    path = write_json(f"forget-plan-{args.seed}-{args.cases_per_kind}.json", result)
+    print_table(per_planner)
+    log(f"written to {path}")
+
+
+if __name__ == "__main__":
+    main()
