@@ -366,13 +366,6 @@ def test_two_processes_settling_at_once_both_open_and_finish(
 # -- bugs ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: purging the one live source of a summary purges the whole summary, losing "
-    "the lines of sources that retention expiry erased (expiry keeps the summary on purpose); "
-    "the plan even says 'made only from' the purged id (derived.py derived_closure: a source "
-    "that no longer exists counts as nothing left)",
-)
 def test_purging_the_last_live_source_keeps_what_expiry_left_in_the_summary(
     tmp_path: Path, embedder: Embedder, clock: Clock
 ) -> None:
@@ -388,14 +381,6 @@ def test_purging_the_last_live_source_keeps_what_expiry_left_in_the_summary(
         assert survivor is not None and "pottery" in survivor.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a memory in namespace y that claims agent 'lethe', category 'summary' and "
-    "ids of namespace x is taken for a derived copy: purging in x lists it (its preview "
-    "crosses the namespace boundary) and rewrites it from x's other memory, copying x's text "
-    "into y (store derived_from / derived.py: no namespace check; agent 'lethe' is not "
-    "reserved to lethe)",
-)
 def test_a_purge_never_copies_text_across_namespaces(tmp_path: Path, embedder: Embedder) -> None:
     with Lethe.open(tmp_path / "m.db", embedder=embedder) as mem:
         target = mem.remember(SECRET, namespace="x")
@@ -413,12 +398,6 @@ def test_a_purge_never_copies_text_across_namespaces(tmp_path: Path, embedder: E
         assert "9150" not in mem.get(forged.id, namespace="y").content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: derived copies are followed only 10 levels deep (derived.py MAX_DEPTH): the "
-    "11th summary of summaries keeps the erased text after the purge; `seen` already stops "
-    "cycles, so follow the closure to the end",
-)
 def test_summaries_of_summaries_are_followed_to_the_end(tmp_path: Path, embedder: Embedder) -> None:
     with Lethe.open(tmp_path / "m.db", embedder=embedder) as mem:
         target = mem.remember(SECRET)
@@ -438,13 +417,6 @@ def test_summaries_of_summaries_are_followed_to_the_end(tmp_path: Path, embedder
         assert left == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a summary is rewritten from its sources' current content whatever their "
-    "privacy: a source restored and made private (new text) lands in the public summary and "
-    "in the workspace day file (derived.py _cascade: extractive_summary of sources_left, "
-    "never checks private)",
-)
 def test_a_rewritten_public_summary_never_takes_in_a_private_text(
     tmp_path: Path, embedder: Embedder, clock: Clock
 ) -> None:
@@ -463,14 +435,6 @@ def test_a_rewritten_public_summary_never_takes_in_a_private_text(
         assert files_with(ws, b"therapist") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a summary a person edited (here: the secret already removed, a note of their "
-    "own added) is still rewritten from its sources when a source is purged: the person's "
-    "words are lost and every version with them is erased (derived.py _cascade rewrites "
-    "whole summaries; drop only the erased source's line, or leave a summary that no longer "
-    "holds the text)",
-)
 def test_a_persons_edit_of_a_summary_survives_the_purge_of_a_source(
     tmp_path: Path, embedder: Embedder, clock: Clock
 ) -> None:
@@ -483,12 +447,6 @@ def test_a_persons_edit_of_a_summary_survives_the_purge_of_a_source(
         assert "closes at 9pm" in mem.get(summary_id).content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the purge cascade erases a pinned summary (importance 0.95) without any "
-    "protection check or word in the plan, although purging it by id is refused (derived.py "
-    "derived_closure/_cascade never call protection())",
-)
 def test_a_pinned_summary_is_not_erased_behind_its_protection(
     tmp_path: Path, embedder: Embedder, clock: Clock
 ) -> None:

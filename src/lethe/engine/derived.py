@@ -1,16 +1,22 @@
-"""Purge follows copies: what lethe made from a memory goes with it.
+"""Purge follows copies: what lethe made from a memory loses that memory's words with it.
 
-A decay sweep compresses memories into a summary that holds their first sentences and names
-them in `metadata.summarizes`, so derivation is exact. Purging one of those memories must not
-leave its sentence in the summary: the purge plan lists every summary made from its targets
-(live or in the trash, and summaries made from those summaries), and executing it rewrites
-each from the sources that remain — extractively, from their own words, never through a
-language model — or purges it too when none remains. A rewritten summary's earlier versions
-hold the erased text, so they are erased with it. All of it happens in the purge's own
-transaction.
+A decay sweep compresses memories into a summary (agent `lethe`, category `summary`) that
+holds one line per memory — its first sentence — and names them in `metadata.summarizes`, so
+derivation is exact. Purging one of those memories must not leave its sentence behind: the
+purge plan lists every summary of the same namespace made from its targets (live or in the
+trash, and summaries made from those), and executing it, in the purge's own transaction:
 
-Expiry of old trash (`maintain`) is not a purge of a person's choosing: the summary is what
-the sweep meant to keep, and it stays as it is.
+- removes the erased memories' lines from the summary and nothing else: the lines of other
+  sources (even ones the trash's retention has since erased: that summary is what the sweep
+  meant to keep), a person's later edits, and its privacy stay as they are;
+- erases the summary's earlier versions that hold an erased line;
+- purges the summary when no line is left, unless it is protected (then it keeps its header);
+- leaves alone, and lists for review, a summary that holds none of the erased lines (a person
+  rewrote it), and rewrites from the sources left a summary a language model wrote and no one
+  changed since (its words cannot be matched line by line).
+
+Expiry of old trash (`maintain`) is not a purge of a person's choosing: summaries stay as
+they are.
 """
 
 from __future__ import annotations
@@ -20,14 +26,14 @@ from datetime import datetime
 from typing import Any
 
 from lethe.engine.base import EngineBase, sha256
-from lethe.forget.decay import extractive_summary
+from lethe.forget.decay import SUMMARY_HEADER, extractive_summary, summary_line
+from lethe.forget.guard import protection
 from lethe.forget.plan import DerivedItem
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
 from lethe.store.rows import Provenance
 
-MAX_DEPTH = 10
-"""Summaries of summaries followed this deep (a sweep can compress a summary again)."""
+EMPTIED = SUMMARY_HEADER + "\n(every memory it was made from has been erased)"
 
 
 def _sources(memory: Memory) -> list[str]:
@@ -35,44 +41,123 @@ def _sources(memory: Memory) -> list[str]:
     return [i for i in raw if isinstance(i, str)] if isinstance(raw, list) else []
 
 
-def derived_closure(store: Store, target_ids: Sequence[str]) -> list[DerivedItem]:
-    """Every memory derived from the targets, directly or through other derived ones, oldest
-    derivation first, with what a purge of the targets does to it."""
-    erased = set(target_ids)
-    frontier = list(target_ids)
+def _without(content: str, lines: set[str]) -> tuple[str, int]:
+    """The summary without every line that holds an erased memory's line (its own, or a copy
+    of it inside a summary of summaries), and how many it dropped."""
+    kept, dropped = [], 0
+    for line in content.splitlines():
+        if line.startswith("- ") and any(gone in line for gone in lines if gone):
+            dropped += 1
+        else:
+            kept.append(line)
+    return "\n".join(kept), dropped
+
+
+def _planned(
+    memory: Memory, erased: dict[str, Memory], rewritten: dict[str, str], store: Store
+) -> DerivedItem | None:
+    sources = _sources(memory)
+    touched = tuple(i for i in sources if i in erased or i in rewritten)
+    lines = {summary_line(m.content) for m in erased.values()}
+    text, dropped = _without(memory.content, lines)
+    holds = any(gone and gone in memory.content for gone in lines)
+    if not dropped and not holds and not any(i in erased for i in sources):
+        return None  # made from a summary that only loses lines: its own line is unchanged
+    existing = store.get_many(sources, active_only=False)
+    left = tuple(i for i in sources if i in existing and i not in erased)
+    # A source's words as they will stand: a summary rewritten before this one by its new
+    # text, and never a line that holds an erased text.
+    words = {i: _without(rewritten.get(i, existing[i].content), lines)[0] for i in left}
+    guarded = protection(memory)
+    base = dict(
+        id=memory.id,
+        namespace=memory.namespace,
+        preview=memory.preview(),
+        derived_from=touched,
+        sources_left=left,
+    )
+    if dropped:
+        why = f"a summary holding the text of {', '.join(touched)}: those lines are removed"
+        if any(line.startswith("- ") for line in text.splitlines()):
+            return DerivedItem(**base, action="rewrite", new_content=text, reason=why)
+        # No line of its own is left: made again from the sources that remain, those it may
+        # show (a public summary never takes in a private memory's words).
+        usable = [i for i in left if memory.private or not existing[i].private]
+        if usable:
+            return DerivedItem(
+                **base,
+                action="rewrite",
+                new_content=extractive_summary([words[i] for i in usable]),
+                reason=f"{why}; made again from the {len(usable)} source(s) left",
+            )
+        if guarded:
+            return DerivedItem(
+                **base,
+                action="rewrite",
+                new_content=EMPTIED,
+                reason=f"{why}; it stays ({guarded.reason}) with no line left",
+            )
+        return DerivedItem(
+            **base,
+            action="purge",
+            reason=f"a summary of nothing but {', '.join(touched)}: purged with it",
+        )
+    if holds or (memory.version == 1 and not memory.content.startswith(SUMMARY_HEADER)):
+        # The erased text inside free words (a language model's summary, or one a person
+        # rewrote around it), or a language model's summary unchanged since: its words cannot
+        # be taken apart line by line, so it is written again from its sources that remain.
+        usable = [i for i in left if memory.private or not existing[i].private]
+        if usable:
+            texts = [words[i] for i in usable]
+            return DerivedItem(
+                **base,
+                action="rewrite",
+                new_content=extractive_summary(texts),
+                reason="a summary written by a language model from "
+                f"{', '.join(touched)}: written again from the {len(usable)} source(s) left",
+            )
+        if not guarded:
+            return DerivedItem(
+                **base,
+                action="purge",
+                reason=f"a summary written from {', '.join(touched)} alone: purged with it",
+            )
+    return DerivedItem(
+        **base,
+        action="keep",
+        reason=f"made from {', '.join(touched)} but no longer holds its lines (rewritten since): "
+        "kept; review it",
+    )
+
+
+def derived_closure(store: Store, targets: Sequence[Memory]) -> list[DerivedItem]:
+    """Every summary of the targets' namespace made from them, directly or through other
+    summaries, oldest first, with what a purge of the targets does to it."""
+    erased = {m.id: m for m in targets}
+    rewritten: dict[str, str] = {}
+    frontier = list(targets)
     seen: set[str] = set()
     items: list[DerivedItem] = []
-    for _ in range(MAX_DEPTH):
-        derived = [m for m in store.derived_from(frontier) if m.id not in seen | erased]
-        if not derived:
-            break
+    while frontier:
+        by_namespace: dict[str, list[str]] = {}
+        for memory in frontier:
+            by_namespace.setdefault(memory.namespace, []).append(memory.id)
         frontier = []
-        for memory in derived:
-            seen.add(memory.id)
-            sources = _sources(memory)
-            existing = store.get_many(sources, active_only=False)
-            left = tuple(i for i in sources if i in existing and i not in erased)
-            touched = tuple(i for i in sources if i in erased or i in seen)
-            if left:
-                reason = (
-                    f"a summary made from {', '.join(touched)}: rewritten from the "
-                    f"{len(left)} other source(s) it was made from"
-                )
-            else:
-                erased.add(memory.id)
-                reason = f"a summary made only from {', '.join(touched)}: purged with it"
-            items.append(
-                DerivedItem(
-                    id=memory.id,
-                    namespace=memory.namespace,
-                    preview=memory.preview(),
-                    action="rewrite" if left else "purge",
-                    derived_from=touched,
-                    sources_left=left,
-                    reason=reason,
-                )
-            )
-            frontier.append(memory.id)
+        for namespace, ids in sorted(by_namespace.items()):
+            for summary in store.derived_from(ids, namespace):
+                if summary.id in seen or summary.id in erased:
+                    continue
+                seen.add(summary.id)
+                item = _planned(summary, erased, rewritten, store)
+                if item is None:
+                    continue
+                items.append(item)
+                if item.action == "purge":
+                    erased[summary.id] = summary
+                elif item.action == "rewrite":
+                    rewritten[summary.id] = item.new_content or EMPTIED
+                if item.action != "keep":
+                    frontier.append(summary)
     return items
 
 
@@ -80,19 +165,20 @@ class DerivedOps(EngineBase):
     def _cascade(
         self,
         tx: StoreTx,
-        erased_ids: Sequence[str],
+        erased: Sequence[Memory],
         *,
         actor: str,
         now: datetime,
         details: dict[str, Any],
     ) -> list[Memory]:
         """Inside a purge's transaction, after its targets are erased: rewrite or purge what
-        was derived from them (decided again here, on what the purge really erased).
-        Returns the memories touched, old and new states, for the workspace."""
+        was made from them (decided again here, on what the purge really erased). Returns
+        the memories touched, old and new states, for the workspace."""
         touched: list[Memory] = []
-        for item in derived_closure(tx.store, erased_ids):
+        gone_lines = [summary_line(m.content) for m in erased]
+        for item in derived_closure(tx.store, erased):
             memory = tx.store.get(item.id)
-            if memory is None:
+            if memory is None or item.action == "keep":
                 continue
             if item.action == "purge":
                 tx.erase(memory.id)
@@ -107,21 +193,22 @@ class DerivedOps(EngineBase):
                 )
                 touched.append(memory)
                 continue
-            sources = tx.store.get_many(list(item.sources_left), active_only=False)
-            text = extractive_summary(
-                [sources[i].content for i in item.sources_left if i in sources]
-            )
+            text = item.new_content or EMPTIED
+            if not any(line.startswith("- ") for line in text.splitlines()):
+                text = EMPTIED
             vector = self.embedder.embed([text])[0]
+            gone = {m.id for m in erased} | set(item.derived_from)
+            left = [i for i in _sources(memory) if i not in gone or i in item.sources_left]
             new = memory.model_copy(
                 update={
                     "content": text,
                     "content_sha256": sha256(text),
-                    "metadata": {**memory.metadata, "summarizes": list(item.sources_left)},
+                    "metadata": {**memory.metadata, "summarizes": left},
                     "updated_at": max(now, memory.updated_at),
                     "version": memory.version + 1,
                 }
             )
-            erased_versions = tx.drop_versions(memory.id)
+            erased_versions = tx.drop_versions(memory.id, containing=gone_lines)
             tx.update_memory(new, vector, Provenance(actor, "rewrite", item.reason))
             tx.append_event(
                 op="rewrite",
@@ -132,7 +219,6 @@ class DerivedOps(EngineBase):
                 details={
                     **details,
                     "derived_from": list(item.derived_from),
-                    "sources_left": len(item.sources_left),
                     "versions_erased": erased_versions,
                     "old_sha256": memory.content_sha256,
                 },

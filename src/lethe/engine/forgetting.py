@@ -1,9 +1,9 @@
 """Forgetting: plan and execute a forget or a purge.
 
 Nothing here removes anything while planning. Execution needs the plan back (`execute`), or
-the same id twice from one session (`forget`, seed 000, in `two_call.py`). Forget is a soft delete into the
-trash, restorable until purged; purge is erasure. Each change is one transaction with its
-audit events, and protection is checked again at execution time.
+the same id twice from one session (`forget`, seed 000, in `two_call.py`). Forget is a soft
+delete into the trash, restorable until purged; purge is erasure. Each change is one
+transaction with its audit events, and protection is checked again at execution time.
 """
 
 from __future__ import annotations
@@ -176,9 +176,9 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             )
         derived: tuple[DerivedItem, ...] = ()
         if operation == "purge":
-            derived = tuple(
-                derived_closure(self.store, [i.id for i in items if i.action == "delete"])
-            )
+            marked = [i.id for i in items if i.action == "delete"]
+            held = self.store.get_many(marked, active_only=False)
+            derived = tuple(derived_closure(self.store, [held[i] for i in marked if i in held]))
         return ForgetPlan(
             id=new_plan_id(),
             operation=operation,
@@ -409,7 +409,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             cascade: dict[str, Any] = {"plan": plan.id} if plan is not None else {}
             if session is not None:
                 cascade["session"] = session
-            touched += self._cascade(tx, executed, actor=actor, now=now, details=cascade)
+            erased = [m for m in touched if m.id in executed]
+            touched += self._cascade(tx, erased, actor=actor, now=now, details=cascade)
         return executed, stale, gone, refused, touched
 
     def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> None:

@@ -65,11 +65,17 @@ def _first_sentence(text: str) -> str:
     return text
 
 
+SUMMARY_HEADER = "Summary of older memories:"
+
+
+def summary_line(text: str, *, limit: int = 200) -> str:
+    """The line an extractive summary holds for one memory: its first sentence, shortened."""
+    first = _first_sentence(" ".join(text.split()))
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def extractive_summary(contents: list[str], *, limit: int = 200) -> str:
     """A summary made of the memories' own words: the first sentence of each, shortened.
     Used when no LLM is configured; it invents nothing."""
-    lines = []
-    for text in contents:
-        first = _first_sentence(" ".join(text.split()))
-        lines.append(first if len(first) <= limit else first[: limit - 1] + "…")
-    return "Summary of older memories:\n" + "\n".join(f"- {line}" for line in lines)
+    lines = [summary_line(text, limit=limit) for text in contents]
+    return SUMMARY_HEADER + "\n" + "\n".join(f"- {line}" for line in lines)

@@ -80,10 +80,8 @@ def confirmation_message(
 
 def derived_notes(derived: Sequence[DerivedItem]) -> list[str]:
     """What a purge does to what was made from its targets, one line each."""
-    return [
-        f"Also {'rewrites' if d.action == 'rewrite' else 'purges'} {d.id} ({d.reason})."
-        for d in derived
-    ]
+    verbs = {"rewrite": "Also rewrites", "purge": "Also purges", "keep": "Keeps"}
+    return [f"{verbs[d.action]} {d.id} ({d.reason})." for d in derived]
 
 
 CONSOLIDATE_GUIDANCE = (

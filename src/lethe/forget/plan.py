@@ -69,11 +69,14 @@ class DerivedItem(_Frozen):
     id: str
     namespace: str
     preview: str
-    action: Literal["rewrite", "purge"]
+    action: Literal["rewrite", "purge", "keep"]
+    """`keep`: made from a target but no longer holding its lines: listed for review."""
     derived_from: tuple[str, ...]
     """The targets (or other derived memories) it was made from."""
     sources_left: tuple[str, ...]
     reason: str
+    new_content: str | None = None
+    """What a rewrite leaves (the summary without the erased memories' lines)."""
 
 
 class PlanSource(_Frozen):
@@ -304,5 +307,9 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
         "suggestions": {k: list(v) for k, v in plan.suggestions.items()},
         "warnings": list(plan.warnings),
         "notes": plan.notes,
-        **({"derived": [d.model_dump(mode="json") for d in plan.derived]} if plan.derived else {}),
+        **(
+            {"derived": [d.model_dump(mode="json", exclude={"new_content"}) for d in plan.derived]}
+            if plan.derived
+            else {}
+        ),
     }

@@ -59,7 +59,7 @@ class StoreTx(Protocol):
 
     def insert_version(self, version: MemoryVersion) -> None: ...
 
-    def drop_versions(self, memory_id: str) -> int: ...
+    def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int: ...
 
     def owe(self, work: dict[str, Any], at: datetime) -> int: ...
 
@@ -147,8 +147,9 @@ class Store(Protocol):
         """Every namespace that holds a memory, live or in the trash."""
         ...
 
-    def derived_from(self, ids: Sequence[str]) -> list[Memory]:
-        """Memories, live or trashed, made from any of these (`metadata.summarizes`)."""
+    def derived_from(self, ids: Sequence[str], namespace: str) -> list[Memory]:
+        """Summaries lethe made (live or trashed) in this namespace from any of these ids
+        (`metadata.summarizes`)."""
         ...
 
     def list_memories(

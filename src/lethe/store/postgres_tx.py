@@ -99,11 +99,18 @@ class PostgresTx:
             version_values(version),
         )
 
-    def drop_versions(self, memory_id: str) -> int:
-        """Erase a memory's earlier states (a summary rewritten without an erased text: its
-        earlier states hold that text)."""
+    def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
+        """Erase a memory's earlier states, or only those whose text holds one of
+        `containing` (a summary losing an erased memory's line: its earlier states hold it)."""
+        if not containing:
+            cursor = self._conn.execute(
+                "DELETE FROM memory_versions WHERE memory_id = %s", (memory_id,)
+            )
+            return cursor.rowcount
+        held = " OR ".join("strpos(content, %s) > 0" for _ in containing)
         cursor = self._conn.execute(
-            "DELETE FROM memory_versions WHERE memory_id = %s", (memory_id,)
+            f"DELETE FROM memory_versions WHERE memory_id = %s AND ({held})",
+            (memory_id, *containing),
         )
         return cursor.rowcount
 

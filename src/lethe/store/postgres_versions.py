@@ -61,7 +61,7 @@ class PostgresVersionReads:
             found.setdefault(row["memory_id"], []).append(version_from_row(row))
         return found
 
-    def derived_from(self: _Reads, ids: Sequence[str]) -> list[Memory]:
+    def derived_from(self: _Reads, ids: Sequence[str], namespace: str) -> list[Memory]:
         """Memories (live or in the trash) lethe made from any of these: a decay summary
         (agent `lethe`, category `summary`) lists the ids it was made from in
         `metadata.summarizes`. A person's own memory is never taken for one."""
@@ -72,11 +72,11 @@ class PostgresVersionReads:
         with self._read() as conn:
             rows = conn.execute(
                 f"""SELECT {MEMORY_COLUMNS} FROM memories m
-                    WHERE m.agent = 'lethe' AND m.category = 'summary'
+                    WHERE m.namespace = %s AND m.agent = 'lethe' AND m.category = 'summary'
                     AND jsonb_typeof(m.metadata -> 'summarizes') = 'array'
                     AND (m.metadata -> 'summarizes') ?| %s
                     ORDER BY m.num""".encode(),
-                (list(ids),),
+                (namespace, list(ids)),
             ).fetchall()
         return [memory_from_row(r) for r in rows]
 

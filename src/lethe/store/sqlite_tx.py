@@ -93,10 +93,19 @@ class SQLiteTx:
             version_values(version),
         )
 
-    def drop_versions(self, memory_id: str) -> int:
-        """Erase a memory's earlier states (a summary rewritten without an erased text: its
-        earlier states hold that text)."""
-        cursor = self._conn.execute("DELETE FROM memory_versions WHERE memory_id = ?", (memory_id,))
+    def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
+        """Erase a memory's earlier states, or only those whose text holds one of
+        `containing` (a summary losing an erased memory's line: its earlier states hold it)."""
+        if not containing:
+            cursor = self._conn.execute(
+                "DELETE FROM memory_versions WHERE memory_id = ?", (memory_id,)
+            )
+            return cursor.rowcount
+        held = " OR ".join("instr(content, ?) > 0" for _ in containing)
+        cursor = self._conn.execute(
+            f"DELETE FROM memory_versions WHERE memory_id = ? AND ({held})",
+            (memory_id, *containing),
+        )
         return cursor.rowcount
 
     def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:

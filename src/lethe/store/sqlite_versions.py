@@ -60,7 +60,7 @@ class SQLiteVersionReads:
                     found.setdefault(row["memory_id"], []).append(version_from_row(row))
         return found
 
-    def derived_from(self, ids: Sequence[str]) -> list[Memory]:
+    def derived_from(self, ids: Sequence[str], namespace: str) -> list[Memory]:
         """Memories (live or in the trash) lethe made from any of these: a decay summary
         (agent `lethe`, category `summary`) lists the ids it was made from in
         `metadata.summarizes`. A person's own memory is never taken for one."""
@@ -71,12 +71,12 @@ class SQLiteVersionReads:
                 marks = ", ".join("?" for _ in chunk)
                 rows = self._conn.execute(
                     f"""SELECT {MEMORY_COLUMNS} FROM memories m
-                        WHERE m.agent = 'lethe' AND m.category = 'summary'
+                        WHERE m.namespace = ? AND m.agent = 'lethe' AND m.category = 'summary'
                         AND json_type(m.metadata, '$.summarizes') = 'array'
                         AND EXISTS (SELECT 1 FROM json_each(m.metadata, '$.summarizes') s
                                     WHERE s.value IN ({marks}))
                         ORDER BY m.num""",
-                    chunk,
+                    [namespace, *chunk],
                 ).fetchall()
                 for row in rows:
                     found[row["id"]] = memory_from_row(row)
