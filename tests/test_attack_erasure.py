@@ -498,13 +498,6 @@ CRASH_IN_WRITE = textwrap.dedent(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a process killed inside the workspace's atomic write leaves its temp file "
-    "(memory/.YYYY-MM-DD.md.XXXX) holding the text; neither the next open, the purge nor "
-    "rebuild_workspace removes it (workspace.py _write_atomic/rebuild: sweep lethe's own "
-    "'.<name>.*' temp files)",
-)
 def test_a_temp_file_of_a_killed_write_does_not_keep_purged_text(
     tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -527,12 +520,6 @@ def test_a_temp_file_of_a_killed_write_does_not_keep_purged_text(
     assert files_with(ws, b"quartz-777") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: rebuild_workspace('default') iterates the string: it rebuilds seven "
-    "one-letter namespaces and returns them, not 'default' (base.py rebuild_workspace: a "
-    "str is not refused or taken as one namespace)",
-)
 def test_rebuild_workspace_with_one_name_as_a_string(tmp_path: Path, embedder: Embedder) -> None:
     with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=tmp_path / "ws") as mem:
         mem.remember("A note")
@@ -543,10 +530,6 @@ def test_rebuild_workspace_with_one_name_as_a_string(tmp_path: Path, embedder: E
         assert done == ["default"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: rebuild_workspace(5) raises TypeError, not a lethe error",
-)
 def test_rebuild_workspace_with_a_number_is_a_lethe_error(
     tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -580,13 +563,6 @@ def _purge_with_a_reader_held(db: Path, embedder: Embedder, token: str) -> tuple
     return mem, took
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: when a reader holds the WAL the purge's checkpoint gives up, yet its owed "
-    "compaction is settled as done: the erased text stays in the database file while the "
-    "store is open, and nothing will finish it (sqlite.py compact does not report failure; "
-    "base.py _project/settle_owed settle it anyway)",
-)
 def test_an_unfinished_checkpoint_stays_owed(tmp_path: Path, embedder: Embedder) -> None:
     db = tmp_path / "store" / "m.db"
     mem, _ = _purge_with_a_reader_held(db, embedder, "quartz-555-zebra")
@@ -596,12 +572,6 @@ def test_an_unfinished_checkpoint_stays_owed(tmp_path: Path, embedder: Embedder)
         mem.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: compaction retries the checkpoint 50 times, each waiting the whole busy "
-    "timeout: a purge blocks 50 x busy_timeout (250 s at the default 5 s) while a reader "
-    "holds the WAL, not the 'up to a second' its docstring promises (sqlite.py compact)",
-)
 def test_a_purge_does_not_hang_behind_a_reader(tmp_path: Path, embedder: Embedder) -> None:
     db = tmp_path / "store" / "m.db"
     mem, took = _purge_with_a_reader_held(db, embedder, "quartz-556-zebra")

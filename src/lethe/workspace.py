@@ -10,6 +10,7 @@ any other namespace to a sub-folder of the same name.
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from collections.abc import Callable, Iterable
@@ -30,6 +31,11 @@ def _line(memory: Memory, *, with_date: bool) -> str:
 
 
 def _write_atomic(path: Path, text: str | None) -> None:
+    # A write killed between its temp file and the rename left `.<name>.XXXX` behind, which
+    # may hold text erased since: every rewrite of a file sweeps its own leftovers first.
+    if path.parent.is_dir():
+        for leftover in path.parent.glob(f".{glob.escape(path.name)}.*"):
+            leftover.unlink(missing_ok=True)
     if text is None:
         path.unlink(missing_ok=True)
         return
@@ -87,8 +93,9 @@ class Workspace:
         """Regenerate every file of the namespaces from scratch."""
         for namespace in namespaces:
             folder = self.folder(namespace) / "memory"
-            for stale in folder.glob("????-??-??.md") if folder.is_dir() else []:
-                stale.unlink()
+            for pattern in ("????-??-??.md", ".????-??-??.md.*"):  # files, and killed writes
+                for stale in folder.glob(pattern) if folder.is_dir() else []:
+                    stale.unlink()
             memories = self._fetch(namespace, None, None)
             for day in sorted({m.created_at.astimezone(UTC).date() for m in memories}):
                 self._write_day(namespace, day)

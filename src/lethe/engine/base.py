@@ -106,7 +106,15 @@ class EngineBase:
         vector snapshot, WAL); then the workspace files. The database is the truth: a file
         that cannot be written is reported, never a reason to undo the change, and the owed
         work stays recorded for the next open."""
-        if erased:
+        owed = list(owed)
+        if erased and owed:
+            # The erasure's cleanup is recorded first. Done, it is settled at once (a failing
+            # workspace write below must not make every later open compact again); not done
+            # (a reader held the WAL), it stays owed for the next open or maintain.
+            cleanup, owed = owed[:1], owed[1:]
+            if self.store.compact():
+                self.store.settle(cleanup)
+        elif erased:
             self.store.compact()
         if self.workspace is not None and changed:
             try:
@@ -120,7 +128,7 @@ class EngineBase:
                 ) from exc
         self.store.settle(owed)
 
-    def rebuild_workspace(self, namespaces: Iterable[str] | None = None) -> list[str]:
+    def rebuild_workspace(self, namespaces: Iterable[str] | str | None = None) -> list[str]:
         """Re-derive every workspace file from the database (all namespaces the store holds,
         or the ones named): the files are a projection, so this is always safe, and it mends
         files edited by hand or left behind by an older lethe. Returns the namespaces."""
@@ -130,8 +138,14 @@ class EngineBase:
             )
         if namespaces is None:
             chosen = self.store.namespaces()
-        else:
+        elif isinstance(namespaces, str):
+            chosen = [validate.namespace(namespaces)]
+        elif isinstance(namespaces, Iterable):
             chosen = sorted({validate.namespace(n) for n in namespaces})
+        else:
+            raise InvalidInput(
+                f"namespaces must be a list of names, got {type(namespaces).__name__}"
+            )
         try:
             self.workspace.rebuild(chosen)
         except OSError as exc:
@@ -147,18 +161,21 @@ class EngineBase:
         for a process that has a workspace. Returns how many pieces were finished."""
         done: list[int] = []
         compact = False
+        compacting: set[int] = set()
         days: set[tuple[str, date]] = set()
         curated: set[str] = set()
         for owed_id, work in self.store.owed():
             if "workspace" in work and self.workspace is None:
                 continue  # for a process that projects this store's workspace
-            compact = compact or bool(work.get("compact"))
+            if work.get("compact"):
+                compact = True
+                compacting.add(owed_id)
             files = work.get("workspace") or {}
             days.update((ns, date.fromisoformat(day)) for ns, day in files.get("days", []))
             curated.update(files.get("curated", []))
             done.append(owed_id)
-        if compact:
-            self.store.compact()
+        if compact and not self.store.compact():
+            done = [i for i in done if i not in compacting]
         if self.workspace is not None and (days or curated):
             try:
                 self.workspace.refresh_days(days, curated)

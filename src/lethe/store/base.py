@@ -213,7 +213,9 @@ class Store(Protocol):
         self, ops: Sequence[str], *, since: datetime | None, namespace: str | None
     ) -> list[tuple[str, str, str, str, int]]: ...
 
-    def compact(self) -> None: ...
+    def compact(self) -> bool:
+        """Clean up after an erasure; False when it could not finish (try again later)."""
+        ...
 
     def owed(self) -> list[tuple[int, dict[str, Any]]]:
         """Work committed changes still owe after their commit (an erasure's cleanup, the

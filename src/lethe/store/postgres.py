@@ -482,9 +482,10 @@ class PostgresStore(PostgresTransferReads, PostgresVersionReads, PostgresOwedWor
             rows = conn.execute(sql.encode(), params).fetchall()
         return [(r["day"], r["op"], r["actor"], r["ns"], int(r["n"])) for r in rows]
 
-    def compact(self) -> None:
+    def compact(self) -> bool:
         """After a purge: the row is gone from tables and indexes at commit; VACUUM-like
         reclamation is the server's (autovacuum), and no vector cache lives here."""
+        return True
 
 
 def _vector(value: Any) -> Vector:

@@ -70,6 +70,7 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):
         self.path = Path(path).expanduser()
         self.dim = dim
+        self._busy_timeout_ms = int(busy_timeout_ms)
         check_path(self.path)
         try:
             self._conn = sqlite3.connect(
@@ -486,17 +487,25 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
         with self._lock:
             return [tuple(r) for r in self._conn.execute(sql, params)]
 
-    def compact(self) -> None:
+    def compact(self) -> bool:
         """After a purge: merge full-text segments (dropping erased terms) and empty the WAL,
-        so the erased text survives neither in the index nor in old page images."""
+        so the erased text survives neither in the index nor in old page images. A reader in
+        another process can hold old frames for a moment: the checkpoint is tried for about
+        a second, each try without waiting on the busy handler. Returns whether the WAL was
+        emptied (if not, the caller keeps the work owed for later)."""
         self._lexical.release()
+        done = False
         with self._lock:
             self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
-            # A reader in another process can hold old frames for a moment; wait it out
-            # (up to a second) rather than leave erased text in the WAL.
-            for _ in range(_CHECKPOINT_TRIES):
-                busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                if not busy:
-                    break
-                time.sleep(0.02)
+            self._conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                for _ in range(_CHECKPOINT_TRIES):
+                    busy = self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                    if not busy:
+                        done = True
+                        break
+                    time.sleep(0.02)
+            finally:
+                self._conn.execute(f"PRAGMA busy_timeout = {self._busy_timeout_ms}")
             self._sync.drop_snapshot()
+        return done
