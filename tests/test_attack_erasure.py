@@ -460,13 +460,6 @@ def test_a_pinned_summary_is_not_erased_behind_its_protection(
         assert mem.store.get(summary_id) is not None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a purge by a process with no workspace configured (a CLI or server without "
-    "LETHE_WORKSPACE_DIR) records no workspace work, so the erased line stays in MEMORY.md "
-    "and the day file after every later open with the workspace (base.py _owe records the "
-    "workspace only when self.workspace is set, contrary to its docstring)",
-)
 def test_a_purge_without_a_workspace_is_finished_by_the_next_workspace_open(
     tmp_path: Path, embedder: Embedder
 ) -> None:

@@ -90,7 +90,9 @@ class EngineBase:
         now = self._clock()
         if erased:
             owed.append(tx.owe({"compact": True}, now))
-        if self.workspace is not None and changed:
+        if changed and (self.workspace is not None or self._workspace_known()):
+            # Recorded even by a process without a workspace when another one projects this
+            # store: its files must lose what this change took away.
             days, curated = touched(changed)
             files = {
                 "days": sorted([ns, day.isoformat()] for ns, day in days),
@@ -126,7 +128,8 @@ class EngineBase:
                     hint=f"fix {self.workspace.root} (permissions, disk space); the files are "
                     "rewritten at the next open or change",
                 ) from exc
-        self.store.settle(owed)
+        if self.workspace is not None:  # else its files wait for a process that has them
+            self.store.settle(owed)
 
     def rebuild_workspace(self, namespaces: Iterable[str] | str | None = None) -> list[str]:
         """Re-derive every workspace file from the database (all namespaces the store holds,
@@ -155,6 +158,13 @@ class EngineBase:
             ) from exc
         return chosen
 
+    def _workspace_known(self) -> bool:
+        """Whether some process projects this store (asked again until it says yes: a
+        workspace may be set up while this process runs)."""
+        if not getattr(self, "_workspace_seen", False):
+            self._workspace_seen = self.store.workspace_known()
+        return bool(self._workspace_seen)
+
     def settle_owed(self) -> int:
         """Finish the work committed changes still owe (a process died between a commit and
         its cleanup): run at every open and by `maintain`. Work on the workspace files waits
@@ -164,9 +174,11 @@ class EngineBase:
         compacting: set[int] = set()
         days: set[tuple[str, date]] = set()
         curated: set[str] = set()
+        waiting: list[tuple[int, dict[str, Any]]] = []
         for owed_id, work in self.store.owed():
             if "workspace" in work and self.workspace is None:
-                continue  # for a process that projects this store's workspace
+                waiting.append((owed_id, work))  # for a process that projects the workspace
+                continue
             if work.get("compact"):
                 compact = True
                 compacting.add(owed_id)
@@ -185,4 +197,11 @@ class EngineBase:
                     hint=f"fix {self.workspace.root}; they are rewritten at the next open",
                 ) from exc
         self.store.settle(done)
+        if len(waiting) > 1:  # files still owed to a workspace: one row that does them all
+            merged_days = sorted({tuple(d) for _, w in waiting for d in w["workspace"]["days"]})
+            merged_curated = sorted({c for _, w in waiting for c in w["workspace"]["curated"]})
+            self.store.merge_owed(
+                [i for i, _ in waiting],
+                {"workspace": {"days": [list(d) for d in merged_days], "curated": merged_curated}},
+            )
         return len(done)

@@ -95,6 +95,8 @@ class Lethe(
             )
         lethe = cls(store, embedder, resolved, clock=clock)
         try:
+            if lethe.workspace is not None and not store.workspace_known():
+                store.mark_workspace()  # from now on every process records what it owes it
             # A process that died between a commit and its cleanup left work owed: finish
             # it before serving (an erasure's traces first).
             lethe.settle_owed()

@@ -32,3 +32,25 @@ class PostgresOwedWork:
             return
         with self._read() as conn, conn.transaction():
             conn.execute("DELETE FROM owed_work WHERE id = ANY(%s)", (list(ids),))
+
+    def workspace_known(self: _Reads) -> bool:
+        """Whether any process has projected this store to a workspace."""
+        with self._read() as conn:
+            row = conn.execute("SELECT 1 FROM lethe_meta WHERE key = 'workspace_seen'").fetchone()
+        return row is not None
+
+    def mark_workspace(self: _Reads) -> None:
+        with self._read() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO lethe_meta (key, value) VALUES ('workspace_seen', '1') "
+                "ON CONFLICT (key) DO NOTHING"
+            )
+
+    def merge_owed(self: _Reads, ids: Sequence[int], work: dict[str, Any]) -> None:
+        """Replace several pieces of owed work by one that does all of them."""
+        with self._read() as conn, conn.transaction():
+            conn.execute("DELETE FROM owed_work WHERE id = ANY(%s)", (list(ids),))
+            conn.execute(
+                "INSERT INTO owed_work (created_at, work) VALUES (extract(epoch from now()), %s)",
+                (json.dumps(work, ensure_ascii=False),),
+            )

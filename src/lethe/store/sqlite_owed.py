@@ -33,3 +33,40 @@ class SQLiteOwedWork:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+
+    def workspace_known(self) -> bool:
+        """Whether any process has projected this store to a workspace (so work on its
+        files is recorded even by processes that have none)."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT 1 FROM lethe_meta WHERE key = 'workspace_seen'"
+            ).fetchone()
+        return row is not None
+
+    def mark_workspace(self) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO lethe_meta (key, value) VALUES ('workspace_seen', '1')"
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def merge_owed(self, ids: Sequence[int], work: dict[str, Any]) -> None:
+        """Replace several pieces of owed work by one that does all of them."""
+        marks = ", ".join("?" for _ in ids)
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(f"DELETE FROM owed_work WHERE id IN ({marks})", list(ids))
+                self._conn.execute(
+                    "INSERT INTO owed_work (created_at, work) VALUES (strftime('%s', 'now'), ?)",
+                    (json.dumps(work, ensure_ascii=False),),
+                )
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
