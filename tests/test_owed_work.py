@@ -32,3 +32,15 @@ def test_files_owed_to_a_workspace_wait_for_it_merged_into_one(
         assert mem.store.owed() == []
     text = "".join(p.read_text() for p in ws.rglob("*.md"))
     assert "attic" not in text and "Before any workspace existed" in text
+
+
+def test_a_purge_removes_the_temp_file_of_a_killed_snapshot_save(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    db = tmp_path / "m.db"
+    with Lethe.open(db, embedder=embedder) as mem:
+        m = mem.remember("A note whose id a snapshot kept")
+        leftover = tmp_path / ".m.db.vectors.npz.abc123"
+        leftover.write_bytes(m.id.encode())  # as a save killed before its rename leaves it
+        mem.execute(mem.plan_purge([m.id]))
+    assert not leftover.exists()

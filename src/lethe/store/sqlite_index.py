@@ -193,3 +193,7 @@ class IndexSync:
         snapshot_path(self._db).unlink(missing_ok=True)
         for vectors in _matrix_files(self._db):
             vectors.unlink(missing_ok=True)
+        # A save killed before its rename leaves `.<db>.vectors.npz.XXXX` (ids, namespaces).
+        name = snapshot_path(self._db).name
+        for leftover in self._db.parent.glob(f".{glob.escape(name)}.*"):
+            leftover.unlink(missing_ok=True)
