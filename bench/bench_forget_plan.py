@@ -49,7 +49,15 @@ def current_planner(mem: Lethe, request: str, namespace: str) -> set[str]:
     return {item.id for item in plan.items if item.action == "delete"}
 
 
-PLANNERS: dict[str, Planner] = {"current": current_planner}
+def unchecked_planner(mem: Lethe, request: str, namespace: str) -> set[str]:
+    """The query plan before identifiers decided by their exact tokens (issue 17's first
+    step): the same planner with that check off, measured beside it in the same run."""
+    flt = mem._filters({"namespace": namespace}, ())
+    items, _ = mem._query_items(request, flt, exact_identifiers=False)
+    return {item.id for item in items if item.action == "delete"}
+
+
+PLANNERS: dict[str, Planner] = {"before": unchecked_planner, "current": current_planner}
 
 
 def memory_id(case_no: int, index: int) -> str:

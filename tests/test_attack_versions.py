@@ -313,12 +313,6 @@ def test_forgetting_an_old_text_by_its_words_finds_the_memory_that_keeps_it(lm: 
     assert m.id in {i.id for i in plan.items}, plan.notes
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (outside this change): a query naming one number confidently targets a memory "
-    "holding another ('PIN 4821' deletes 'PIN is 9034'); DESIGN.md says numbers must match "
-    "exactly (forget/plan.py query_items)",
-)
 def test_a_query_with_another_number_does_not_pick_a_memory_to_delete(lm: Lethe) -> None:
     m = lm.remember("My bank PIN is 9034")
     lm.remember("The garden needs watering on Sundays")

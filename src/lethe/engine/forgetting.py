@@ -23,6 +23,7 @@ from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
 from lethe.forget.guard import protection
+from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.messages import (
     derived_notes,
     result_notes,
@@ -224,7 +225,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         return flagged
 
     def _query_items(
-        self, query: str, flt: Filters, *, widen: bool = True
+        self, query: str, flt: Filters, *, widen: bool = True, exact_identifiers: bool = True
     ) -> tuple[list[PlanItem], bool]:
         ranked, similarity = self._hybrid(query, flt, QUERY_DEPTH)
         ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
@@ -232,11 +233,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         candidates = sorted(
             ((live[i], similarity[i]) for i in ids if i in live), key=lambda pair: -pair[1]
         )
+        # Identifiers the request names decide by their exact tokens (forget/identifiers.py).
+        wanted = identifiers(query) if exact_identifiers else []
+        held = {m.id for m, _ in candidates if holds_all(m.content, wanted)} if wanted else None
+        eligible = [m for m, _ in candidates if held is None or m.id in held]
         near: set[str] = set()
-        if candidates:
-            top = self.store.vector_of(candidates[0][0].id)
+        if eligible:
+            top = self.store.vector_of(eligible[0].id)
             if top is not None:
-                others = [m.id for m, _ in candidates[1:]]
+                others = [m.id for m in eligible[1:]]
                 near = {
                     i for i, s in self.store.similarities(top, others).items() if s >= NEAR_COPY
                 }
@@ -248,6 +253,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             scoped=widen and any(c.metadata_path is not None for c in flt.conditions),
             near_copies=near,
             margin=self.settings.forget_margin,
+            held=held,
+            identifiers=shown(wanted),
         )
 
     def _all_live(self, flt: Filters) -> list[Memory]:

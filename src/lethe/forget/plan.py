@@ -184,14 +184,39 @@ def query_items(
     scoped: bool,
     near_copies: set[str],
     margin: float,
+    held: set[str] | None = None,
+    identifiers: str = "",
 ) -> tuple[list[PlanItem], bool]:
     """Decide a query plan. Returns the items and whether the query was ambiguous.
 
     `candidates` are ordered best first and already at or above the preview threshold;
-    `near_copies` holds the ids whose cosine to the top candidate is >= NEAR_COPY.
+    `near_copies` holds the ids whose cosine to the top eligible candidate is >= NEAR_COPY.
+    When the request names identifiers (`identifiers`, as shown to a person), `held` is the
+    candidates that hold every one of them: only those can be marked, and only they compete
+    for the best match (a memory with another number is never a target, however close).
     """
     if not candidates:
         return [], False
+    if held is not None:
+        missing = [(m, s) for m, s in candidates if m.id not in held]
+        candidates = [(m, s) for m, s in candidates if m.id in held]
+        skipped = [
+            _item(
+                memory,
+                tier="query",
+                action="skip",
+                similarity=similarity,
+                reason=f"does not hold {identifiers} (named in the request): never a target",
+                hint=by_id_hint(memory.id),
+            )
+            for memory, similarity in missing
+        ]
+        if not candidates:
+            return skipped, False
+        items, ambiguous = query_items(
+            candidates, scoped=scoped, near_copies=near_copies, margin=margin
+        )
+        return items + skipped, ambiguous
     if scoped:
         items = []
         for memory, similarity in candidates:

@@ -1,0 +1,50 @@
+"""Identifiers in a forget request decide by their exact tokens (issue 17's first step): a
+memory holding another code, number or address is never marked, however close its vector."""
+
+from __future__ import annotations
+
+import pytest
+
+from lethe import Lethe
+from lethe.forget.identifiers import holds_all, identifiers
+
+CASES = [
+    ("forget my address 150 Elm Road", "My address is 160 Elm Road", False),
+    ("forget my address 150 Elm Road", "My address is 150 Elm Road", True),
+    ("forget order ORD-2024-001", "Order ord 2024 001 shipped", True),
+    ("forget order ORD-2024-001", "order_2024_0010 shipped", False),
+    ("forget alice@acme.io", "alice.smith@acme.io is her mail", False),
+    ("forget alice@acme.io", "mail: Alice@ACME.io", True),
+    ("forget code 4821", "code 48213", False),
+    ("コード48213を忘れて", "認証コードは48213です", True),
+    ("forget code 48213", "認証コードは48213です", True),
+    ("forget the PIN ４４７１", "PIN 4471", True),
+    ("forget the dentist at 10am", "Dentist on Tuesday at 10 am", True),
+    ("forget the dentist at 10am", "Dentist on Thursday at 3pm", False),
+    ("forget the rent of 10² euros", "The rent is 102 euros", False),
+]
+
+
+@pytest.mark.parametrize(("request_text", "memory", "held"), CASES)
+def test_an_identifier_is_held_only_by_its_exact_tokens(
+    request_text: str, memory: str, held: bool
+) -> None:
+    assert holds_all(memory, identifiers(request_text)) is held
+
+
+def test_a_request_without_identifiers_names_none() -> None:
+    assert identifiers("forget about the dentist") == []
+
+
+def test_a_twin_with_another_number_is_never_marked(mem: Lethe) -> None:
+    right = mem.remember("My home address is 150 Elm Road, Springfield")
+    twin = mem.remember("My home address is 160 Elm Road, Springfield")
+    mem.remember("I like hiking on weekends")
+    plan = mem.plan_forget(query="forget that my home address is 150 Elm Road, Springfield")
+    marked = {i.id for i in plan.targets}
+    assert twin.id not in marked
+    assert marked == {right.id}, plan.notes
+    [skipped] = [i for i in plan.items if i.id == twin.id]
+    assert skipped.action == "skip" and "150" in skipped.reason
+    nothing = mem.plan_forget(query="forget that my home address is 170 Elm Road, Springfield")
+    assert nothing.targets == ()
