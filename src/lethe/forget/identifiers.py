@@ -27,6 +27,7 @@ def _fold(text: str) -> str:
     102 and ① as 1, other numbers than the ones written."""
     return unicodedata.normalize("NFC", text).translate(_FULL_WIDTH).casefold()
 
+
 Identifier = tuple[str, ...]
 
 
