@@ -17,7 +17,6 @@ import sys
 import textwrap
 import threading
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,23 +26,14 @@ from lethe.embed import Embedder
 from lethe.errors import InvalidInput, LetheError
 from lethe.workspace import Workspace
 
+from .clocks import Clock
+
 SECRET = "User's locker combination is 31-07-44, code word xyzzyquartz, at the north gym"
 TOKEN = b"31-07-44"
 WORD = b"xyzzyquartz"
 """A word of its own: the full-text index stores it whole (terms are prefix-compressed)."""
 POTTERY = "User tried a pottery class on a rainy afternoon"
 JAZZ = "User went to a jazz concert in spring with Sam"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,17 +23,7 @@ from lethe.errors import InvalidInput, LetheError, MemoryNotFound
 from lethe.model import Draft
 
 from .backends import run_sql, snapshot
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
+from .clocks import Clock
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget.plan import ForgetPlan
 
 from .backends import is_postgres
+from .clocks import Clock
 from .conftest import snapshot
 
 SEED_000 = [
@@ -24,17 +25,6 @@ SEED_000 = [
     "User loves California wine",
     "The Golden Gate Bridge is in the Bay Area",
 ]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

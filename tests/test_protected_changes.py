@@ -3,8 +3,6 @@ an unprotect says so — on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -14,18 +12,8 @@ from lethe.errors import ConfirmationRequired, InvalidInput
 from lethe.forget.plan import seed_json
 from lethe.schemas import load
 
+from .clocks import Clock
 from .conftest import snapshot
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,18 +15,7 @@ from lethe.forget.plan import seed_json
 from lethe.schemas import load
 
 from .backends import run_sql
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
+from .clocks import Clock
 
 SECRET = "User's locker combination is 31-07-44 at the north gym"
 OTHERS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -15,18 +15,8 @@ from lethe.embed import Embedder
 from lethe.errors import InvalidInput, MemoryNotFound, VersionNotFound
 
 from .backends import run_sql
+from .clocks import Clock
 from .conftest import snapshot
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from lethe.embed import Vectors
 from lethe.engine.base import sha256
 from lethe.engine.versions import VersionOps
 from lethe.filters import Filters
+from lethe.forget.identifiers import plain_width
 from lethe.model import (
     DEFAULT_AGENT,
     DEFAULT_NAMESPACE,
@@ -36,15 +37,12 @@ NEAR_DUPLICATE = "near_duplicate"
 """The link kind between a memory and a stored one it is nearly identical to."""
 
 
-_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
-
-
 def normalise(text: str) -> str:
     """The text as the exact-duplicate check compares it: Unicode NFC, full-width ASCII forms
     as plain ones (「４４７１」 is 4471), runs of whitespace as one space. Nothing else is
     folded: case, super- and subscripts (10² is not 102), circled and Roman numerals keep
     their meaning, since a code or a number written another way may be another one."""
-    return " ".join(unicodedata.normalize("NFC", text).translate(_FULL_WIDTH).split())
+    return " ".join(plain_width(unicodedata.normalize("NFC", text)).split())
 
 
 def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:

@@ -22,10 +22,15 @@ _CHUNK = re.compile(r"\S+")
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 
 
+def plain_width(text: str) -> str:
+    """Full-width ASCII forms (and the ideographic space) as plain ones: ４４７１ is 4471."""
+    return text.translate(_FULL_WIDTH)
+
+
 def _fold(text: str) -> str:
     """NFC, full-width forms as plain ASCII, case folded. Not NFKC: it would read 10² as
     102 and ① as 1, other numbers than the ones written."""
-    return unicodedata.normalize("NFC", text).translate(_FULL_WIDTH).casefold()
+    return plain_width(unicodedata.normalize("NFC", text)).casefold()
 
 
 Identifier = tuple[str, ...]
