@@ -40,24 +40,25 @@ from lethe import Lethe
 from lethe.embed import load_default_embedder
 from lethe.model import Draft
 
-Planner = Callable[[Lethe, str, str], set[str]]
+Planner = Callable[[Lethe, str, str], dict[str, float | None]]
+"""(mem, request, namespace) -> the marked ids, each with its certainty (None: not given)."""
 
 
-def current_planner(mem: Lethe, request: str, namespace: str) -> set[str]:
+def current_planner(mem: Lethe, request: str, namespace: str) -> dict[str, float | None]:
     """Today's query plan: `plan_forget(query=…)` scoped to the case's namespace."""
     plan = mem.plan_forget(query=request, filters={"namespace": namespace})
-    return {item.id for item in plan.items if item.action == "delete"}
+    return {item.id: item.certainty for item in plan.items if item.action == "delete"}
 
 
-def unchecked_planner(mem: Lethe, request: str, namespace: str) -> set[str]:
-    """The query plan before identifiers decided by their exact tokens (issue 17's first
-    step): the same planner with that check off, measured beside it in the same run."""
+def cosine_planner(mem: Lethe, request: str, namespace: str) -> dict[str, float | None]:
+    """The query plan before this issue: the clear cosine winner (>= 0.6, 0.05 ahead) and
+    its near-copies, measured beside today's in the same run."""
     flt = mem._filters({"namespace": namespace}, ())
     items, _ = mem._query_items(request, flt, exact_identifiers=False)
-    return {item.id for item in items if item.action == "delete"}
+    return {item.id: None for item in items if item.action == "delete"}
 
 
-PLANNERS: dict[str, Planner] = {"before": unchecked_planner, "current": current_planner}
+PLANNERS: dict[str, Planner] = {"before": cosine_planner, "current": current_planner}
 
 
 def memory_id(case_no: int, index: int) -> str:
@@ -116,47 +117,77 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(cases: list[Case], planners: dict[str, Planner]) -> dict[str, Any]:
+def run(cases: list[Case], planners: dict[str, Planner], keep: Path | None) -> dict[str, Any]:
     embedder = load_default_embedder()
-    with (
-        tempfile.TemporaryDirectory(prefix="lethe-forget-plan-") as tmp,
-        Lethe.open(Path(tmp) / "cases.db", embedder=embedder) as mem,
-    ):
-        log(f"loading {sum(len(c.memories) for c in cases):,} memories of {len(cases)} cases")
-        start = time.perf_counter()
-        load(mem, cases)
-        log(f"  loaded in {time.perf_counter() - start:.1f} s")
-        for planner in planners.values():  # warm the index and the encoder
-            planner(mem, "warm up", namespace_of(cases[0]))
-        per_planner: dict[str, Any] = {}
-        for name, planner in planners.items():
-            log(f"planning {len(cases)} requests with {name!r}")
-            results, durations = [], []
-            for n, case in enumerate(cases):
-                index = {memory_id(n, i): i for i in range(len(case.memories))}
-                t0 = time.perf_counter()
-                ids = planner(mem, case.request, namespace_of(case))
-                durations.append(time.perf_counter() - t0)
-                marked = sorted(index[i] for i in ids)
-                results.append(
-                    {
-                        "case": case.id,
-                        "kind": case.kind,
-                        "form": case.form,
-                        "request": case.request,
-                        "targets": sorted(case.targets),
-                        "marked": marked,
-                        "wrong_roles": [case.roles[i] for i in marked if i not in case.targets],
-                    }
-                )
-            by_kind = {k: score([r for r in results if r["kind"] == k]) for k in KINDS}
-            by_kind = {k: v for k, v in by_kind.items() if v["cases"]}
-            per_planner[name] = {
-                "by_kind": by_kind,
-                "all_but_correction": score([r for r in results if r["kind"] != "correction"]),
-                "latency": stats_ms(durations),
-                "cases": results,
+    with tempfile.TemporaryDirectory(prefix="lethe-forget-plan-") as tmp:
+        path = keep or Path(tmp) / "cases.db"
+        reuse = path.exists()
+        with Lethe.open(path, embedder=embedder) as mem:
+            if not reuse:
+                total = sum(len(c.memories) for c in cases)
+                log(f"loading {total:,} memories of {len(cases)} cases")
+                start = time.perf_counter()
+                load(mem, cases)
+                log(f"  loaded in {time.perf_counter() - start:.1f} s")
+            return plan_all(mem, cases, planners)
+
+
+def calibration(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How often marks were right, by the certainty the planner gave them."""
+    bands = [(0.9, 1.01), (0.8, 0.9), (0.0, 0.8)]
+    out = []
+    for low, high in bands:
+        marks = [
+            (i in r["targets"])
+            for r in results
+            for i, c in zip(r["marked"], r["certainty"], strict=True)
+            if c is not None and low <= c < high
+        ]
+        out.append(
+            {
+                "certainty": f"[{low}, {min(high, 1.0)}]",
+                "marks": len(marks),
+                "right": ratio(sum(marks), len(marks)),
             }
+        )
+    return out
+
+
+def plan_all(mem: Lethe, cases: list[Case], planners: dict[str, Planner]) -> dict[str, Any]:
+    for planner in planners.values():  # warm the index and the encoder
+        planner(mem, "warm up", namespace_of(cases[0]))
+    per_planner: dict[str, Any] = {}
+    for name, planner in planners.items():
+        log(f"planning {len(cases)} requests with {name!r}")
+        results, durations = [], []
+        for n, case in enumerate(cases):
+            index = {memory_id(n, i): i for i in range(len(case.memories))}
+            t0 = time.perf_counter()
+            ids = planner(mem, case.request, namespace_of(case))
+            durations.append(time.perf_counter() - t0)
+            marked = sorted(index[i] for i in ids)
+            certainty = {index[i]: c for i, c in ids.items()}
+            results.append(
+                {
+                    "case": case.id,
+                    "kind": case.kind,
+                    "form": case.form,
+                    "request": case.request,
+                    "targets": sorted(case.targets),
+                    "marked": marked,
+                    "wrong_roles": [case.roles[i] for i in marked if i not in case.targets],
+                    "certainty": [certainty[i] for i in marked],
+                }
+            )
+        by_kind = {k: score([r for r in results if r["kind"] == k]) for k in KINDS}
+        by_kind = {k: v for k, v in by_kind.items() if v["cases"]}
+        per_planner[name] = {
+            "by_kind": by_kind,
+            "all_but_correction": score([r for r in results if r["kind"] != "correction"]),
+            "latency": stats_ms(durations),
+            "calibration": calibration([r for r in results if r["kind"] != "correction"]),
+            "cases": results,
+        }
     return per_planner
 
 
@@ -183,6 +214,12 @@ def print_table(per_planner: dict[str, Any]) -> None:
             )
         lat = data["latency"]
         print(f"{name:<9} plan latency p50 {lat['p50_ms']:.2f} ms, p95 {lat['p95_ms']:.2f} ms")
+        for band in data["calibration"]:
+            if band["marks"]:
+                print(
+                    f"{name:<9} marks at certainty {band['certainty']}: {band['marks']}, "
+                    f"right {fmt(band['right'])}"
+                )
     print("* correction: the new fact given to plan_forget as the request (a proxy; no planner")
     print("  names the memory a new fact supersedes yet)")
 
@@ -195,11 +232,14 @@ def main() -> None:
     parser.add_argument(
         "--planner", action="append", choices=sorted(PLANNERS), help="only these planners"
     )
+    parser.add_argument(
+        "--keep", type=Path, help="keep the loaded store in this file and reuse it next time"
+    )
     args = parser.parse_args()
     cases = forget_cases.cases(args.cases_per_kind, args.seed, args.kind or KINDS)
     planners = {k: v for k, v in PLANNERS.items() if not args.planner or k in args.planner}
     at_start = machine()
-    per_planner = run(cases, planners)
+    per_planner = run(cases, planners, args.keep)
     result = {
         "seed": args.seed,
         "cases_per_kind": args.cases_per_kind,

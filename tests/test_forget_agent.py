@@ -110,7 +110,7 @@ def test_a_model_deleting_during_dry_run_is_refused(
     ids = ids_of(agent_mem)
     before = snapshot(db)
     llm.script = [
-        {"tool_calls": [call("search_memories", query="San Francisco")]},
+        {"tool_calls": [call("search_memories", query="I live in San Francisco")]},
         {"tool_calls": [call("delete_memories", ids=[ids[SEED_000[0]]])]},
         final("Planned the San Francisco memories."),
     ]
@@ -145,7 +145,7 @@ def test_a_fourth_search_is_refused(agent_mem: Lethe, llm: ScriptedLLM) -> None:
 def test_sys_ids_and_unmatched_ids_are_never_deleted(agent_mem: Lethe, llm: ScriptedLLM) -> None:
     ids = ids_of(agent_mem)
     llm.script = [
-        {"tool_calls": [call("search_memories", query="San Francisco")]},
+        {"tool_calls": [call("search_memories", query="I live in San Francisco")]},
         {
             "tool_calls": [
                 call(
@@ -168,7 +168,7 @@ def test_sys_ids_and_unmatched_ids_are_never_deleted(agent_mem: Lethe, llm: Scri
 def test_an_execution_deletes_the_clear_match(agent_mem: Lethe, llm: ScriptedLLM) -> None:
     ids = ids_of(agent_mem)
     llm.script = [
-        {"tool_calls": [call("search_memories", query="San Francisco")]},
+        {"tool_calls": [call("search_memories", query="I live in San Francisco")]},
         {
             "tool_calls": [
                 call(

@@ -181,19 +181,29 @@ def test_the_preview_floor_is_point_four(exact: tuple[Lethe, dict[str, str]]) ->
     assert [c["id"] for c in found["candidates"]] == [ids["above_floor"]]
 
 
-def test_the_query_only_bar_is_point_six(exact: tuple[Lethe, dict[str, str]], db: str) -> None:
+def test_a_description_deletes_only_with_its_words_and_the_floor(
+    exact: tuple[Lethe, dict[str, str]], db: str
+) -> None:
+    """Cosine alone never marks (0.6001 to words it does not say); the request's words do,
+    above the planner's cosine floor (0.45) and not below it."""
     mem, ids = exact
-    above = mem.plan_forget(query=QUERY, filters={"namespace": "above"})
-    [item] = above.items
+    unrelated = mem.plan_forget(query=QUERY, filters={"namespace": "above"})
+    [item] = unrelated.items
+    assert (item.id, item.action) == (ids["above_bar"], "skip")
+    assert "says none of the request's words" in item.reason
+    said = mem.plan_forget(
+        query="forget the harbour ferry timetable", filters={"namespace": "above"}
+    )
+    [item] = said.items
     assert (item.id, item.action, item.confidence) == (ids["above_bar"], "delete", "high")
-    below = mem.plan_forget(query=QUERY, filters={"namespace": "below"})
-    [item] = below.items
-    assert (item.id, item.action, item.confidence) == (ids["below_bar"], "skip", "low")
-    assert item.reason == "similarity 0.60 is below 0.6 for a query-only deletion"
-    assert below.ambiguous and below.targets == ()
-    assert mem.execute(above).executed == (ids["above_bar"],)
-    assert mem.execute(below).executed == ()
-    assert ids["below_bar"] in live_ids(db)
+    assert item.certainty is not None and item.certainty >= 0.9
+    faint = mem.plan_forget(query="forget the violin strings", filters={"namespace": "floor"})
+    [item] = [i for i in faint.items if i.id == ids["below_floor"]] or [None]
+    assert faint.targets == ()
+    assert mem.execute(said).executed == (ids["above_bar"],)
+    assert mem.execute(unrelated).executed == ()
+    assert mem.execute(faint).executed == ()
+    assert ids["below_floor"] in live_ids(db)
 
 
 def _memory(n: int) -> Memory:

@@ -32,7 +32,7 @@ def test_prompt_and_tools_in_dry_run_and_execution(db: str) -> None:
             assert "FORGET MODE" in text and "Forget my home" in text and "dryRun: true" in text
 
             before = snapshot(db)
-            found = await call(client, "search_memories", query="San Francisco")
+            found = await call(client, "search_memories", query="I live in San Francisco")
             assert found["candidates"][0]["id"] == ids[0] and found["candidates"][0]["deletable"]
             assert "dry run" in await error(client, "delete_memories", ids=[ids[0]])
             for query in ("Bay Area", "California"):
@@ -43,7 +43,7 @@ def test_prompt_and_tools_in_dry_run_and_execution(db: str) -> None:
             await client.get_prompt(
                 "forget-mode", {"instruction": "Forget my home", "dryRun": "false"}
             )
-            await call(client, "search_memories", query="San Francisco")
+            await call(client, "search_memories", query="I live in San Francisco")
             done = await call(client, "delete_memories", ids=[ids[0], ids[1], "sys_0123456789ab"])
             assert done["deleted_ids"] == [ids[0]]
             assert {r["id"] for r in done["refused"]} == {ids[1], "sys_0123456789ab"}

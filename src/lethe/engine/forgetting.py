@@ -22,6 +22,7 @@ from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
+from lethe.forget.describe import Candidate, decide
 from lethe.forget.guard import protection
 from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.messages import (
@@ -38,11 +39,13 @@ from lethe.forget.plan import (
     PlanItem,
     PlanSource,
     criteria_items,
+    described_item,
     explicit_items,
     new_plan_id,
     notes_for,
     query_items,
 )
+from lethe.forget.request import read as read_request
 from lethe.forget.results import (
     ForgetResult,
     NotFoundItem,
@@ -54,6 +57,10 @@ MAX_IDS = 100
 SUGGESTIONS = 5
 ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
+SUBJECT_DEPTH = 500
+"""A subject request ("everything about Alice") also takes this many full-text matches."""
+CANDIDATE_FLOOR = 0.2
+"""Vector candidates below this cosine (and not found by full text) are not considered."""
 
 
 class ForgetOps(SearchOps, VersionOps, DerivedOps):
@@ -227,6 +234,50 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
     def _query_items(
         self, query: str, flt: Filters, *, widen: bool = True, exact_identifiers: bool = True
     ) -> tuple[list[PlanItem], bool]:
+        # Only a metadata filter (the user's own scope, e.g. one source file) widens a query
+        # deletion; agent, layer, tags or time narrow the candidates but do not make a weak
+        # match the user's choice.
+        scoped = widen and any(c.metadata_path is not None for c in flt.conditions)
+        if scoped or not exact_identifiers:
+            return self._cosine_items(query, flt, scoped=scoped, exact=exact_identifiers)
+        return self._described_items(query, flt)
+
+    def _described_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
+        """A request in words, decided by the planner in forget/describe.py. The search runs
+        on the request's object (its instruction words would pull in every memory about
+        remembering); a subject also brings every memory that names it."""
+        request = read_request(query)
+        ranked, similarity = self._hybrid(request.object, flt, QUERY_DEPTH)
+        ids = [
+            f.id
+            for f in ranked
+            if f.lexical_rank is not None or similarity.get(f.id, 0.0) >= CANDIDATE_FLOOR
+        ]
+        if request.scope == "subject":
+            extra = self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
+            missing = [i for i in extra if i not in similarity]
+            if missing:
+                vector = self.embedder.embed([request.object])[0]
+                similarity.update(self.store.similarities(vector, missing))
+            ids += [i for i in extra if i not in set(ids)]
+        live = self.store.get_many(ids)
+        candidates = [
+            Candidate(live[i], similarity.get(i, 0.0)) for i in dict.fromkeys(ids) if i in live
+        ]
+        candidates.sort(key=lambda c: -c.similarity)
+        decision = decide(query, candidates, margin=self.settings.forget_margin)
+        items = [
+            described_item(j)
+            for j in decision.judgements
+            if j.verdict == "delete" or j.similarity >= PREVIEW_THRESHOLD
+        ]
+        return items, decision.ambiguous
+
+    def _cosine_items(
+        self, query: str, flt: Filters, *, scoped: bool, exact: bool
+    ) -> tuple[list[PlanItem], bool]:
+        """The cosine planner: a filter-scoped plan (the user's scope widens it), and the
+        baseline the benchmark compares the description planner with."""
         ranked, similarity = self._hybrid(query, flt, QUERY_DEPTH)
         ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
         live = self.store.get_many(ids)
@@ -234,7 +285,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             ((live[i], similarity[i]) for i in ids if i in live), key=lambda pair: -pair[1]
         )
         # Identifiers the request names decide by their exact tokens (forget/identifiers.py).
-        wanted = identifiers(query) if exact_identifiers else []
+        wanted = identifiers(query) if exact else []
         held = {m.id for m, _ in candidates if holds_all(m.content, wanted)} if wanted else None
         eligible = [m for m, _ in candidates if held is None or m.id in held]
         near: set[str] = set()
@@ -247,10 +298,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 }
         return query_items(
             candidates,
-            # Only a metadata filter (the user's own scope, e.g. one source file) widens a
-            # query deletion; agent, layer, tags or time narrow the candidates but do not
-            # make a weak match the user's choice.
-            scoped=widen and any(c.metadata_path is not None for c in flt.conditions),
+            scoped=scoped,
             near_copies=near,
             margin=self.settings.forget_margin,
             held=held,

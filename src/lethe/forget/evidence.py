@@ -1,0 +1,182 @@
+"""What a text says, read cheaply enough to compare a request with every candidate: its words,
+the names it gives, and whose fact it is.
+
+A forget request and a memory are compared on more than one cosine (embeddings barely see
+names, numbers and days). Three readings do that work:
+
+- `words`: the content words, case-folded, possessives and plurals folded, function words
+  dropped; text in scripts written without spaces (Japanese, Chinese) becomes character
+  pairs, so a word inside a sentence is still found.
+- `names`: proper nouns — a capitalised word that the texts around it never write in lower
+  case (so "Birthday" at the start of a sentence is a word, "Nina" is a name), days and
+  months included, and Japanese names written with an honorific (田中さん).
+- `owner`: whose fact it is — the user (I, my, the user, 私…), a named person (the name in
+  the possessive or as the subject of the first clause), or nobody said.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from lethe.forget.identifiers import plain_width
+
+USER = "@user"
+
+_STOP = frozenset(
+    """a an the and or but if then than that this these those there here of to in on at by for
+    with from into onto about over under as is are was were be been being am do does did done
+    have has had having it its it's he she him her his hers they them their theirs we us our
+    ours you your yours i me my mine myself user users s t not no yes so too very also just
+    only please can could would will shall should may might must what which who whom whose when
+    where why how whether all any every each some everything anything something nothing
+    forget delete remove erase memory memories note notes fact facts know remember thing things
+    info information entry entries anymore now again let let's want need like rather
+    who's what's that's one ones get got""".split()  # noqa: SIM905
+)
+# Words that can never be a person's name, even at the start of a sentence.
+_NOT_NAMES = frozenset(
+    """the a an my our your his her their this that these those i we you he she it they
+    there here please forget delete remove erase note careful booked update correction
+    fyi actually also and but or so if when where what who which how why""".split()  # noqa: SIM905
+)
+_FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|user|user's)\b|私|僕|俺|自分|ユーザー",
+    re.IGNORECASE,
+)
+_LATIN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
+# A lower-case word standing alone: not part of an address, a code or a file name.
+_PLAIN_WORD = re.compile(r"(?<![\w@.\-/])[a-z]+(?:'[a-z]+)?(?![\w@\-/]|\.\w)")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]+")
+_JA_NAME = re.compile(
+    r"([\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
+)
+_CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
+_CAPITAL = re.compile(r"(?<![\w@.])([A-Z][^\W\d_]*(?:'[sS])?)(?![\w@])")
+
+
+def fold(text: str) -> str:
+    return plain_width(unicodedata.normalize("NFC", text)).casefold()
+
+
+def _stem(word: str) -> str:
+    if word.endswith("'s"):
+        word = word[:-2]
+    elif word.endswith("'"):
+        word = word[:-1]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words (folded) and, for text without spaces, its character pairs."""
+    folded = fold(text)
+    out: set[str] = set()
+    for token in _LATIN.findall(_CJK.sub(" ", folded)):
+        stem = _stem(token)
+        if stem not in _STOP and len(stem) > 1:
+            out.add(stem)
+    for run in _CJK.findall(folded):
+        if len(run) == 1:
+            out.add(run)
+        out.update(run[i : i + 2] for i in range(len(run) - 1))
+    return frozenset(out)
+
+
+def lowercase_words(texts: Iterable[str]) -> frozenset[str]:
+    """Every word the texts write in lower case: a capitalised word among them is a common
+    word at the start of a sentence, not a name."""
+    out: set[str] = set()
+    for text in texts:
+        for token in _PLAIN_WORD.findall(text):
+            out.add(_stem(token.casefold()))
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str
+    words: frozenset[str]
+    names: tuple[str, ...]
+    """Folded proper nouns, in order of appearance."""
+    owner: str | None
+    """USER, a folded name, or None."""
+    shared_owner: bool = False
+    """The first clause's subject is two people ("Alice and Nina share a flat")."""
+
+
+def read(text: str, common: frozenset[str]) -> Reading:
+    names: list[str] = []
+    starts = {m.end() for m in _CLAUSE.finditer(text)}
+    # Whose fact it is, by how surely the position says so: a possessive ("Sofia's address"),
+    # then "of/for NAME" ("Mobile of Hannah"), then the subject of a clause ("Nina lives").
+    owners: dict[int, tuple[str, bool]] = {}
+    for m in _CAPITAL.finditer(text):
+        token = m.group(1)
+        possessive = token.lower().endswith("'s")
+        # A name keeps its letters: only the possessive is folded (Lucas is not Luca).
+        stem = token.casefold()[:-2] if possessive else token.casefold()
+        at_start = m.start() in starts
+        if stem in _NOT_NAMES or len(stem) < 2:
+            continue
+        if at_start and not possessive and _stem(stem) in common:
+            continue
+        if stem not in names:
+            names.append(stem)
+        after_of = re.search(r"\b(?:of|for)\s+$", text[max(0, m.start() - 5) : m.start()])
+        # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
+        # ("San Francisco").
+        verb = re.match(r"\s+[a-z]", text[m.end() : m.end() + 2])
+        rank = 0 if possessive else 1 if after_of else 2 if at_start and verb else None
+        if rank is not None and rank not in owners:
+            shared = bool(re.match(r"\s+(?:and|&|with)\s+[A-Z]", text[m.end() : m.end() + 12]))
+            owners[rank] = (stem, shared)
+    owner, shared = owners[min(owners)] if owners else (None, False)
+    for m in _JA_NAME.finditer(text):
+        name = m.group(1)
+        if name not in names:
+            names.append(name)
+        if owner is None and m.start() == 0:
+            owner = name
+            shared = text[m.end() : m.end() + 1] in ("と", "や", "&")
+    if _FIRST_PERSON.search(text):
+        owner, shared = USER, False
+    return Reading(
+        text=text, words=words(text), names=tuple(names), owner=owner, shared_owner=shared
+    )
+
+
+def idf(readings: Sequence[Reading]) -> dict[str, float]:
+    """Inverse document frequency of each word over the candidates: a word every candidate
+    shares tells them apart no better than none."""
+    n = len(readings)
+    df: dict[str, int] = {}
+    for r in readings:
+        for w in r.words:
+            df[w] = df.get(w, 0) + 1
+    return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
+
+
+def coverage(request: frozenset[str], memory: frozenset[str], weights: dict[str, float]) -> float:
+    """The share of the request's words (weighted by how rare they are among the candidates;
+    a word no candidate holds weighs most) that the memory holds."""
+    unseen = max(weights.values(), default=1.0)
+    total = sum(weights.get(w, unseen) for w in request)
+    if total <= 0:
+        return 0.0
+    return sum(weights.get(w, unseen) for w in request if w in memory) / total
+
+
+def holds_names(reading: Reading, names: Iterable[str]) -> bool:
+    """Every name is a word of the memory (case-folded, possessive folded); a name in a
+    script without spaces is found inside the text."""
+    text = fold(reading.text)
+    return all(
+        n in reading.words or n in reading.names or (not n.isascii() and n in text) for n in names
+    )

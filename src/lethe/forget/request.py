@@ -1,0 +1,156 @@
+"""Reading a forget request: the instruction, its object, and whether it names one fact or
+a whole subject.
+
+People say "forget that my OTP was 481920", "please delete everything about Alice",
+"Nina: delete all of that" or 「引っ越しの件は忘れて」. The planner searches with the object only
+(the instruction's words — forget, delete, please, anything, remember — would pull in every
+memory that mentions remembering), and a subject request ("everything", "all", "entirely",
+「全部」) may mark every memory of its subject where a fact request marks one fact.
+
+The instruction is recognised by its shape (a verb of forgetting at the start or at the end,
+with the politeness and scope words around it), not by a list of whole sentences, so a new
+phrasing of the same verbs still reads right; what is not recognised stays in the object,
+which costs recall (the words are searched for) but never precision (every target must still
+hold what the object names).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+Scope = Literal["fact", "subject"]
+
+_VERB = (
+    r"(?:forget|delete|remove|erase|drop|wipe|clear|scrub|purge|discard|get\s+rid\s+of"
+    r"|stop\s+remembering|unlearn|lose)"
+)
+_POLITE = r"(?:(?:please|pls|kindly|now|then|also|just|and)\s*,?\s+)*"
+_ASK = (
+    r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+"
+    r"|i'd\s+like\s+you\s+to\s+|you\s+(?:should|can|may|must)\s+|let's\s+|go\s+ahead\s+and\s+)?"
+)
+_SCOPE_WORDS = (
+    r"(?:everything|anything|all|every\s+memory|every\s+note|each\s+memory|whatever"
+    r"|what(?=\s+(?:you|that\s+you|u)\s+(?:know|remember|have|stored|saved|kept|recall)))"
+)
+_KNOW = (
+    r"(?:\s+(?:you|that\s+you|u)\s+(?:know|remember|have|stored|saved|kept|recall)"
+    r"(?:\s+(?:of|on))?)?"
+)
+_OBJECT_LEAD = (
+    r"(?:(?:the\s+)?(?:fact|memory|memories|note|notes|thing|info|information|entry|entries)"
+    r"\s+(?:that|about|on|of|regarding)\s+|that\s+|about\s+|of\s+it\s+about\s+|of\s+that\s+about\s+"
+    r"|(?:with|containing|mentioning)\s+)?"
+)
+_LEADING = re.compile(
+    rf"^\s*{_POLITE}{_ASK}{_POLITE}{_VERB}\s+(?:(?P<scope>{_SCOPE_WORDS}){_KNOW}"
+    rf"(?:\s+of\s+(?:it|that))?\s*(?:about|on|regarding|concerning|related\s+to|of)?\s+)?"
+    rf"{_OBJECT_LEAD}",
+    re.IGNORECASE,
+)
+_DONT_REMEMBER = re.compile(
+    r"^\s*(?:i\s+)?(?:don't|do\s+not|no\s+longer)\s+(?:want|need)\s+you\s+to\s+"
+    r"(?:remember|know|keep|store)\s+(?:(?P<scope>everything|anything|all)\s+(?:about\s+)?)?"
+    r"(?:that\s+|about\s+)?",
+    re.IGNORECASE,
+)
+_NO_NEED = re.compile(
+    r"^\s*(?:i'd\s+rather\s+you\s+didn't\s+know|you\s+(?:don't|do\s+not)\s+need\s+to\s+know"
+    r"|stop\s+remembering)\s+(?:that\s+|about\s+)?",
+    re.IGNORECASE,
+)
+_TRAILING = re.compile(
+    rf"\s*(?:[.;:,!?-]+\s*|\s+)(?:{_POLITE}{_ASK}{_POLITE})?"
+    rf"(?:{_VERB}|(?:and\s+)?(?:please\s+)?{_VERB})\s+"
+    r"(?:(?P<scope>all|everything)\s+(?:of\s+)?)?(?:it|that|this|them|those)"
+    r"(?:\s+(?:too|as\s+well|please|entirely|completely|for\s+good|from\s+(?:your\s+)?memory))*"
+    r"[\s,.!?]*(?:please)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+_TAIL_WORDS = re.compile(
+    r"(?:[\s,]+(?P<scope>entirely|completely|altogether|wholesale|for\s+good|once\s+and\s+for\s+all)"
+    r"|[\s,]+(?:anymore|any\s+more|any\s+longer|from\s+(?:your\s+)?memory|from\s+memory"
+    r"|please|thanks|thank\s+you|too))+[\s.!?]*$",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(r"^\s*(?:correction|update|fyi|note|btw|actually)\b\s*[:,]?\s*", re.IGNORECASE)
+_WH = re.compile(r"^(?:where|when|what|who|whom|which|how|why|whether)\b", re.IGNORECASE)
+_WHOLE = re.compile(r"\b(?:everything|anything|all|entirely|every\s+memory)\b", re.IGNORECASE)
+
+# Japanese: the object, a particle (は/を/の件は/のことは…) and a verb of forgetting at the end.
+_JA_VERB = (
+    r"(?:忘れ(?:て|ろ|てください|てほしい|て下さい|てね|ておいて)?"
+    r"|削除(?:して|しろ|してください)?|消(?:して|せ|してください)|破棄(?:して)?)"
+)
+_JA_TAIL = re.compile(
+    r"(?:(?P<scope>(?:について|に関する|に関して)?(?:覚えている|知っている|記憶している)?"
+    r"(?:こと|記憶|情報|件|話)?(?:は|を)?"
+    r"(?:全部|すべて|全て|一切|まるごと|丸ごと))"
+    r"|(?:について|に関する|に関して)?(?:覚えている|知っている|記憶している)?(?:の)?"
+    r"(?:こと|記憶|情報|件|話|メモ)?)"
+    r"\s*(?:は|を|も)?\s*(?:もう)?\s*" + _JA_VERB + r"[。．.!！]*$"
+)
+_JA_SCOPE_LEAD = re.compile(r"^(?:全部|すべて|全て)\s*")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A forget request read: what to search for, and how far it may reach."""
+
+    text: str
+    object: str
+    """The request without its instruction: what the targets must say."""
+    scope: Scope
+    """`subject`: every memory about the object ("everything about Alice"); `fact`: one fact
+    (or a few, when the object lists them)."""
+
+
+def read(text: str) -> Request:
+    """Split a request into its instruction and object. Never fails: an unrecognised
+    instruction leaves the text as the object, a fact request."""
+    raw = unicodedata.normalize("NFC", text).strip()
+    obj = raw
+    subject = False
+    for pattern in (_DONT_REMEMBER, _NO_NEED, _LEADING):
+        m = pattern.match(obj)
+        if m and m.end() < len(obj):
+            subject = subject or _scope(m)
+            obj = obj[m.end() :]
+            break
+    m = _TRAILING.search(obj)
+    if m and m.start() > 0:
+        subject = subject or _scope(m)
+        obj = obj[: m.start()]
+    m = _TAIL_WORDS.search(obj)
+    if m and m.start() > 0:
+        subject = subject or bool(re.search(r"entirely|completely|altogether|wholesale", m[0]))
+        obj = obj[: m.start()]
+    m = _JA_TAIL.search(obj)
+    if m and m.start() > 0:
+        subject = subject or bool(m.group("scope"))
+        obj = obj[: m.start()]
+    m = _JA_SCOPE_LEAD.match(obj)
+    if m and m.end() < len(obj):
+        subject = True
+        obj = obj[m.end() :]
+    obj = _LABEL.sub("", obj).strip(" \t\n,.;:!?-–—。、「」")
+    if re.match(r"^(?:all|every)\s+of\s+", obj, re.IGNORECASE):
+        subject = True
+    if _WH.match(obj):
+        subject = False
+    return Request(text=raw, object=obj or raw, scope="subject" if subject else "fact")
+
+
+def _scope(match: re.Match[str]) -> bool:
+    word = match.groupdict().get("scope")
+    return bool(word)
+
+
+def plural_whole(obj: str) -> bool:
+    """An object that asks for every one of a kind ("all my appointments"): not a subject,
+    but more than one fact may be meant."""
+    return bool(_WHOLE.search(obj))
