@@ -38,6 +38,8 @@ from forget_cases import KINDS, Case
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
+from lethe.forget.corrections import likely_superseded
+from lethe.forget.describe import MARK_BAR
 from lethe.model import Draft
 
 Planner = Callable[[Lethe, str, str], dict[str, float | None]]
@@ -48,6 +50,14 @@ def current_planner(mem: Lethe, request: str, namespace: str) -> dict[str, float
     """Today's query plan: `plan_forget(query=…)` scoped to the case's namespace."""
     plan = mem.plan_forget(query=request, filters={"namespace": namespace})
     return {item.id: item.certainty for item in plan.items if item.action == "delete"}
+
+
+def superseded(mem: Lethe, new_fact: str, namespace: str) -> dict[str, float | None]:
+    """What remember would name as the memory a new fact supersedes (confidence >= 0.9):
+    the namespace's closest memories, judged by forget/corrections.py."""
+    hits = mem.recall(new_fact, k=20, filters={"namespace": namespace}, touch=False)
+    named = likely_superseded(new_fact, [(h.memory, h.similarity) for h in hits])
+    return {s.id: s.confidence for s in named if s.confidence >= MARK_BAR}
 
 
 def cosine_planner(mem: Lethe, request: str, namespace: str) -> dict[str, float | None]:
@@ -163,7 +173,10 @@ def plan_all(mem: Lethe, cases: list[Case], planners: dict[str, Planner]) -> dic
         for n, case in enumerate(cases):
             index = {memory_id(n, i): i for i in range(len(case.memories))}
             t0 = time.perf_counter()
-            ids = planner(mem, case.request, namespace_of(case))
+            if case.kind == "correction" and name == "current":
+                ids = superseded(mem, case.request, namespace_of(case))
+            else:
+                ids = planner(mem, case.request, namespace_of(case))
             durations.append(time.perf_counter() - t0)
             marked = sorted(index[i] for i in ids)
             certainty = {index[i]: c for i, c in ids.items()}
@@ -220,8 +233,8 @@ def print_table(per_planner: dict[str, Any]) -> None:
                     f"{name:<9} marks at certainty {band['certainty']}: {band['marks']}, "
                     f"right {fmt(band['right'])}"
                 )
-    print("* correction: the new fact given to plan_forget as the request (a proxy; no planner")
-    print("  names the memory a new fact supersedes yet)")
+    print("* correction: 'before' is the new fact given to plan_forget as the request (a proxy);")
+    print("  'current' is what remember names as superseded (forget/corrections.py, >= 0.9)")
 
 
 def main() -> None:

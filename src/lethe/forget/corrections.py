@@ -1,0 +1,124 @@
+"""Which stored memory a new fact likely replaces: "Alice now works at Stripe" against
+"Alice works at Shopify".
+
+A new fact supersedes a stored one when both are the same person's (or nobody's), say the
+same attribute (the same kind of sentence: close vectors, and the stored memory holds the
+new fact's attribute words), and give it a different value (an identifier, a number or a
+name that one holds and the other does not). A restatement with the same values is a
+duplicate, not a correction; the same attribute of someone else is never named.
+
+This only names the memory, with a confidence and the evidence: replacing it is the
+caller's choice (`remember(..., supersedes=ID)`), which keeps the old text as a version.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from lethe.forget import evidence
+from lethe.forget.evidence import USER, Reading
+from lethe.forget.identifiers import identifiers
+from lethe.model import Memory
+
+SAME_KIND = 0.5
+"""Cosine below which two memories are not taken to say the same attribute."""
+SHOWN = 3
+_MARKERS = re.compile(
+    r"\b(?:now|new|newly|changed|moved|switched|went\s+up|went\s+down|no\s+longer|anymore|"
+    r"actually|correction|update|updated|instead|since|became|is\s+now)\b",
+    re.IGNORECASE,
+)
+
+
+class Supersession(BaseModel):
+    """A stored memory the new fact likely replaces."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    preview: str
+    confidence: float
+    evidence: tuple[str, ...]
+
+
+def likely_superseded(
+    content: str, candidates: Sequence[tuple[Memory, float]]
+) -> list[Supersession]:
+    """The live memories (best first, at most three) that `content` likely supersedes.
+    `candidates` are the namespace's closest memories with their cosine to `content`."""
+    if not candidates:
+        return []
+    common = evidence.lowercase_words([content, *(m.content for m, _ in candidates)])
+    new = evidence.read(content, common)
+    new_codes = set(identifiers(content))
+    readings = {m.id: evidence.read(m.content, common) for m, _ in candidates}
+    weights = evidence.idf(list(readings.values()))
+    marker_words = evidence.words(" ".join(_MARKERS.findall(content)))
+    attribute = new.words - marker_words - {w for code in new_codes for w in code}
+    attribute -= {n for n in new.names}
+    scored: list[tuple[float, Memory, float, list[str]]] = []
+    for memory, cosine in candidates:
+        old = readings[memory.id]
+        if cosine < SAME_KIND or memory.content.strip() == content.strip():
+            continue
+        if not _same_owner(new, old):
+            continue
+        changed = _changed(new, old, new_codes, set(identifiers(memory.content)))
+        if not changed:
+            continue
+        share = evidence.coverage(frozenset(attribute), old.words, weights) if attribute else 0.0
+        why = [
+            "the same person's fact" if new.owner else "nobody else's fact",
+            f"says the same attribute ({share:.0%} of its words, cosine {cosine:.2f})",
+            changed,
+        ]
+        scored.append((cosine + share, memory, share, why))
+    scored.sort(key=lambda s: -s[0])
+    out = []
+    for n, (score, memory, share, why) in enumerate(scored[:SHOWN]):
+        rival = max((s for s, *_ in scored if s is not score), default=None)
+        lead = score - rival if rival is not None and n == 0 else (0.0 if n else score)
+        marked = bool(_MARKERS.search(content))
+        z = -5.0 + 10.0 * lead + 4.0 * share + 2.0 * (score - share) + (1.0 if marked else 0.0)
+        confidence = min(1.0 / (1.0 + math.exp(-z)), 0.99)
+        if marked:
+            why.append("the new fact says it is a change (now/new/changed…)")
+        if rival is not None and n == 0:
+            why.append(f"leads the next candidate by {lead:.2f}")
+        out.append(
+            Supersession(
+                id=memory.id,
+                preview=memory.preview(),
+                confidence=round(confidence, 3),
+                evidence=tuple(why),
+            )
+        )
+    return out
+
+
+def _same_owner(new: Reading, old: Reading) -> bool:
+    if new.owner is None or old.owner is None:
+        return new.owner in (None, USER) and old.owner in (None, USER)
+    return new.owner == old.owner and not old.shared_owner
+
+
+def _changed(
+    new: Reading, old: Reading, new_codes: set[tuple[str, ...]], old_codes: set[tuple[str, ...]]
+) -> str | None:
+    """What value differs between the two, if any."""
+    if new_codes != old_codes and (new_codes or old_codes):
+        return "a different value (identifier or number)"
+    owner = {new.owner, old.owner}
+    names_new = set(new.names) - owner
+    names_old = set(old.names) - owner
+    if names_new != names_old and names_new:
+        return "a different name (" + ", ".join(sorted(names_new - names_old)) + ")"
+    extra_new = new.words - old.words
+    extra_old = old.words - new.words
+    if extra_new and extra_old:
+        return "a different value (" + ", ".join(sorted(extra_new)[:3]) + ")"
+    return None
