@@ -98,9 +98,15 @@ class Remembered(Memory):
 
     existing: bool = False
     near_duplicates: tuple[NearDuplicate, ...] = ()
+    superseded: str | None = None
+    """With `remember(..., supersedes=ID)`: the id of the memory this text superseded — this
+    very memory, updated in place (None when nothing was superseded)."""
+    superseded_version: int | None = None
+    """The version of it that now holds the superseded text (`history`); None when the
+    memory already said this and nothing was written (`existing`)."""
 
     def as_memory(self) -> Memory:
-        return Memory(**self.model_dump(exclude={"existing", "near_duplicates"}))
+        return Memory(**self.model_dump(exclude=_REMEMBERED_ONLY))
 
     def __eq__(self, other: object) -> bool:
         """Equal to the stored memory it is: `mem.get(m.id) == m` holds."""
@@ -111,11 +117,15 @@ class Remembered(Memory):
     __hash__ = Memory.__hash__
 
 
+_REMEMBERED_ONLY = {"existing", "near_duplicates", "superseded", "superseded_version"}
+
+
 class MemoryVersion(_Record):
     """One state of a memory: the current one, or an earlier one kept by an update.
 
     `actor`, `op` and `reason` say who made this state, how (`remember`, `update`, `revert`,
-    `import`) and why; it was current from `valid_from` until `valid_until` (None: still is).
+    `supersede`, `import`) and why; it was current from `valid_from` until `valid_until` (None:
+    still is).
     """
 
     memory_id: str

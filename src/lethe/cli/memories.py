@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -33,7 +33,11 @@ from lethe.cli.app import (
     stdout,
 )
 from lethe.cli.confirming import YesOpt, carry_out_change
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
+from lethe.errors import ConfirmationRequired
+from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS, Remembered
+
+if TYPE_CHECKING:
+    from lethe.engine import Lethe
 
 LAYER_HELP = f"Layer: {', '.join(LAYERS)}."
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="Memory id, e.g. mem_0123456789ab.")]
@@ -72,6 +76,11 @@ ChangeActorOpt = Annotated[
     "and both are printed; keep both, or update or forget one. The same text with the same "
     "fields already stored is not written twice: its id is printed, marked existing "
     "(--allow-duplicate stores it again).\n\n"
+    "--supersedes ID: the new text replaces what that memory says ('Alice now works at "
+    "Stripe' for 'Alice works at Shopify'). It is updated in place: its old text is kept as a "
+    "version (lethe history ID), the options given apply and the others stay as they were; "
+    "recall then finds only the new text. A protected memory is refused: change it with "
+    "lethe update, which asks for the go-ahead.\n\n"
     "TEXT - reads the memory from standard input (UTF-8), e.g. "
     "`git log -1 --format=%B | lethe remember -`.",
 )
@@ -79,19 +88,28 @@ def remember(
     text: Annotated[
         str, typer.Argument(metavar="TEXT", help="What to remember; - reads standard input.")
     ],
-    layer: Annotated[str, typer.Option(help=LAYER_HELP)] = "episodic",
-    category: Annotated[str, typer.Option(help="Free-form category.")] = "",
+    layer: Annotated[
+        str | None, typer.Option(help=f"{LAYER_HELP} Default: episodic.", show_default=False)
+    ] = None,
+    category: Annotated[str | None, typer.Option(help="Free-form category.")] = None,
     tag: Annotated[
         list[str] | None, typer.Option("--tag", "-t", metavar="TAG", help="Tag (repeatable).")
     ] = None,
-    importance: Annotated[float, typer.Option(help="From 0 to 1; >= 0.9 pins it.")] = 0.5,
+    importance: Annotated[
+        float | None,
+        typer.Option(help="From 0 to 1; >= 0.9 pins it. Default: 0.5.", show_default=False),
+    ] = None,
     meta: MetaOpt = None,
     metadata_json: MetadataJsonOpt = None,
     namespace: NamespaceOpt = DEFAULT_NAMESPACE,
-    agent: Annotated[str, typer.Option(help="Who is remembering.")] = DEFAULT_AGENT,
+    agent: Annotated[
+        str | None,
+        typer.Option(help=f"Who is remembering. Default: {DEFAULT_AGENT}.", show_default=False),
+    ] = None,
     private: Annotated[
-        bool, typer.Option("--private", help="Keep it out of the workspace files.")
-    ] = False,
+        bool | None,
+        typer.Option("--private", help="Keep it out of the workspace files.", show_default=False),
+    ] = None,
     allow_duplicate: Annotated[
         bool,
         typer.Option(
@@ -100,6 +118,16 @@ def remember(
             "(near-duplicates are always stored).",
         ),
     ] = False,
+    supersedes: Annotated[
+        str | None,
+        typer.Option(
+            "--supersedes",
+            metavar="ID",
+            show_default=False,
+            help="The live memory of this namespace that the new text replaces: it is updated "
+            "in place and its old text kept in its history.",
+        ),
+    ] = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -107,44 +135,75 @@ def remember(
     if text == "-":
         text = read_stdin("the memory")
     with open_lethe(db) as mem:
-        memory = mem.remember(
-            text,
-            namespace=namespace,
-            agent=agent,
-            layer=layer,
-            category=category,
-            tags=tag,
-            metadata=metadata,
-            importance=importance,
-            private=private,
-            allow_duplicate=allow_duplicate,
-        )
+        try:
+            memory = mem.remember(
+                text,
+                namespace=namespace,
+                agent=agent,
+                layer=layer,
+                category=category,
+                tags=tag,
+                metadata=metadata,
+                importance=importance,
+                private=private,
+                allow_duplicate=allow_duplicate,
+                supersedes=supersedes,
+            )
+        except ConfirmationRequired as exc:
+            from lethe.engine.memories import superseding_protected
+
+            raise superseding_protected(
+                exc.plan,
+                hint=f"to change it, run lethe update {exc.plan.memory_id} --content TEXT: it "
+                "shows the change and asks for the go-ahead (y/N, or --yes); or remember the "
+                "new fact without --supersedes and keep both",
+            ) from None
         links = mem.links(memory.id)
+        was = _superseded_text(mem, memory)
     if json_:
         emit_json(memory.model_dump(mode="json"))
         return
     out = stdout()
     out.print(memory.id, style="cyan", soft_wrap=True)
     if memory.existing:
+        said = "already says this" if memory.superseded else "already remembered"
         line = Text(
-            f"already remembered in {memory.namespace}/{memory.layer}, nothing written: ",
-            style="yellow",
+            f"{said} in {memory.namespace}/{memory.layer}, nothing written: ", style="yellow"
         )
         line.append(memory.preview(60), style="default")
         out.print(line, soft_wrap=True)
         return
-    line = Text(f"remembered in {memory.namespace}/{memory.layer}: ")
-    line.append(memory.preview(60))
-    if links:
-        line.append(f" (linked to {len(links)})")
-    out.print(line, soft_wrap=True)
+    if memory.superseded:
+        line = Text(f"superseded in {memory.namespace}/{memory.layer}: ")
+        line.append(memory.preview(60))
+        out.print(line, soft_wrap=True)
+        line = Text(f"was (kept as version {memory.superseded_version}, lethe history ")
+        line.append(memory.id, style="cyan")
+        line.append("): ")
+        line.append(was, style="dim")
+        out.print(line, soft_wrap=True)
+    else:
+        line = Text(f"remembered in {memory.namespace}/{memory.layer}: ")
+        line.append(memory.preview(60))
+        if links:
+            line.append(f" (linked to {len(links)})")
+        out.print(line, soft_wrap=True)
     if memory.near_duplicates:
         out.print(render_changes.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
 
 
+def _superseded_text(mem: Lethe, memory: Remembered) -> str:
+    """The preview of the text a supersede replaced ('' when nothing was superseded)."""
+    if memory.superseded_version is None:
+        return ""
+    old = [v for v in mem.history(memory.id) if v.version == memory.superseded_version]
+    return old[0].preview(60) if old else ""
+
+
 @app.command(
-    help="Search memories by meaning and keywords. Similarity is the cosine to the query "
-    "(0-1); score is the fused rank (1.0 = first by both).",
+    help="Search memories by meaning and keywords. Hits are ordered by score, the fused rank "
+    "of the vector and full-text searches (1.0 = first by both), not by similarity alone; "
+    "similarity is the cosine to the query (0-1). --min-similarity drops the hits below it.",
 )
 def recall(
     query: Annotated[
@@ -160,6 +219,15 @@ def recall(
     all_tags: AllTagsOpt = False,
     since: SinceOpt = None,
     until: UntilOpt = None,
+    min_similarity: Annotated[
+        float | None,
+        typer.Option(
+            "--min-similarity",
+            metavar="X",
+            show_default=False,
+            help="Drop hits whose cosine to the query is below X (0 to 1).",
+        ),
+    ] = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -174,13 +242,16 @@ def recall(
         until=until,
     )
     with open_lethe(db, existing=True) as mem:
-        hits = mem.recall(query, k=k, filters=filters, where=filter_ or ())
+        hits = mem.recall(
+            query, k=k, filters=filters, where=filter_ or (), min_similarity=min_similarity
+        )
     if json_:
         emit_json([h.model_dump(mode="json") for h in hits])
         return
     out = stdout()
     if not hits:
-        out.print("no memories match", style="yellow")
+        floor = "" if min_similarity is None else f" at similarity >= {min_similarity:g}"
+        out.print(f"no memories match{floor}", style="yellow")
         return
     out.print(render.hits_table(hits))
 

@@ -24,13 +24,24 @@ class SearchOps(EngineBase):
         where: Iterable[str] = (),
         touch: bool = True,
         attend: str | None = None,
+        min_similarity: float | None = None,
     ) -> list[RecallHit]:
-        """Hybrid search: vector and full-text ranks fused; every hit carries its cosine.
-        With `attend`, the hits also enter that agent's working memory."""
+        """Hybrid search: vector and full-text ranks fused; hits are ordered by that fused
+        score, not by similarity alone, and every hit carries its cosine to the query.
+        `min_similarity` (0-1) drops the hits whose cosine is below it, whatever their rank
+        (a full-text match included). With `attend`, the hits also enter that agent's working
+        memory."""
         text = validate.content(query, max_bytes=self.settings.max_content_bytes, what="query")
         k = validate.positive_int(k, "k", maximum=MAX_K)
+        floor = (
+            None
+            if min_similarity is None
+            else validate.unit_interval(min_similarity, "min_similarity")
+        )
         flt = self._filters(filters, where)
         ranked, similarity = self._hybrid(text, flt, max(50, 5 * k))
+        if floor is not None:  # on the cosine a hit reports (clamped to 0-1)
+            ranked = [f for f in ranked if _cosine(similarity, f.id) >= floor]
         hits: list[RecallHit] = []
         # Candidates are re-checked against live rows k at a time: almost always the first k
         # are all live, and reading a row costs more than the rest of a hit.
@@ -42,7 +53,7 @@ class SearchOps(EngineBase):
                     hits.append(
                         RecallHit(
                             memory=live[f.id],
-                            similarity=min(max(similarity.get(f.id, 0.0), 0.0), 1.0),
+                            similarity=_cosine(similarity, f.id),
                             score=f.score,
                             vector_rank=f.vector_rank,
                             lexical_rank=f.lexical_rank,
@@ -89,3 +100,7 @@ class SearchOps(EngineBase):
             self._filters(filters, where), limit=limit, offset=offset
         )
         return Page(items=tuple(items), total=total, offset=offset, limit=limit)
+
+
+def _cosine(similarity: dict[str, float], memory_id: str) -> float:
+    return min(max(similarity.get(memory_id, 0.0), 0.0), 1.0)

@@ -11,7 +11,7 @@ or the same change asked twice by one session within the time-to-live (`confirm_
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from lethe import validate
@@ -32,7 +32,9 @@ from lethe.forget.change import (
     version_state,
 )
 from lethe.model import DEFAULT_AGENT, Memory, MemoryVersion
+from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
+from lethe.store.vectors import Vector
 
 MAX_VERSION = 2**31 - 1
 RETRIES = 3
@@ -276,10 +278,8 @@ class VersionOps(EngineBase):
                 hint="plan the change again and show it before executing",
             )
         vector = None
-        content_sha = None
         if "content" in plan.changes:
             vector = self.embedder.embed([plan.changes["content"]])[0]
-            content_sha = sha256(plan.changes["content"])
         with self.store.transaction() as tx:
             found = tx.store.get(plan.memory_id)
             if found is None or found.status != "active":
@@ -293,42 +293,63 @@ class VersionOps(EngineBase):
                     f"(version {plan.base_version} -> {current.version})",
                     hint="plan it again on the current version",
                 )
-            # A clock that stepped back must not make a version end before it began.
-            now = max(now, current.updated_at)
-            update: dict[str, Any] = {
-                **plan.changes,
-                "updated_at": now,
-                "version": current.version + 1,
-            }
-            if content_sha is not None:
-                update["content_sha256"] = content_sha
-            new = current.model_copy(update=update)
-            tx.keep_version(current.id, now)
-            tx.update_memory(new, vector, Provenance(plan.actor, plan.op, plan.reason))
-            details: dict[str, Any] = {
-                "fields": sorted(plan.changes),
-                "old_sha256": current.content_sha256,
-                "version": new.version,
-                "from_version": current.version,
-                **protection_event_details(current, new),
-            }
+            details: dict[str, Any] = {}
             if plan.revert_to is not None:
                 details["reverted_to"] = plan.revert_to
             if plan.needs_confirmation:
                 details["confirmed"] = confirmed_via or "plan"
                 details["plan"] = plan.id
-            tx.append_event(
-                op=plan.op,
-                actor=plan.actor,
-                at=now,
-                memory_id=current.id,
-                namespace=current.namespace,
-                reason=plan.reason,
-                details=details,
-                content_sha256=new.content_sha256,
+            new = self._write_version(
+                tx,
+                current,
+                plan.changes,
+                vector,
+                Provenance(plan.actor, plan.op, plan.reason),
+                now,
+                details,
             )
             owed = self._owe(tx, [current, new])
         self._project([current, new], owed)
+        return new
+
+    def _write_version(
+        self,
+        tx: StoreTx,
+        current: Memory,
+        changes: dict[str, Any],
+        vector: Vector | None,
+        made: Provenance,
+        now: datetime,
+        details: dict[str, Any],
+    ) -> Memory:
+        """Inside a change's transaction: keep the current state as a version, make the
+        changed one current (with `vector` when the text changed) and append the audit event
+        (op, actor and reason from `made`; `details` added to what every change records)."""
+        # A clock that stepped back must not make a version end before it began.
+        now = max(now, current.updated_at)
+        update: dict[str, Any] = {**changes, "updated_at": now, "version": current.version + 1}
+        if "content" in changes:
+            update["content_sha256"] = sha256(changes["content"])
+        new = current.model_copy(update=update)
+        tx.keep_version(current.id, now)
+        tx.update_memory(new, vector, made)
+        tx.append_event(
+            op=made.op,
+            actor=made.actor,
+            at=now,
+            memory_id=current.id,
+            namespace=current.namespace,
+            reason=made.reason,
+            details={
+                "fields": sorted(changes),
+                "old_sha256": current.content_sha256,
+                "version": new.version,
+                "from_version": current.version,
+                **protection_event_details(current, new),
+                **details,
+            },
+            content_sha256=new.content_sha256,
+        )
         return new
 
     # -- helpers -----------------------------------------------------------------------------

@@ -92,6 +92,11 @@ class RememberOut(Output):
     near_duplicates: list[NearDuplicateOut]
     """Stored memories nearly identical to this one (cosine >= 0.95): both are kept, linked
     `near_duplicate`; the caller decides whether one should be updated or forgotten."""
+    superseded: str | None = None
+    """With `supersedes`: the id of the memory this text replaced (this one, updated in place;
+    its earlier text is in `history`)."""
+    superseded_version: int | None = None
+    """The version that now holds the replaced text (None: it already said this)."""
 
 
 class FieldChangeOut(Output):
@@ -184,6 +189,9 @@ class RecallOut(Output):
     query: str
     namespace: str
     hits: list[HitOut]
+    """Ordered by `score` (vector and full-text ranks fused), not by similarity alone."""
+    min_similarity: float | None = None
+    """The floor asked for: no hit has a lower similarity."""
 
 
 class EpisodeOut(Output):

@@ -14,6 +14,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from lethe.engine.memories import superseding_protected
+from lethe.errors import ConfirmationRequired
 from lethe.mcp.outputs import (
     EpisodeOut,
     HitOut,
@@ -43,7 +45,7 @@ from lethe.mcp.params import (
     tool_errors,
 )
 from lethe.mcp.runtime import Runtime
-from lethe.model import DEFAULT_AGENT, EpisodeView, Memory
+from lethe.model import EpisodeView, Memory, Remembered
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -56,6 +58,25 @@ def with_links(mem: "Lethe", memory: Memory, namespace: str) -> MemoryDetail:
     """A memory as tools return it: with its links to live memories of its namespace."""
     links = [LinkOut.of(link) for link in mem.links(memory.id, namespace=namespace)]
     return MemoryDetail(memory=MemoryOut.of(memory), links=links)
+
+
+def superseded_text(mem: "Lethe", m: Remembered, namespace: str) -> str:
+    """The text a supersede replaced ('' when nothing was superseded)."""
+    if m.superseded_version is None:
+        return ""
+    old = [v for v in mem.history(m.id, namespace=namespace) if v.version == m.superseded_version]
+    return old[0].content if old else ""
+
+
+def _hit_line(h: HitOut) -> str:
+    """A recall result as the model reads it: both numbers named, so the order (by score) is
+    not taken for an order by similarity."""
+    m = h.memory
+    tags = f" #{' #'.join(m.tags)}" if m.tags else ""
+    return (
+        f"- {m.id} (score {h.score:.2f}, similarity {h.similarity:.2f}) [{m.layer}] "
+        f"{m.content}{tags}"
+    )
 
 
 def _episode(view: EpisodeView) -> EpisodeOut:
@@ -77,12 +98,16 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     def remember(
         content: Content,
         ctx: Context,
-        layer: LayerName = "episodic",
-        category: Label = "",
+        layer: Annotated[LayerName | None, Field(description="Default: episodic (events)")] = None,
+        category: Label | None = None,
         tags: Tags | None = None,
         metadata: Metadata | None = None,
-        importance: Importance = 0.5,
-        private: bool = False,
+        importance: Annotated[
+            float | None, Field(ge=0.0, le=1.0, description="0.0-1.0 (default 0.5); >= 0.9 pins it")
+        ] = None,
+        private: Annotated[
+            bool | None, Field(description="Keep it out of the workspace files (default false)")
+        ] = None,
         agent: Annotated[
             Label | None, Field(description="Whose memory it is (default: user)")
         ] = None,
@@ -91,33 +116,60 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             bool,
             Field(description="Store a second copy even of the same text with the same fields"),
         ] = False,
+        supersedes: Annotated[
+            MemoryId | None,
+            Field(
+                description="The id of a memory this new text replaces (e.g. 'Alice works at "
+                "Shopify' when Alice now works at Stripe): it is updated in place, its old "
+                "text kept in its history; the fields you give apply, the others stay"
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
-            m = mem.remember(
-                content,
-                namespace=ns,
-                agent=agent or DEFAULT_AGENT,
-                layer=layer,
-                category=category,
-                tags=tags,
-                metadata=metadata,
-                importance=importance,
-                private=private,
-                allow_duplicate=allow_duplicate,
-                actor=rt.actor(ctx, grant),
-            )
+            try:
+                m = mem.remember(
+                    content,
+                    namespace=ns,
+                    agent=agent,
+                    layer=layer,
+                    category=category,
+                    tags=tags,
+                    metadata=metadata,
+                    importance=importance,
+                    private=private,
+                    allow_duplicate=allow_duplicate,
+                    actor=rt.actor(ctx, grant),
+                    supersedes=supersedes,
+                )
+            except ConfirmationRequired as exc:
+                raise superseding_protected(
+                    exc.plan,
+                    hint=f"to change it, call update_memory(memory_id={exc.plan.memory_id!r}, "
+                    "content=...): it shows the change and the user must confirm it; or "
+                    "remember the new fact without supersedes and keep both",
+                ) from None
             detail = with_links(mem, m, ns)
+            was = superseded_text(mem, m, ns)
         out = RememberOut(
             memory=detail.memory,
             links=detail.links,
             existing=m.existing,
             near_duplicates=[NearDuplicateOut.of(n) for n in m.near_duplicates],
+            superseded=m.superseded,
+            superseded_version=m.superseded_version,
         )
-        if m.existing:
+        if m.existing and m.superseded:
+            lines = [f"{m.id} in {ns} already says: {m.content}", "Nothing was changed."]
+        elif m.existing:
             lines = [
                 f"Already remembered as {m.id} in {ns}: {m.content}",
                 "Nothing new was stored.",
+            ]
+        elif m.superseded:
+            lines = [
+                f"Superseded {m.id} in {ns}: {m.content}",
+                f"- was (kept as version {m.superseded_version}): {was}",
             ]
         else:
             lines = [f"Remembered {m.id} in {ns}: {m.content}"]
@@ -126,17 +178,23 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             f"- near-duplicate {n.id} ({n.similarity:.2f}): {n.content}"
             for n in out.near_duplicates
         ]
-        lines += [
-            f"- linked to {other} ({lk.kind}, {lk.confidence:.2f})"
-            for lk in out.links
-            for other in [lk.b if lk.a == m.id else lk.a]
-            if other not in near
-        ]
+        if not m.superseded:
+            lines += [
+                f"- linked to {other} ({lk.kind}, {lk.confidence:.2f})"
+                for lk in out.links
+                for other in [lk.b if lk.a == m.id else lk.a]
+                if other not in near
+            ]
         if out.near_duplicates:
             guidance = (
                 "Both are stored. Similar is not same: compare them. If both are true, keep "
                 "both; if the new one corrects the old, update_memory or forget the old one "
                 "(by id, asking the user); if they say the same, forget one."
+            )
+        elif m.superseded and not m.existing:
+            guidance = (
+                "Recall now finds only the new text; history shows the old one, and "
+                "update_memory can change it back."
             )
         elif m.existing:
             guidance = "It was already stored; use this id to update, link or forget it."
@@ -157,6 +215,14 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         until: datetime | None = None,
         where: Where | None = None,
         namespace: Namespace = None,
+        min_similarity: Annotated[
+            float | None,
+            Field(
+                ge=0.0,
+                le=1.0,
+                description="Drop results whose cosine similarity to the query is below this (0-1)",
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         with tool_errors():
             mem, _, ns = rt.enter(ctx, "read", namespace)
@@ -175,10 +241,12 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 k,
                 {k_: v for k_, v in filters.items() if v is not None},
                 where=where or (),
+                min_similarity=min_similarity,
             )
         out = RecallOut(
             query=query,
             namespace=ns,
+            min_similarity=min_similarity,
             hits=[
                 HitOut(
                     memory=MemoryOut.of(h.memory),
@@ -189,9 +257,12 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             ],
         )
         if not hits:
-            return reply(out, ["No memories matched."], "Try other words, or remember it first.")
-        lines = [memory_line(h.memory, h.similarity) for h in out.hits]
-        return reply(out, lines, "Similarity is the cosine (0-1); cite ids when you use a memory.")
+            floor = "" if min_similarity is None else f" at similarity >= {min_similarity:g}"
+            return reply(
+                out, [f"No memories matched{floor}."], "Try other words, or remember it first."
+            )
+        lines = [_hit_line(h) for h in out.hits]
+        return reply(out, lines, RECALL_ORDER)
 
     def get_memory(
         memory_id: MemoryId, ctx: Context, namespace: Namespace = None
@@ -273,13 +344,27 @@ at 10am"): near-duplicates (cosine >= 0.95) are stored too and named in the answ
 similarity and content, so you can keep both, update one or forget one. Links the new memory
 to up to 5 similar ones. layer: episodic (events), semantic (facts), learning, caveat
 (warnings, protected from forgetting), goal (protected). importance 0-1; >= 0.9 pins it
-(protected). agent: whose memory it is (not who you are: the audit log names the client)."""
+(protected). agent: whose memory it is (not who you are: the audit log names the client).
+
+supersedes: when the new text corrects or replaces a stored memory ("Alice now works at
+Stripe" for "Alice works at Shopify"), give that memory's id. It is updated in place in one
+step: its old text is kept in its history, the fields you give apply and the others stay, and
+recall then returns only the current fact. A protected memory (caveat, goal, pinned) is
+refused: change it with update_memory, which the user confirms."""
 
 RECALL = """Search memories by meaning and words (hybrid vector + full-text ranking).
 
-Every hit carries its cosine similarity (0-1) and final score. Narrow with layer, category,
+Results are ordered by the fused score (vector and full-text ranks combined), not by
+similarity alone; every hit carries its cosine similarity (0-1) and that score.
+min_similarity (0-1) drops results whose cosine is below it. Narrow with layer, category,
 tags (tags_mode any/all), agent, since/until (ISO times) and metadata conditions in `where`
 ("year >= 2025", 'source = "notes.md"', "@metadata.lang in [\\"en\\", \\"fr\\"]")."""
+
+RECALL_ORDER = (
+    "Ordered by the fused score (vector and full-text ranks combined), not by similarity "
+    "alone: a memory further down can be closer in meaning. Similarity is the cosine to the "
+    "query (0-1). Cite ids when you use a memory."
+)
 
 GET_MEMORY = "Read one memory by id, with its links. Forgotten memories are not returned."
 

@@ -17,9 +17,9 @@ from lethe.ui.params import day, number, text
 PAGE = 100
 REPORT_DAYS = 30
 OPS = (
-    "remember", "update", "link", "unlink", "bump", "episode", "forget", "restore", "purge",
-    "expire", "forget_declined", "confirmation_requested", "confirmation_expired", "sweep",
-    "import", "evict",
+    "remember", "update", "supersede", "link", "unlink", "bump", "episode", "forget", "restore",
+    "purge", "expire", "forget_declined", "confirmation_requested", "confirmation_expired",
+    "sweep", "import", "evict",
 )  # fmt: skip
 SERIES = {"forget": ("forget",), "restore": ("restore",), "purge": ("purge", "expire")}
 """The chart's series and the ops each counts (an automatic expiry is a purge too)."""
