@@ -1,0 +1,167 @@
+"""The planner for forgetting by description (forget/request.py, evidence.py, describe.py,
+corrections.py): the request read apart from its instruction, and only the memories the
+request means marked — on both stores with the real MiniLM embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from lethe import Lethe
+from lethe.forget import evidence
+from lethe.forget.corrections import likely_superseded
+from lethe.forget.describe import Candidate, decide
+from lethe.forget.request import read
+from lethe.model import Memory
+
+
+@pytest.mark.parametrize(
+    ("request_text", "obj", "scope"),
+    [
+        ("forget that my OTP was 481920", "my OTP was 481920", "fact"),
+        ("please delete everything about Alice", "Alice", "subject"),
+        ("Nina: delete all of that", "Nina", "subject"),
+        ("I want you to forget Nina entirely", "Nina", "subject"),
+        ("delete what you know about my old job", "my old job", "subject"),
+        ("stop remembering what company Julia works for", "what company Julia works for", "fact"),
+        ("I live at 175 Via Roma. Forget that, please.", "I live at 175 Via Roma", "fact"),
+        ("I don't want you to remember that Bob smokes anymore", "Bob smokes", "fact"),
+        ("引っ越しの件は忘れて", "引っ越し", "fact"),
+        ("田村さんについて覚えていることは全部忘れて", "田村さん", "subject"),
+        ("the dentist appointment", "the dentist appointment", "fact"),
+    ],
+)
+def test_the_instruction_is_read_apart_from_its_object(
+    request_text: str, obj: str, scope: str
+) -> None:
+    r = read(request_text)
+    assert (r.object, r.scope) == (obj, scope)
+
+
+def test_names_and_whose_fact_it_is() -> None:
+    common = evidence.lowercase_words(["the birthday of someone", "tom.novak@example.com"])
+    assert evidence.read("Birthday of Daniel: 7 May.", common).owner == "daniel"
+    assert evidence.read("Tom joined Spotify in 2021.", common).owner == "tom"
+    assert evidence.read("Sofia's address is 150 Elm Road", common).owner == "sofia"
+    assert evidence.read("The user lent Bob €250", common).owner == evidence.USER
+    assert evidence.read("Alice and Nina share a flat.", common).shared_owner
+    assert evidence.read("User lives in San Francisco", common).owner == evidence.USER
+    # "Lucas" is not "Luca" with a plural s: names keep their letters.
+    assert "lucas" in evidence.read("Lucas's flight to Oslo", common).names
+    assert "luca" not in evidence.read("Lucas's flight to Oslo", common).names
+
+
+def _memory(n: int, text: str) -> Memory:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return Memory(
+        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
+    )
+
+
+def _marked(request: str, texts_and_cosines: list[tuple[str, float]]) -> list[str]:
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts_and_cosines)]
+    return [
+        j.memory.content for j in decide(request, candidates).judgements if j.verdict == "delete"
+    ]
+
+
+def test_a_different_identifier_is_never_a_target_however_close() -> None:
+    assert (
+        _marked(
+            "forget that my verification code is 48213",
+            [("My verification code is 48218", 0.97), ("The user likes tea", 0.2)],
+        )
+        == []
+    )
+
+
+def test_someone_elses_fact_is_never_a_target() -> None:
+    marked = _marked(
+        "forget that my address is 150 Elm Road",
+        [("Sofia's address is 150 Elm Road.", 0.93), ("My address is 150 Elm Road.", 0.9)],
+    )
+    assert marked == ["My address is 150 Elm Road."]
+
+
+def test_the_same_sentence_with_the_requests_value_elsewhere_is_doubt() -> None:
+    """The twin says the request's value (pharmacist) where the best match says another: the
+    request may mean a memory that is not stored, so nothing is marked."""
+    assert (
+        _marked(
+            "forget that Sofia's job is pharmacist at Novartis",
+            [
+                ("Sofia works at Novartis as an accountant since 2015.", 0.85),
+                ("Sofia works at Shopify as a pharmacist since 2015.", 0.84),
+            ],
+        )
+        == []
+    )
+
+
+def test_a_subject_marks_its_own_facts_and_lists_mentions() -> None:
+    texts = [
+        ("Nina lives at 8 Mill Lane, Lisbon.", 0.5),
+        ("Careful: Nina reacts badly to latex.", 0.5),
+        ("Daniel's birthday party is on Monday; Nina is invited too.", 0.45),
+        ("Nino's allergy: peanuts.", 0.45),
+        ("Alice and Nina used to share a flat.", 0.45),
+    ]
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    judged = {
+        j.memory.content: j for j in decide("forget everything about Nina", candidates).judgements
+    }
+    assert {t for t, j in judged.items() if j.verdict == "delete"} == {texts[0][0], texts[1][0]}
+    assert "beside someone else" in judged[texts[2][0]].reason
+    assert "beside someone else" in judged[texts[4][0]].reason
+    assert "never a target" in judged[texts[3][0]].reason
+
+
+def test_a_correction_names_the_memory_it_supersedes_and_not_someone_elses() -> None:
+    named = likely_superseded(
+        "Carol's new phone number is +351 912 739 669",
+        [
+            (_memory(1, "Carol's phone number is +44 7700 900553."), 0.93),
+            (_memory(2, "Caroline's phone number is +44 7700 900553."), 0.9),
+            (_memory(3, "Carol's phone number is +351 912 739 669."), 0.99),
+        ],
+    )
+    assert [s.id for s in named] == [_memory(1, "").id]
+    assert named[0].confidence >= 0.9 and named[0].evidence
+
+
+def test_plans_on_the_store_mark_exactly_what_the_request_means(mem: Lethe) -> None:
+    """On both stores, with the real embedder: a restated fact, an identifier, a subject."""
+    ids = {
+        t: mem.remember(t).id
+        for t in [
+            "My dentist appointment is on Friday 21 July at 15:30.",
+            "My dentist appointment is on Thursday 21 July at 15:30.",
+            "Carol has a dentist appointment on Friday 21 July at 15:30.",
+            "The verification code for my bank login was 481920.",
+            "The verification code for my bank login was 481929.",
+            "Nina lives at 8 Mill Lane, Lisbon.",
+            "Nina's gym membership number is 498470.",
+            "Daniel's birthday party is on Monday 12 February; Nina is invited too.",
+        ]
+    }
+    restated = mem.plan_forget(query="forget that my dentist appointment is on Friday 21 July")
+    assert [i.id for i in restated.targets] == [
+        ids["My dentist appointment is on Friday 21 July at 15:30."]
+    ]
+    code = mem.plan_forget(query="forget 481920")
+    assert [i.id for i in code.targets] == [
+        ids["The verification code for my bank login was 481920."]
+    ]
+    assert code.targets[0].certainty is not None and code.targets[0].evidence
+    subject = mem.plan_forget(query="forget everything about Nina")
+    assert {i.id for i in subject.targets} == {
+        ids["Nina lives at 8 Mill Lane, Lisbon."],
+        ids["Nina's gym membership number is 498470."],
+    }
+    nothing = mem.plan_forget(query="forget that my bank code is 481921")
+    assert nothing.targets == () and nothing.ambiguous
+    executed = mem.execute(subject)
+    assert set(executed.executed) == {i.id for i in subject.targets}
+    live = {m.id for m in mem.list_memories(limit=100).items}
+    assert ids["Daniel's birthday party is on Monday 12 February; Nina is invited too."] in live
