@@ -175,7 +175,7 @@ def test_private_memories_are_masked_for_the_model(mem: Lethe) -> None:
 
 
 def test_approve_carries_out_exactly_the_dry_run(mem: Lethe, seeded: dict[str, str]) -> None:
-    session = mem.forget_session("Forget where I live", query="San Francisco")
+    session = mem.forget_session("Forget where I live", query="I live in San Francisco")
     plan = valid(session.result())
     shown = [e["id"] for e in plan["plan"] if e["action"] == "delete"]
     done = valid(session.approve())

@@ -22,7 +22,7 @@ from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
-from lethe.forget.describe import Candidate, decide
+from lethe.forget.describe import Candidate, Decision, decide
 from lethe.forget.guard import protection
 from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.messages import (
@@ -243,6 +243,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         return self._described_items(query, flt)
 
     def _described_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
+        decision = self._describe(query, flt)
+        items = [
+            described_item(j)
+            for j in decision.judgements
+            if j.verdict == "delete" or j.similarity >= PREVIEW_THRESHOLD
+        ]
+        return items, decision.ambiguous
+
+    def _describe(self, query: str, flt: Filters) -> Decision:
         """A request in words, decided by the planner in forget/describe.py. The search runs
         on the request's object (its instruction words would pull in every memory about
         remembering); a subject also brings every memory that names it."""
@@ -265,13 +274,11 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             Candidate(live[i], similarity.get(i, 0.0)) for i in dict.fromkeys(ids) if i in live
         ]
         candidates.sort(key=lambda c: -c.similarity)
-        decision = decide(query, candidates, margin=self.settings.forget_margin)
-        items = [
-            described_item(j)
-            for j in decision.judgements
-            if j.verdict == "delete" or j.similarity >= PREVIEW_THRESHOLD
-        ]
-        return items, decision.ambiguous
+        return decide(query, candidates, margin=self.settings.forget_margin, similar=self._cosines)
+
+    def _cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        vector = self.embedder.embed([text])[0]
+        return self.store.similarities(vector, list(ids))
 
     def _cosine_items(
         self, query: str, flt: Filters, *, scoped: bool, exact: bool

@@ -21,6 +21,9 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]
 
 from lethe.forget.identifiers import plain_width
 
@@ -51,6 +54,9 @@ _LATIN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
 # A lower-case word standing alone: not part of an address, a code or a file name.
 _PLAIN_WORD = re.compile(r"(?<![\w@.\-/])[a-z]+(?:'[a-z]+)?(?![\w@\-/]|\.\w)")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]+")
+_CONTENT_CJK = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[\u30a0-\u30ff\uff66-\uff9f]+"
+)
 _JA_NAME = re.compile(
     r"([\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
 )
@@ -74,15 +80,26 @@ def _stem(word: str) -> str:
     return word
 
 
+_ENGLISH = snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _root(word: str) -> str:
+    """The Snowball (Porter 2) stem: "ordered" and "order", "allergies" and "allergy" meet."""
+    return str(_ENGLISH.stemWord(word)) if word.isascii() and word.isalpha() else word
+
+
 def words(text: str) -> frozenset[str]:
-    """Content words (folded) and, for text without spaces, its character pairs."""
+    """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
     folded = fold(text)
     out: set[str] = set()
     for token in _LATIN.findall(_CJK.sub(" ", folded)):
         stem = _stem(token)
         if stem not in _STOP and len(stem) > 1:
-            out.add(stem)
-    for run in _CJK.findall(folded):
+            out.add(_root(stem))
+    # In Japanese the kanji and katakana carry the content; hiragana is mostly particles and
+    # inflection, which would make every sentence look alike.
+    for run in _CONTENT_CJK.findall(folded):
         if len(run) == 1:
             out.add(run)
         out.update(run[i : i + 2] for i in range(len(run) - 1))
@@ -109,6 +126,9 @@ class Reading:
     """USER, a folded name, or None."""
     shared_owner: bool = False
     """The first clause's subject is two people ("Alice and Nina share a flat")."""
+    tokens: frozenset[str] = frozenset()
+    """Every word as written (folded, possessive folded, not stemmed): where names are
+    looked for, so "Luca" is never found in "Lucas"."""
 
 
 def read(text: str, common: frozenset[str]) -> Reading:
@@ -147,8 +167,16 @@ def read(text: str, common: frozenset[str]) -> Reading:
             shared = text[m.end() : m.end() + 1] in ("と", "や", "&")
     if _FIRST_PERSON.search(text):
         owner, shared = USER, False
+    tokens = frozenset(
+        t[:-2] if t.endswith("'s") else t for t in _LATIN.findall(_CJK.sub(" ", fold(text)))
+    )
     return Reading(
-        text=text, words=words(text), names=tuple(names), owner=owner, shared_owner=shared
+        text=text,
+        words=words(text),
+        names=tuple(names),
+        owner=owner,
+        shared_owner=shared,
+        tokens=tokens,
     )
 
 
@@ -178,5 +206,5 @@ def holds_names(reading: Reading, names: Iterable[str]) -> bool:
     script without spaces is found inside the text."""
     text = fold(reading.text)
     return all(
-        n in reading.words or n in reading.names or (not n.isascii() and n in text) for n in names
+        n in reading.names or n in reading.tokens or (not n.isascii() and n in text) for n in names
     )
