@@ -169,6 +169,7 @@ def test_remember_json_is_the_stored_memory(db: str) -> None:
     assert (memory["namespace"], memory["agent"], memory["private"]) == ("team-a", "planner", True)
     assert (memory.pop("existing"), memory.pop("near_duplicates")) == (False, [])
     assert (memory.pop("superseded"), memory.pop("superseded_version")) == (None, None)
+    assert memory.pop("likely_supersedes") == []
     assert as_json(db, "show", memory["id"]) == {**memory, "links": []}
 
 

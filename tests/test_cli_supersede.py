@@ -156,3 +156,29 @@ def test_recall_refuses_a_bad_floor(db: str, bad: str) -> None:
     assert_one_line_error(
         run(db, "recall", "tea", "--min-similarity", bad), "min_similarity must be"
     )
+
+
+# -- what a new fact likely supersedes -------------------------------------------------------------
+
+
+def test_remember_names_what_the_new_fact_likely_supersedes(db: str) -> None:
+    old = remember(db, OLD)
+    result = ok(db, "remember", NEW)
+    lines = result.stdout.splitlines()
+    new = lines[0]
+    text = flat(result.stdout)
+    assert f"may supersede {old} (confidence " in text and text.count("may supersede") == 1
+    assert f"): {OLD}" in text
+    assert f"run lethe remember TEXT --supersedes {old}" in text
+    assert f"{new}, a copy, can be forgotten" in text
+    assert as_json(db, "show", old)["content"] == OLD, "only named"
+
+    again = as_json(db, "remember", NEW)
+    assert again["existing"] is True and again["likely_supersedes"] == []
+    other = as_json(db, "remember", "Alice's rent is 1800 euros a month")
+    later = as_json(db, "remember", "Alice's rent went up to 2100 euros a month")
+    [likely] = later["likely_supersedes"]
+    assert likely["id"] == other["id"] and likely["preview"] == other["content"]
+    assert 0 < likely["confidence"] <= 1 and likely["evidence"]
+    plain = as_json(db, "remember", "The quarterly tax report is due in April")
+    assert plain["likely_supersedes"] == []

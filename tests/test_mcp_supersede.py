@@ -142,3 +142,36 @@ def test_recall_says_it_is_ordered_by_the_fused_score_and_takes_a_floor(db: str)
                 await error(client, "recall", query="tea", min_similarity=bad)
 
     run(scenario())
+
+
+def test_remember_says_what_the_new_fact_may_supersede(db: str) -> None:
+    async def scenario() -> None:
+        async with stdio_client(db) as client:
+            old = (await call(client, "remember", content=OLD))["memory"]["id"]
+            rows = run_sql(db, "SELECT id, content, version FROM memories ORDER BY id")
+            result = await client.call_tool("remember", {"content": NEW})
+            out = result.structured_content
+            assert out is not None and not result.is_error
+            new = out["memory"]["id"]
+            [likely] = out["likely_supersedes"]
+            assert (likely["id"], likely["preview"]) == (old, OLD)
+            assert 0 < likely["confidence"] <= 1 and likely["evidence"]
+            answer = text(result)
+            assert f"- may supersede {old} (confidence {likely['confidence']:.2f}: " in answer
+            assert "; ".join(likely["evidence"]) in answer
+            assert f"Both are stored. This may supersede {old}: " in answer
+            assert f"remember it with supersedes={old}" in answer
+            assert f"{new} is then a copy to forget, asking the user" in answer
+            assert [
+                r
+                for r in run_sql(db, "SELECT id, content, version FROM memories ORDER BY id")
+                if r[0] != new
+            ] == rows, "only named, nothing changed"
+
+            again = await call(client, "remember", content=NEW)
+            assert again["existing"] is True and again["likely_supersedes"] == []
+            done = await call(client, "remember", content=NEW, supersedes=old)
+            assert done["likely_supersedes"] == []
+            assert [n["id"] for n in done["near_duplicates"]] == [new]
+
+    run(scenario())

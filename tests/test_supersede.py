@@ -320,3 +320,58 @@ def test_the_workspace_files_hold_only_the_new_text(
     written = "\n".join(p.read_text(encoding="utf-8") for p in ws.rglob("*.md"))
     assert NEW in written and OLD not in written
     assert f"[id:{old.id}]" in written
+
+
+# -- naming what a new fact likely supersedes ---------------------------------------------------
+
+
+def test_remember_names_the_memory_a_correction_likely_supersedes_and_changes_nothing(
+    tmem: Lethe, db: str
+) -> None:
+    old = tmem.remember(OLD, layer="semantic")
+    tmem.remember("Bob works at Shopify as a designer")
+    tmem.remember("Alice likes green tea")
+    rows = snapshot(db)["memories"]
+    new = tmem.remember(NEW)
+    assert new.id != old.id and not new.existing and new.superseded is None
+    [likely] = new.likely_supersedes
+    assert (likely.id, likely.preview) == (old.id, OLD)
+    assert 0 < likely.confidence <= 1 and likely.evidence
+    assert new == tmem.get(new.id), "the answer is still the stored memory"
+    assert snapshot(db)["memories"][: len(rows)] == rows, "the old memory is only named"
+    assert [v.content for v in tmem.history(old.id)] == [OLD]
+
+    unrelated = tmem.remember("The quarterly tax report is due in April")
+    assert unrelated.likely_supersedes == ()
+
+
+def test_following_the_suggestion_supersedes_it_and_names_the_copy(tmem: Lethe, db: str) -> None:
+    old = tmem.remember(OLD)
+    new = tmem.remember(NEW)
+    assert [s.id for s in new.likely_supersedes] == [old.id]
+    done = tmem.remember(NEW, supersedes=old.id)
+    assert done.id == old.id and done.likely_supersedes == ()
+    assert [n.id for n in done.near_duplicates] == [new.id]
+    assert live_ids(db) == {old.id, new.id}
+    assert [v.content for v in tmem.history(old.id)] == [NEW, OLD]
+
+
+def test_no_suggestion_for_an_exact_duplicate_a_supersede_or_what_is_not_a_live_neighbour(
+    tmem: Lethe,
+) -> None:
+    old = tmem.remember(OLD)
+    first = tmem.remember(NEW)
+    assert [s.id for s in first.likely_supersedes] == [old.id]
+    again = tmem.remember(NEW)
+    assert again.existing and again.likely_supersedes == ()
+    assert tmem.remember(NEW, supersedes=old.id).likely_supersedes == ()
+
+    elsewhere = tmem.remember("Bob lives in Lisbon", namespace="work")
+    moved = tmem.remember("Bob now lives in Porto")
+    assert elsewhere.id not in {s.id for s in moved.likely_supersedes}, "another namespace"
+    assert moved.likely_supersedes == ()
+
+    gone = tmem.remember("Carol's phone number is 555-0101")
+    tmem.execute(tmem.plan_forget([gone.id]))
+    changed = tmem.remember("Carol's phone number is now 555-0199")
+    assert gone.id not in {s.id for s in changed.likely_supersedes}, "a forgotten memory"

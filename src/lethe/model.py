@@ -104,6 +104,11 @@ class Remembered(Memory):
     superseded_version: int | None = None
     """The version of it that now holds the superseded text (`history`); None when the
     memory already said this and nothing was written (`existing`)."""
+    likely_supersedes: tuple[_corrections.Supersession, ...] = ()
+    """Stored memories of the namespace this new one likely replaces ("Alice now works at
+    Stripe" after "Alice works at Shopify"), best first, each with a confidence and its
+    evidence; only named, never changed: `remember(..., supersedes=ID)` replaces one. Empty
+    for an exact duplicate and for a supersede."""
 
     def as_memory(self) -> Memory:
         return Memory(**self.model_dump(exclude=_REMEMBERED_ONLY))
@@ -117,7 +122,13 @@ class Remembered(Memory):
     __hash__ = Memory.__hash__
 
 
-_REMEMBERED_ONLY = {"existing", "near_duplicates", "superseded", "superseded_version"}
+_REMEMBERED_ONLY = {
+    "existing",
+    "near_duplicates",
+    "superseded",
+    "superseded_version",
+    "likely_supersedes",
+}
 
 
 class MemoryVersion(_Record):
@@ -290,3 +301,8 @@ class ImportReport(_Record):
     """Earlier states of imported memories (see `history`)."""
     skipped_events: int = 0
     """Audit events of the file the store already held (a re-import), not appended again."""
+
+
+# Last, as a module and not a name: corrections reads `Memory`, so it may be the module that
+# started importing this one; `Remembered` resolves its annotation when first used.
+import lethe.forget.corrections as _corrections  # noqa: E402

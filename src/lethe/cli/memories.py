@@ -190,6 +190,20 @@ def remember(
         out.print(line, soft_wrap=True)
     if memory.near_duplicates:
         out.print(render_changes.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
+    for likely in memory.likely_supersedes:
+        line = Text("may supersede ", style="yellow")
+        line.append(likely.id, style="cyan")
+        line.append(f" (confidence {likely.confidence:.2f}: {'; '.join(likely.evidence)}): ")
+        line.append(likely.preview)
+        out.print(line, soft_wrap=True)
+    if memory.likely_supersedes:
+        first = memory.likely_supersedes[0].id
+        out.print(
+            f"both are kept. If the new fact replaces it, run lethe remember TEXT --supersedes "
+            f"{first}: {first} then says it and keeps its old text in its history (and "
+            f"{memory.id}, a copy, can be forgotten).",
+            soft_wrap=True,
+        )
 
 
 def _superseded_text(mem: Lethe, memory: Remembered) -> str:

@@ -17,6 +17,7 @@ from lethe.engine.versions import RETRIES, VersionOps
 from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
 from lethe.filters import Filters
 from lethe.forget.change import UpdatePlan, plan_change, state_sha256
+from lethe.forget.corrections import likely_superseded
 from lethe.forget.identifiers import plain_width
 from lethe.model import (
     DEFAULT_AGENT,
@@ -133,7 +134,10 @@ class MemoryOps(VersionOps):
         twice: that memory comes back with `existing=True` and nothing is written (unless
         `allow_duplicate`). A near-duplicate (cosine >= the duplicate threshold) is stored,
         linked to its neighbour as `near_duplicate`, and named in `near_duplicates`.
-        `actor` is who the audit log names (default: the agent).
+        `actor` is who the audit log names (default: the agent). `likely_supersedes` names
+        the stored memories the new one likely replaces (the same attribute of the same
+        subject with another value), with a confidence and the evidence: nothing is changed
+        for them; `supersedes` is how to replace one.
 
         `supersedes=ID` says the new text replaces what a live memory of the namespace says
         ("Alice now works at Stripe" for "Alice works at Shopify"): that memory is updated
@@ -188,10 +192,17 @@ class MemoryOps(VersionOps):
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory, who)
-            found = tx.store.get_many([i for i, _ in near])
+            found = tx.store.get_many([i for i, _ in neighbours])
+            likely = likely_superseded(
+                memory.content, [(found[i], s) for i, s in neighbours if i in found]
+            )
             owed = self._owe(tx, [memory])
         self._project([memory], owed)
-        return Remembered(**memory.model_dump(), near_duplicates=_near(near, found))
+        return Remembered(
+            **memory.model_dump(),
+            near_duplicates=_near(near, found),
+            likely_supersedes=tuple(likely),
+        )
 
     def _supersede(
         self,

@@ -11,6 +11,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
 from lethe.forget.change import FieldChange
+from lethe.forget.corrections import Supersession
 from lethe.forget.plan import PlanItem
 from lethe.forget.results import NotFoundItem
 from lethe.model import Event, Link, Memory, MemoryVersion, NearDuplicate
@@ -84,6 +85,17 @@ class NearDuplicateOut(Output):
         return cls(id=n.id, content=n.content, similarity=n.similarity, private=n.private)
 
 
+class SupersessionOut(Output):
+    id: str
+    preview: str
+    confidence: float
+    evidence: list[str]
+
+    @classmethod
+    def of(cls, s: Supersession) -> SupersessionOut:
+        return cls(id=s.id, preview=s.preview, confidence=s.confidence, evidence=list(s.evidence))
+
+
 class RememberOut(Output):
     memory: MemoryOut
     links: list[LinkOut]
@@ -97,6 +109,10 @@ class RememberOut(Output):
     its earlier text is in `history`)."""
     superseded_version: int | None = None
     """The version that now holds the replaced text (None: it already said this)."""
+    likely_supersedes: list[SupersessionOut] = []
+    """Stored memories this new one likely replaces (same subject and attribute, another
+    value), best first, with confidence and evidence; nothing was changed in them:
+    `remember` with `supersedes` replaces one."""
 
 
 class FieldChangeOut(Output):

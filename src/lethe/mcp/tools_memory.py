@@ -25,6 +25,7 @@ from lethe.mcp.outputs import (
     NearDuplicateOut,
     RecallOut,
     RememberOut,
+    SupersessionOut,
     memory_line,
     reply,
 )
@@ -158,6 +159,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             near_duplicates=[NearDuplicateOut.of(n) for n in m.near_duplicates],
             superseded=m.superseded,
             superseded_version=m.superseded_version,
+            likely_supersedes=[SupersessionOut.of(s) for s in m.likely_supersedes],
         )
         if m.existing and m.superseded:
             lines = [f"{m.id} in {ns} already says: {m.content}", "Nothing was changed."]
@@ -185,7 +187,25 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 for other in [lk.b if lk.a == m.id else lk.a]
                 if other not in near
             ]
-        if out.near_duplicates:
+        lines += [
+            f"- may supersede {s.id} (confidence {s.confidence:.2f}: {'; '.join(s.evidence)}): "
+            f"{s.preview}"
+            for s in out.likely_supersedes
+        ]
+        if out.likely_supersedes:
+            first = out.likely_supersedes[0].id
+            guidance = (
+                f"Both are stored. This may supersede {first}: if the new fact replaces it, "
+                f"remember it with supersedes={first} ({first} then says it and keeps the old "
+                f"text in its history; {m.id} is then a copy to forget, asking the user). If "
+                "both are true, keep both."
+            )
+            if out.near_duplicates:
+                guidance += (
+                    " Similar is not same: compare the near-duplicates; if two say the same, "
+                    "forget one."
+                )
+        elif out.near_duplicates:
             guidance = (
                 "Both are stored. Similar is not same: compare them. If both are true, keep "
                 "both; if the new one corrects the old, update_memory or forget the old one "
