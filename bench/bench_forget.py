@@ -11,7 +11,9 @@ original is never modified):
 - `restore`: `restore(id)` of the memory just forgotten;
 - `purge`: `execute(plan_purge([id]))` — erasure, event redaction, full-text merge and WAL
   truncation (the last two make purge the slow one, by design: erased text must not linger);
-- `query_plan`: `plan_forget(query=…)` — embedding, hybrid search, precision guard.
+- `query_plan`: `plan_forget(query="forget …")` — embedding, hybrid search, the description
+  planner (forget/describe.py); `query_plan_before`: the cosine planner it replaced, timed
+  interleaved with it on the same requests.
 
     python bench/bench_forget.py --db /tmp/lethe-bench/lethe-100000.db
     python bench/bench_forget.py --size 10000     # builds a store first (slow)
@@ -61,8 +63,16 @@ def run(db: Path, *, samples: int, purge_samples: int, seed: int = 7) -> dict[st
         log(f"purge x{purge_samples}")
         purge = time_each(lambda i: mem.execute(mem.plan_purge([i])), purge_ids)
         queries = corpus.queries(60, seed=3)
-        log(f"query plans x{len(queries)}")
-        plan = time_each(lambda q: mem.plan_forget(query=q), queries)
+        requests = [f"forget {q}" for q in queries]
+        log(f"query plans x{len(requests)}, the cosine planner before issue 17 interleaved")
+        flt = mem._filters(None, ())
+        plan: list[float] = []
+        before: list[float] = []
+        for request in requests:
+            plan += time_each(lambda q: mem.plan_forget(query=q), [request])
+            before += time_each(
+                lambda q: mem._query_items(q, flt, exact_identifiers=False), [request]
+            )
         size = memory_count(db)
     return {
         "size": size,
@@ -71,15 +81,18 @@ def run(db: Path, *, samples: int, purge_samples: int, seed: int = 7) -> dict[st
         "restore": stats_ms(restore),
         "purge": stats_ms(purge),
         "query_plan": stats_ms(plan),
+        "query_plan_before": stats_ms(before),
+        "query_plan_ratio_p50": round(stats_ms(plan)["p50_ms"] / stats_ms(before)["p50_ms"], 2),
         "target": "forget p50 <= 5 ms at 100k",
         "target_met": stats_ms(forget)["p50_ms"] <= 5.0,
     }
 
 
 def print_result(result: dict[str, Any]) -> None:
-    for name in ("forget", "restore", "purge", "query_plan"):
+    for name in ("forget", "restore", "purge", "query_plan", "query_plan_before"):
         s = result[name]
-        print(f"{name:<11} n={s['n']:<4} p50 {s['p50_ms']:8.2f} ms   p95 {s['p95_ms']:8.2f} ms")
+        print(f"{name:<17} n={s['n']:<4} p50 {s['p50_ms']:8.2f} ms   p95 {s['p95_ms']:8.2f} ms")
+    print(f"query plan / cosine planner before, p50: {result['query_plan_ratio_p50']}")
     print(f"size {result['size']:,}; target {result['target']}: met={result['target_met']}")
 
 

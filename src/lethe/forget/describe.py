@@ -288,7 +288,9 @@ def _doubt(
         )
     for c in candidates:
         other = readings[c.memory.id]
-        if c.memory.id == top.memory.id or c.memory.id in unowned or _copy(r, other):
+        # Someone else's twin counts too: "Lucas has a tortoise named Ziggy" says the word
+        # ("tortoise") that the user's "cat named Ziggy" does not.
+        if c.memory.id == top.memory.id or _copy(r, other):
             continue
         if len(r.words ^ other.words) <= TWIN_DIFFERENCE and lacking & other.words:
             words = ", ".join(sorted(lacking & other.words))
