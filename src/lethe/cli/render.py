@@ -302,6 +302,8 @@ def plan_view(plan: ForgetPlan) -> RenderableType:
 
 def _item_details(item: PlanItem, operation: str) -> Text:
     lines = [Text(item.reason, style="dim")]
+    if item.evidence and item.action == "delete":
+        lines.append(Text("evidence: " + "; ".join(item.evidence), style="dim"))
     if item.protection:
         lines.append(Text(f"protected: {item.protection}", style="magenta"))
     if item.warning:
