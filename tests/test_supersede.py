@@ -196,6 +196,8 @@ def test_a_missing_trashed_or_foreign_id_is_refused_and_nothing_changes(
         tmem.remember(NEW, supersedes=old.id, importance=2)
     with pytest.raises(InvalidInput, match="empty"):
         tmem.remember("   ", supersedes=old.id)
+    with pytest.raises(InvalidInput, match="agent"):
+        tmem.remember(NEW, supersedes=old.id, agent="bad\x00agent", actor="claude")
     assert snapshot(db) == before
 
     # From its own namespace, the same memory supersedes fine.

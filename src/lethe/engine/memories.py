@@ -226,10 +226,8 @@ class MemoryOps(VersionOps):
         changes = self._validated(
             {"content": content, **{k: v for k, v in given.items() if v is not None}}
         )
-        if actor:
-            who: str | None = validate.label(actor, "actor")
-        else:
-            who = validate.label(agent, "agent") if agent else None
+        given_agent = validate.label(agent, "agent") if agent else None
+        who = validate.label(actor, "actor") if actor else given_agent
         vector = self.embedder.embed([changes["content"]])[0]
         for attempt in range(RETRIES):
             old = self._superseded(self.store.get(memory_id), memory_id, ns)
