@@ -165,3 +165,29 @@ def test_plans_on_the_store_mark_exactly_what_the_request_means(mem: Lethe) -> N
     assert set(executed.executed) == {i.id for i in subject.targets}
     live = {m.id for m in mem.list_memories(limit=100).items}
     assert ids["Daniel's birthday party is on Monday 12 February; Nina is invited too."] in live
+
+
+def test_an_identifier_named_with_its_type_is_decided_by_the_identifier() -> None:
+    """ "order number X" marks the one memory holding X, whatever words it uses; a sentence
+    about a code whose key the memory does not say ("the code for my bank login is 16621"
+    against a pharmacy-app code 16621) marks nothing."""
+    order = "The user's order 470-6671277-5241414 from Amazon arrives on Thursday."
+    texts = [
+        (order, 0.52),
+        ("Amazon order 470-6671277-5941414 for me: running shoes.", 0.62),
+        ("The user ordered a tent, order number 740-6671277-5241414.", 0.56),
+    ]
+    assert _marked("Can you forget order number 470-6671277-5241414?", texts) == [order]
+    assert _marked("remove QKLAUY", [("Tom flies to Tokyo (ref QKLAUY).", 0.18)]) == [
+        "Tom flies to Tokyo (ref QKLAUY)."
+    ]
+    assert (
+        _marked(
+            "please forget that the code for my bank login is 16621",
+            [
+                ("The verification code for the user's pharmacy app was 16621.", 0.8),
+                ("The user's bank login one-time code: 16627.", 0.85),
+            ],
+        )
+        == []
+    )

@@ -57,6 +57,8 @@ WEIGHTS = {
 }
 
 CERTAINTY_CAP = 0.99
+IDENTIFIED = 0.95
+"""The certainty of the one memory holding an identifier the request names on its own."""
 """No description is ever fully certain: an id is."""
 
 Verdict = Literal["delete", "skip"]
@@ -147,7 +149,7 @@ def _fact(
     margin: float,
 ) -> list[Judgement]:
     wanted = evidence.read(obj, common)
-    codes = identifiers(obj)
+    codes = identifiers(obj) + _codes_in_capitals(obj)
     names = [n for n in wanted.names if n != wanted.owner or wanted.owner != USER]
     weights = evidence.idf(list(readings.values()))
     judged: list[Judgement] = []
@@ -182,11 +184,16 @@ def _fact(
     top.evidence.append(
         f"lead over the next candidate {lead:.2f}" if rest else "no other candidate qualifies"
     )
-    doubt = _doubt(top, plain, codes, candidates, readings, unowned)
+    doubt = _doubt(top, obj, plain, codes, candidates, readings, unowned)
     if rest and lead < margin:
         doubt = doubt or (
             f"ambiguous: leads the next candidate by {lead:.2f}, less than the margin {margin}"
         )
+    if not rest and not doubt and _identifier_led(obj, plain, codes):
+        # An identifier named alone (or with one word) that one memory holds, with its
+        # copies, is that memory: exact tokens decide identifiers.
+        certainty = max(certainty, IDENTIFIED)
+        top.evidence.append("the only memory that holds what the request names")
     top.doubt = doubt
     if doubt:
         certainty = min(certainty, 0.5)
@@ -246,8 +253,19 @@ def certainty_of(features: dict[str, float]) -> float:
     return min(1.0 / (1.0 + math.exp(-z)), CERTAINTY_CAP)
 
 
+def _identifier_led(obj: str, plain: frozenset[str], codes: list[tuple[str, ...]]) -> bool:
+    """The request is an identifier with at most two words naming what it is ("order number
+    470-…", "booking 2Y74F8", "the password marble-50"), not a sentence about it ("the code for
+    my bank login is 16621"): the identifier decides, whatever words the memory uses."""
+    return bool(codes) and len(plain) <= 2 and not _VERB.search(obj)
+
+
+_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE)
+
+
 def _doubt(
     top: Judgement,
+    obj: str,
     plain: frozenset[str],
     codes: list[tuple[str, ...]],
     candidates: Sequence[Candidate],
@@ -260,14 +278,14 @@ def _doubt(
     other memories (the request may mean one of those, or one not stored), or a memory of
     the same kind says a word of the request that it does not ("pharmacist" in "Sofia works
     at Shopify as a pharmacist" when the best match says "accountant"). A request that is an
-    identifier with at most one word around it ("the password marble-50") is decided by
-    its identifier."""
+    identifier with the words naming it ("order number 470-…") is decided by its
+    identifier."""
     r = readings[top.memory.id]
     if not codes and plain and not (plain & r.words):
         return "says none of the request's words beyond its names: not certain"
     if not codes and top.similarity < FLOOR:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
-    if codes and len(plain) <= 1:
+    if _identifier_led(obj, plain, codes):
         return None
     lacking = plain - r.words
     if not lacking:
@@ -308,6 +326,15 @@ _CALENDAR = frozenset(
         *("september", "october", "november", "december"),
     )
 )
+
+
+_CAPITALS = re.compile(r"(?<![\w@.-])[A-Z]{5,}(?![\w@-])")
+
+
+def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
+    """A run of five or more capitals with no digit ("QKLAUY", a booking reference) is a
+    code too: it is matched exactly, like an identifier with digits."""
+    return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
 
 
 def _missing(
