@@ -27,7 +27,8 @@ from lethe.model import Memory
         ("stop remembering what company Julia works for", "what company Julia works for", "fact"),
         ("I live at 175 Via Roma. Forget that, please.", "I live at 175 Via Roma", "fact"),
         ("I don't want you to remember that Bob smokes anymore", "Bob smokes", "fact"),
-        ("引っ越しの件は忘れて", "引っ越し", "fact"),
+        ("引っ越しの件は忘れて", "引っ越し", "subject"),
+        ("マイナポータルの認証コードは96320。忘れて", "マイナポータルの認証コードは96320", "fact"),
         ("田村さんについて覚えていることは全部忘れて", "田村さん", "subject"),
         ("the dentist appointment", "the dentist appointment", "fact"),
     ],
@@ -191,3 +192,13 @@ def test_an_identifier_named_with_its_type_is_decided_by_the_identifier() -> Non
         )
         == []
     )
+
+
+def test_a_japanese_matter_marks_its_memories_and_not_someone_elses() -> None:
+    texts = [
+        ("金曜日の午前9時に歯医者の予約がある。", 0.5),
+        ("歯医者の治療費は3000円だった。", 0.5),
+        ("佐々木さんの歯医者は火曜日の午後。", 0.5),
+        ("耳鼻科には来月行く予定。", 0.4),
+    ]
+    assert _marked("私の歯医者の件は忘れて", texts) == [texts[0][0], texts[1][0]]

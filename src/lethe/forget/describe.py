@@ -544,30 +544,40 @@ def _about_topic(
     anchors = [n for n in wanted.names if n != wanted.owner]
 
     def fits(r: Reading) -> str | None:
-        if r.owner not in (None, USER, wanted.owner) and r.owner not in anchors:
-            return f"is {r.owner.title()}'s fact"
+        mine = {None, wanted.owner} | ({USER} if wanted.owner in (None, USER) else set())
+        if r.owner not in mine and r.owner not in anchors:
+            return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
         if past and _PRESENT.search(r.text):
             return "says now/current/new: the request asks about the old one"
         return None
 
+    words: frozenset[str] = frozenset()
     if not anchors:
         seeds = [c for c in candidates if fits(readings[c.memory.id]) is None][:3]
         counts: dict[str, int] = {}
         for c in seeds:
             for n in readings[c.memory.id].names:
-                if n != USER:
+                if n not in (USER, wanted.owner):
                     counts[n] = counts.get(n, 0) + 1
         shared = [n for n, k in counts.items() if k >= 2]
-        if len(shared) != 1:
-            return None
-        anchors = shared
+        if len(shared) == 1:
+            anchors = shared
+        else:
+            # No name to hold on to: the topic is its words ("歯医者", "the dentist").
+            words = wanted.words - evidence.words(" ".join(_PAST.findall(obj)))
+            if not words:
+                return None
+
+    def holds(r: Reading) -> bool:
+        return evidence.holds_names(r, anchors) if anchors else words <= r.words
+
     out = []
-    label = ", ".join(a.title() for a in anchors)
+    label = ", ".join(a.title() for a in anchors) or "the words " + ", ".join(sorted(words))
     for c in candidates:
         r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         unfit = fits(r)
-        if not evidence.holds_names(r, anchors):
+        if not holds(r):
             j.reason = f"does not name {label}: never a target"
         elif unfit:
             j.certainty = 0.3

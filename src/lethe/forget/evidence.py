@@ -53,12 +53,13 @@ _FIRST_PERSON = re.compile(
 _LATIN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
 # A lower-case word standing alone: not part of an address, a code or a file name.
 _PLAIN_WORD = re.compile(r"(?<![\w@.\-/])[a-z]+(?:'[a-z]+)?(?![\w@\-/]|\.\w)")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]+")
+_CJK = re.compile(r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff66-\uff9f]+")
 _CONTENT_CJK = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[\u30a0-\u30ff\uff66-\uff9f]+"
+    r"[\u3005\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[\u30a0-\u30ff\uff66-\uff9f]+"
 )
+_JA_SELF = re.compile(r"私|僕|俺|自分")
 _JA_NAME = re.compile(
-    r"([\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
+    r"([\u3005\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
 )
 _CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
 _CAPITAL = re.compile(r"(?<![\w@.])([A-Z][^\W\d_]*(?:'[sS])?)(?![\w@])")
@@ -99,7 +100,7 @@ def words(text: str) -> frozenset[str]:
             out.add(_root(stem))
     # In Japanese the kanji and katakana carry the content; hiragana is mostly particles and
     # inflection, which would make every sentence look alike.
-    for run in _CONTENT_CJK.findall(folded):
+    for run in _CONTENT_CJK.findall(_JA_SELF.sub(" ", folded)):
         if len(run) == 1:
             out.add(run)
         out.update(run[i : i + 2] for i in range(len(run) - 1))

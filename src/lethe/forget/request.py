@@ -94,6 +94,7 @@ _JA_TAIL = re.compile(
     r"(?:こと|記憶|情報|件|話|メモ)?)"
     r"\s*(?:は|を|も)?\s*(?:もう)?\s*" + _JA_VERB + r"[。．.!！]*$"
 )
+_JA_MATTER = re.compile(r"件|こと|について|に関")
 _JA_SCOPE_LEAD = re.compile(r"^(?:全部|すべて|全て)\s*")
 
 
@@ -131,7 +132,8 @@ def read(text: str) -> Request:
         obj = obj[: m.start()]
     m = _JA_TAIL.search(obj)
     if m and m.start() > 0:
-        subject = subject or bool(m.group("scope"))
+        # 「〜の件」「〜のこと」「〜について」 name a matter, not one sentence: every memory of it.
+        subject = subject or bool(m.group("scope")) or bool(_JA_MATTER.search(m.group(0)))
         obj = obj[: m.start()]
     m = _JA_SCOPE_LEAD.match(obj)
     if m and m.end() < len(obj):
