@@ -233,6 +233,9 @@ class CandidateOut(Output):
     warning: str | None
     was_protected: str | None = None
     """It lost its protection moments ago (within the confirmation window): who and when."""
+    certainty: float | None = None
+    """How sure the planner is that the request means this memory (0-1; >= 0.9 marks it)."""
+    evidence: list[str] = []
 
     @classmethod
     def of(cls, item: PlanItem) -> CandidateOut:
@@ -246,6 +249,8 @@ class CandidateOut(Output):
             hint=item.hint,
             warning=item.warning,
             was_protected=item.was_protected,
+            certainty=item.certainty,
+            evidence=list(item.evidence),
         )
 
 
@@ -347,6 +352,9 @@ def memory_line(m: MemoryOut, similarity: float | None = None) -> str:
 def candidate_line(c: CandidateOut) -> str:
     score = f" ({c.similarity:.2f})" if c.similarity is not None else ""
     extra = f" — {c.protection}; {c.hint}" if c.protection else ""
+    if c.certainty is not None and not c.protection:
+        sure = "the memory meant" if c.action == "delete" else "not certain"
+        extra += f" — {sure} (certainty {c.certainty:.2f}): {c.reason}"
     if c.was_protected:
         extra += f" — note: {c.was_protected}"
     return f"- {c.id}{score} {c.preview}{extra}"

@@ -376,8 +376,9 @@ def _candidates(
 
 FORGET = """Forget memories safely. Forgotten memories go to the trash (restore undoes it).
 
-1. Find: forget(query="San Francisco") only LISTS candidates with ids and similarity; it
-   never deletes. Show them to the user and let them choose.
+1. Find: forget(query="San Francisco") only LISTS candidates with ids, similarity and how
+   sure the planner is that the request means each (certainty); it never deletes. Show them
+   to the user and let them choose.
 2. Delete by exact id: forget(memory_id="mem_…") (or memory_ids=[…]).
    - If your client supports elicitation, the user is asked directly; only their "accept"
      deletes.
