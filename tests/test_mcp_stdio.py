@@ -198,6 +198,13 @@ def test_forget_by_query_with_filters_lists_only_matching_candidates(db: str) ->
             assert {notes["memory"]["id"], chat["memory"]["id"]} <= found
             assert [c["id"] for c in scoped["candidates"]] == [notes["memory"]["id"]]
             assert scoped["status"] == "candidates" and scoped["deleted_ids"] == []
+            # A request in words: the planner says which memory it means, and how sure it is.
+            meant = await call(client, "forget", query="forget that I live in San Francisco")
+            [first, *rest] = meant["candidates"]
+            assert first["id"] == notes["memory"]["id"] and first["action"] == "delete"
+            assert first["certainty"] >= 0.9 and first["evidence"]
+            assert all(c["action"] == "skip" for c in rest)
+            assert snapshot(db) == before, "still nothing deleted: execution is by id"
 
     run(scenario())
 
