@@ -202,3 +202,11 @@ def test_a_japanese_matter_marks_its_memories_and_not_someone_elses() -> None:
         ("耳鼻科には来月行く予定。", 0.4),
     ]
     assert _marked("私の歯医者の件は忘れて", texts) == [texts[0][0], texts[1][0]]
+
+
+def test_the_negated_twin_is_never_the_same_fact() -> None:
+    likes, dislikes = "User likes olives.", "User does not like olives."
+    texts = [(dislikes, 0.93), (likes, 0.9)]
+    assert _marked("forget that I like olives", texts) == [likes]
+    assert _marked("forget that I don't like olives", texts) == [dislikes]
+    assert _marked("Don't remember that I like olives", [(dislikes, 0.95)]) == []

@@ -345,6 +345,9 @@ def _missing(
     absent = [n for n in names if not evidence.holds_names(r, [n])]
     if absent:
         return f"does not name {', '.join(absent)} (named in the request)"
+    if wanted.negated != r.negated:
+        said = "says it is not so" if r.negated else "says it is so"
+        return f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
     if wanted.owner == USER and r.owner is None:
         others = [n for n in r.names if n not in wanted.names and n not in _CALENDAR]
         if others:

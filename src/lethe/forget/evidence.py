@@ -57,6 +57,11 @@ _CJK = re.compile(r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 _CONTENT_CJK = re.compile(
     r"[\u3005\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[\u30a0-\u30ff\uff66-\uff9f]+"
 )
+_NEGATION = re.compile(
+    r"\b(?:not|never|no\s+longer|nor|neither|cannot|(?:do|does|did|is|are|was|were|ca|wo|"
+    r"have|has|had|would|should|could)n't)\b|ない|ません|ず(?:に|、|。|$)",
+    re.IGNORECASE,
+)
 _JA_SELF = re.compile(r"私|僕|俺|自分")
 _JA_NAME = re.compile(
     r"([\u3005\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
@@ -127,6 +132,9 @@ class Reading:
     """USER, a folded name, or None."""
     shared_owner: bool = False
     """The first clause's subject is two people ("Alice and Nina share a flat")."""
+    negated: bool = False
+    """It says not, never, no longer… (or ない/ません): "does not like olives" is the opposite
+    fact of "likes olives", never the same one."""
     tokens: frozenset[str] = frozenset()
     """Every word as written (folded, possessive folded, not stemmed): where names are
     looked for, so "Luca" is never found in "Lucas"."""
@@ -177,6 +185,7 @@ def read(text: str, common: frozenset[str]) -> Reading:
         names=tuple(names),
         owner=owner,
         shared_owner=shared,
+        negated=bool(_NEGATION.search(text)),
         tokens=tokens,
     )
 

@@ -60,6 +60,7 @@ _DONT_REMEMBER = re.compile(
 )
 _NO_NEED = re.compile(
     r"^\s*(?:i'd\s+rather\s+you\s+didn't\s+know|you\s+(?:don't|do\s+not)\s+need\s+to\s+know"
+    r"|(?:please\s+)?(?:don't|do\s+not|no\s+longer)\s+(?:remember|keep|store)"
     r"|stop\s+remembering)\s+(?:that\s+|about\s+)?",
     re.IGNORECASE,
 )
