@@ -133,6 +133,9 @@ def decide(
 UNSAID = 0.25
 """The best match may leave unsaid at most this share of the request's words that other
 memories say (weighted by rarity): beyond it, the request may mean another memory."""
+DISAGREE = 0.05
+"""A qualifying memory this much closer in cosine than the best match by words means the two
+signals disagree: neither is trusted alone."""
 TWIN_DIFFERENCE = 4
 """Two memories whose words differ in at most this many (two each way: one or two slots)
 are the same sentence with other values ("works at Novartis as an accountant" and "works at
@@ -185,6 +188,12 @@ def _fact(
         f"lead over the next candidate {lead:.2f}" if rest else "no other candidate qualifies"
     )
     doubt = _doubt(top, obj, plain, codes, candidates, readings, unowned)
+    closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
+    if closer and not doubt and not _identifier_led(obj, plain, codes):
+        doubt = (
+            f"the words and the vector disagree: {closer[0].memory.id} is closer in meaning "
+            f"({closer[0].similarity:.2f} against {top.similarity:.2f})"
+        )
     if rest and lead < margin:
         doubt = doubt or (
             f"ambiguous: leads the next candidate by {lead:.2f}, less than the margin {margin}"
