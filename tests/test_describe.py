@@ -210,3 +210,13 @@ def test_the_negated_twin_is_never_the_same_fact() -> None:
     assert _marked("forget that I like olives", texts) == [likes]
     assert _marked("forget that I don't like olives", texts) == [dislikes]
     assert _marked("Don't remember that I like olives", [(dislikes, 0.95)]) == []
+
+
+def test_when_the_words_and_the_vector_disagree_nothing_is_marked() -> None:
+    """The best match by words ("work") is less similar than another memory of the same
+    person: the two signals disagree, so the plan lists both and marks neither."""
+    texts = [
+        ("Kenji joined Philips in 2022 as a product manager.", 0.78),
+        ("Kenji uses kenji@acme.io for work mail.", 0.6),
+    ]
+    assert _marked("forget where Kenji works", texts) == []
