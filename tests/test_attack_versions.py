@@ -286,13 +286,6 @@ def test_unprotect_by_revert_or_two_calls_is_flagged_in_the_forget_preview(
 # --- the forget side of versions ----------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: forget by query searches only current texts: after an update, the old text "
-    "(kept as a version) is unreachable — the person asks to forget it and is told nothing "
-    "matches, while history still holds it (engine/forgetting.py _query_items should also "
-    "look at versions and offer the memory)",
-)
 def test_forgetting_an_old_text_by_its_words_finds_the_memory_that_keeps_it(lm: Lethe) -> None:
     m = lm.remember("Dentist appointment code is ZX-4821-Q")
     lm.update(m.id, content="Dentist appointment moved to Tuesday at 3pm")
@@ -300,6 +293,9 @@ def test_forgetting_an_old_text_by_its_words_finds_the_memory_that_keeps_it(lm: 
     assert "Dentist appointment code is ZX-4821-Q" in _texts(lm, m.id)
     plan = lm.plan_forget(query="ZX-4821-Q")
     assert m.id in {i.id for i in plan.items}, plan.notes
+    [item] = [i for i in plan.items if i.id == m.id]
+    assert item.action == "skip" and "earlier version 1 holds" in item.reason
+    assert "purge" in (item.hint or "")
 
 
 def test_a_query_with_another_number_does_not_pick_a_memory_to_delete(lm: Lethe) -> None:

@@ -220,3 +220,15 @@ def test_when_the_words_and_the_vector_disagree_nothing_is_marked() -> None:
         ("Kenji uses kenji@acme.io for work mail.", 0.6),
     ]
     assert _marked("forget where Kenji works", texts) == []
+
+
+def test_an_old_text_kept_as_a_version_is_found_on_both_stores(mem: Lethe) -> None:
+    m = mem.remember("Dentist appointment code is ZX-4821-Q")
+    mem.update(m.id, content="Dentist appointment moved to Tuesday at 3pm")
+    other = mem.remember("Locker code ZX-4822-Q")
+    mem.update(other.id, content="Locker moved to the second floor")
+    plan = mem.plan_forget(query="forget ZX-4821-Q")
+    listed = {i.id: i for i in plan.items}
+    assert m.id in listed and other.id not in listed
+    assert listed[m.id].action == "skip" and "earlier version 1" in listed[m.id].reason
+    assert plan.targets == ()

@@ -8,6 +8,7 @@ transaction with its audit events, and protection is checked again at execution 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from difflib import SequenceMatcher
@@ -40,6 +41,7 @@ from lethe.forget.plan import (
     PlanSource,
     criteria_items,
     described_item,
+    earlier_version_item,
     explicit_items,
     new_plan_id,
     notes_for,
@@ -57,6 +59,7 @@ MAX_IDS = 100
 SUGGESTIONS = 5
 ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
+_RAW_IDENTIFIER = re.compile(r"[^\s,;:!?()]*\d[^\s,;:!?()]*|[^\s@]+@[^\s@]+")
 SUBJECT_DEPTH = 500
 """A subject request ("everything about Alice") also takes this many full-text matches."""
 CANDIDATE_FLOOR = 0.2
@@ -249,7 +252,29 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             for j in decision.judgements
             if j.verdict == "delete" or j.similarity >= PREVIEW_THRESHOLD
         ]
+        items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
         return items, decision.ambiguous
+
+    def _earlier_holders(self, obj: str, flt: Filters, listed: set[str]) -> list[PlanItem]:
+        """Memories whose earlier version holds an identifier the request names: an update
+        left the old text in history, and asking to forget it must find where it is."""
+        wanted = identifiers(obj)
+        if not wanted:
+            return []
+        found: list[str] = []
+        for token in dict.fromkeys(_RAW_IDENTIFIER.findall(obj)):
+            found += self.store.live_ids_with_earlier_text(flt.namespace, token, MANY_MATCHES)
+        ids = [i for i in dict.fromkeys(found) if i not in listed]
+        live = self.store.get_many(ids)
+        items = []
+        for memory_id in ids:
+            memory = live.get(memory_id)
+            if memory is None:
+                continue
+            held = [v for v in self.store.versions(memory_id)[1:] if holds_all(v.content, wanted)]
+            if held:
+                items.append(earlier_version_item(memory, held[0].version, shown(wanted)))
+        return items
 
     def _describe(self, query: str, flt: Filters) -> Decision:
         """A request in words, decided by the planner in forget/describe.py. The search runs

@@ -187,6 +187,20 @@ def described_item(judgement: Judgement) -> PlanItem:
     )
 
 
+def earlier_version_item(memory: Memory, version: int, named: str) -> PlanItem:
+    """A memory whose current text does not hold what the request names, but whose earlier
+    version does: listed (never marked), with how to remove that text."""
+    item = _item(
+        memory,
+        tier="query",
+        action="skip",
+        reason=f"its earlier version {version} holds {named} (the current text does not)",
+        hint=f"to erase that text with the memory, purge it: purge(memory_id={memory.id!r}); "
+        "to keep the memory, its history shows the version",
+    )
+    return item.model_copy(update={"confidence": "low"})
+
+
 def by_id_hint(memory_id: str, operation: Operation = "forget") -> str:
     return f"to {operation} it anyway, name it explicitly: {operation}(memory_id={memory_id!r})"
 

@@ -143,6 +143,11 @@ class Store(Protocol):
 
     def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]: ...
 
+    def live_ids_with_earlier_text(self, namespace: str, needle: str, limit: int) -> list[str]:
+        """Live memories of the namespace an earlier version of which contains `needle`
+        (case folded): what a request for an old text must still find."""
+        ...
+
     def namespaces(self) -> list[str]:
         """Every namespace that holds a memory, live or in the trash."""
         ...

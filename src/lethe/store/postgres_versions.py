@@ -80,6 +80,22 @@ class PostgresVersionReads:
             ).fetchall()
         return [memory_from_row(r) for r in rows]
 
+    def live_ids_with_earlier_text(
+        self: _Reads, namespace: str, needle: str, limit: int
+    ) -> list[str]:
+        """Live memories of the namespace an earlier version of which contains `needle`
+        (case folded). The versions table holds only changed memories: a scan is small."""
+        with self._read() as conn:
+            rows = conn.execute(
+                """SELECT DISTINCT v.memory_id FROM memory_versions v
+                   JOIN memories m ON m.id = v.memory_id
+                   WHERE m.namespace = %s AND m.status = 'active'
+                   AND strpos(lower(v.content), lower(%s)) > 0
+                   LIMIT %s""",
+                (namespace, needle, limit),
+            ).fetchall()
+        return [r["memory_id"] for r in rows]
+
     def namespaces(self: _Reads) -> list[str]:
         """Every namespace that holds a memory, live or in the trash."""
         with self._read() as conn:

@@ -82,6 +82,20 @@ class SQLiteVersionReads:
                     found[row["id"]] = memory_from_row(row)
         return list(found.values())
 
+    def live_ids_with_earlier_text(self, namespace: str, needle: str, limit: int) -> list[str]:
+        """Live memories of the namespace an earlier version of which contains `needle`
+        (case folded). The versions table holds only changed memories: a scan is small."""
+        with self._lock:
+            rows = self._conn.execute(
+                """SELECT DISTINCT v.memory_id FROM memory_versions v
+                   JOIN memories m ON m.id = v.memory_id
+                   WHERE m.namespace = ? AND m.status = 'active'
+                   AND instr(lower(v.content), lower(?)) > 0
+                   LIMIT ?""",
+                (namespace, needle, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def namespaces(self) -> list[str]:
         """Every namespace that holds a memory, live or in the trash."""
         with self._lock:
