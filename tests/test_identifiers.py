@@ -22,6 +22,22 @@ CASES = [
     ("forget the dentist at 10am", "Dentist on Tuesday at 10 am", True),
     ("forget the dentist at 10am", "Dentist on Thursday at 3pm", False),
     ("forget the rent of 10² euros", "The rent is 102 euros", False),
+    # One identifier, many spellings (issue 24) — and still never a longer one.
+    ("forget +1 (555) 010-4477", "call 555 010 4477", True),
+    ("forget 555 010 4477", "phone +1 (555) 010-4477", True),
+    ("forget 5550104477", "phone +1 (555) 010-4477", True),
+    ("forget +44 7700 900139", "+44 7700 090139", False),
+    ("forget 555-0104", "555 0104 99", False),
+    ("forget ORD2024001", "Order ORD-2024-001", True),
+    ("forget Bob@Example.com ", "bob@example.com", True),
+    ("forget 48 213", "code 48213", True),
+    ("forget 1200", "owes €1,200", True),
+    ("forget 1200", "items 1, 200", False),
+    ("forget 12 3456789", "code 3456789", False),
+    ("forget 2Y74F8", "ref 2Y74F89", False),
+    ("forget the cat aged 1", "a 1-year-old cat", True),
+    ("注文ORD-2024-5035は消して", "Order ORD-2024-5035 from Zara", True),
+    ("forget the dentist at 10 am", "Dentist at 10am", True),
 ]
 
 

@@ -10,6 +10,14 @@ ones (４４７１ is 4471) and case folding: "ORD-2024-001" is held by "ord 202
 ord, 2024, 001) but not by "order_2024_0010"; "alice@acme.io" is not held by
 "alice.smith@acme.io"; "4821" is not held by "48213". Script boundaries separate groups, so a
 Japanese memory 「認証コードは48213です」 holds the English request's 48213.
+
+One identifier has many spellings, so separators inside it do not count — only for matching,
+and only whole: a number written in parts ("+1 (555) 010-4477", "555 010 4477", "5550104477",
+"48 213") is one identifier, held by a memory one run of which (groups joined by spaces
+between digits, or by - _ . ( ) / + :) spells the same characters; "ORD2024001" is held by
+"ORD-2024-001". A country code given on one side ("+1 …") may be missing on the other when
+ten or more digits remain. An identifier is held only as a whole run: "4821" is not held by
+"48213", "555-0104" not by "555 0104 99", nor "order_2024_001" by "order_2024_0010".
 """
 
 from __future__ import annotations
@@ -36,31 +44,113 @@ def _fold(text: str) -> str:
 Identifier = tuple[str, ...]
 
 
-def _groups(text: str) -> list[str]:
-    return _GROUP.findall(_fold(text))
+_NUMBER_PART = re.compile(r"^[+(]*[0-9][0-9()\-./]*$")
+COUNTRY = "+"
+"""First group of an identifier written with a leading +: its next group is a country code."""
+
+
+def _chunks(text: str) -> list[str]:
+    """Whitespace chunks, with a number written in parts ("+1 (555) 010-4477") as one."""
+    out: list[str] = []
+    numeric = False
+    for chunk in _CHUNK.findall(text):
+        part = bool(_NUMBER_PART.match(chunk))
+        if out and part and numeric:
+            out[-1] = f"{out[-1]} {chunk}"
+        else:
+            out.append(chunk)
+        numeric = part
+    return out
 
 
 def identifiers(request: str) -> list[Identifier]:
     """The identifiers a request names, each as its groups (see the module's docstring)."""
     found: list[Identifier] = []
-    for chunk in _CHUNK.findall(_fold(request)):
+    for chunk in _chunks(_fold(request)):
         if any(c.isdigit() for c in chunk) or "@" in chunk:
             groups = tuple(_GROUP.findall(chunk))
             # A word glued to a number in a script without spaces (「コード48213を」) is not
             # part of the identifier: keep its digit groups only. ASCII letters written with
             # the digits are (ORD-2024-001, 10am, bob@example.com).
             kept = groups if chunk.isascii() else tuple(g for g in groups if g.isdigit())
+            if kept and chunk.startswith("+") and kept[0].isdigit():
+                kept = (COUNTRY, *kept)
             if kept and kept not in found:
                 found.append(kept)
     return found
 
 
+_RUN_GLUE = re.compile(r"[-_.()/+:]*")
+_DIGITS_GLUE = re.compile(r"[\s\-_.()/+:]*")
+
+
+def _runs(text: str) -> list[tuple[list[str], bool]]:
+    """The text's groups in runs — the parts of one identifier as it may have been written:
+    groups joined by - _ . ( ) / + : (or by spaces between two digit groups, or by a comma
+    before three digits: 1,200). Each run says whether a + came right before it."""
+    folded = _fold(text)
+    runs: list[tuple[list[str], bool]] = []
+    last_end, last = -1, ""
+    for m in _GROUP.finditer(folded):
+        group = m.group()
+        between = folded[last_end : m.start()] if last_end >= 0 else None
+        digits = last.isdigit() and group.isdigit()
+        glued = between is not None and (
+            (_DIGITS_GLUE if digits else _RUN_GLUE).fullmatch(between) is not None
+            or (digits and between == "," and len(group) == 3)
+        )
+        if glued:
+            runs[-1][0].append(group)
+        else:
+            runs.append(([group], folded[: m.start()].rstrip(" (").endswith("+")))
+        last_end, last = m.end(), group
+    return runs
+
+
+def _digit_core(run: list[str], wanted: tuple[str, ...]) -> list[str]:
+    """The run without the letter groups at an end where the wanted identifier has digits."""
+    start, end = 0, len(run)
+    if wanted[0].isdigit():
+        while start < end and not run[start].isdigit():
+            start += 1
+    if wanted[-1].isdigit():
+        while end > start and not run[end - 1].isdigit():
+            end -= 1
+    return run[start:end]
+
+
 def holds(text: str, wanted: Identifier) -> bool:
-    """Whether the text holds this identifier: its groups appear in the text, in order and
-    next to each other."""
-    have = _groups(text)
-    size = len(wanted)
-    return any(tuple(have[i : i + size]) == wanted for i in range(len(have) - size + 1))
+    """Whether the text holds this identifier as a whole: its groups are whole runs of the
+    text, one after another; or one run spells it, separators aside. A country code (a run
+    or request starting with +) may be missing on one side when ten or more digits remain."""
+    plain = wanted[1:] if wanted and wanted[0] == COUNTRY else wanted
+    if not plain:
+        return False
+    spellings = {"".join(plain)}
+    if plain is not wanted and len(plain) > 1 and len("".join(plain[1:])) >= 10:
+        spellings.add("".join(plain[1:]))
+    runs = _runs(text)
+    for i, (run, plus) in enumerate(runs):
+        forms = [run]
+        if plus and len(run) > 1 and len(run[0]) <= 3 and len("".join(run[1:])) >= 10:
+            forms.append(run[1:])
+        # Words written onto a number ("1-year-old", "ORD-2024-5035" for a request that kept
+        # only the digits of 「注文ORD-2024-5035」) are not part of it.
+        core = _digit_core(run, plain)
+        if core != run:
+            forms.append(core)
+        for form in forms:
+            if "".join(form) in spellings:
+                return True
+            # Whole runs, one after another: "10 am" holds 10am, "ord 2024 001" ORD-2024-001.
+            groups = list(form)
+            for following, _ in runs[i + 1 :]:
+                if len(groups) >= len(plain):
+                    break
+                groups += following
+            if tuple(groups) == plain or tuple(form) == plain:
+                return True
+    return False
 
 
 def holds_all(text: str, wanted: list[Identifier]) -> bool:
@@ -69,4 +159,6 @@ def holds_all(text: str, wanted: list[Identifier]) -> bool:
 
 def shown(wanted: list[Identifier]) -> str:
     """The identifiers as a person would read them in a reason."""
-    return ", ".join("-".join(w) for w in wanted)
+    return ", ".join(
+        ("+" + "-".join(w[1:])) if w and w[0] == COUNTRY else "-".join(w) for w in wanted
+    )
