@@ -34,16 +34,24 @@ def forget_mode(db: str, *args: str) -> tuple[int, dict[str, object], str]:
 def test_instruction_plans_then_executes_with_a_go_ahead(db: str) -> None:
     ids = {t: remember(db, t) for t in SEED_000}
     before = snapshot(db)
-    code, plan, _ = forget_mode(db, "--instruction", "Forget where I live", "-q", "San Francisco")
+    code, plan, _ = forget_mode(
+        db, "--instruction", "Forget where I live", "-q", "I live in San Francisco"
+    )
     assert code == 0 and plan["dryRun"] is True
     assert plan["plan"][0]["id"] == ids[SEED_000[0]]  # type: ignore[index]
     code, again, err = forget_mode(
-        db, "--instruction", "Forget where I live", "-q", "San Francisco", "--execute"
+        db, "--instruction", "Forget where I live", "-q", "I live in San Francisco", "--execute"
     )
     assert code == 3 and "--yes" in err and again["dryRun"] is True
     assert snapshot(db) == before
     code, done, _ = forget_mode(
-        db, "--instruction", "Forget where I live", "-q", "San Francisco", "--execute", "--yes"
+        db,
+        "--instruction",
+        "Forget where I live",
+        "-q",
+        "I live in San Francisco",
+        "--execute",
+        "--yes",
     )
     assert code == 0 and done["dryRun"] is False and done["deletedIds"] == [ids[SEED_000[0]]]
     assert live(db) == {ids[t] for t in SEED_000[1:]}
@@ -84,7 +92,7 @@ def test_declining_at_the_terminal_is_recorded(db: str) -> None:
     result = runner.invoke(
         app,
         ["forget", "--db", db, "--instruction", "Forget where I live", "-q",
-         "San Francisco", "--execute"],
+         "I live in San Francisco", "--execute"],
         input="n\n",
     )  # fmt: skip
     assert result.exit_code == 0 and "declined" in result.stderr
