@@ -86,6 +86,18 @@ class NearDuplicate(_Record):
     private: bool = False
 
 
+class Supersession(BaseModel):
+    """A stored memory a new fact likely replaces (forget/corrections.py): its id, preview,
+    how sure, and why (same person's, same attribute, another value)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    preview: str
+    confidence: float
+    evidence: tuple[str, ...]
+
+
 class Remembered(Memory):
     """What `remember` returns: the memory, and what the store already held like it.
 
@@ -104,7 +116,7 @@ class Remembered(Memory):
     superseded_version: int | None = None
     """The version of it that now holds the superseded text (`history`); None when the
     memory already said this and nothing was written (`existing`)."""
-    likely_supersedes: tuple[_corrections.Supersession, ...] = ()
+    likely_supersedes: tuple[Supersession, ...] = ()
     """Stored memories of the namespace this new one likely replaces ("Alice now works at
     Stripe" after "Alice works at Shopify"), best first, each with a confidence and its
     evidence; only named, never changed: `remember(..., supersedes=ID)` replaces one. Empty
@@ -301,8 +313,3 @@ class ImportReport(_Record):
     """Earlier states of imported memories (see `history`)."""
     skipped_events: int = 0
     """Audit events of the file the store already held (a re-import), not appended again."""
-
-
-# Last, as a module and not a name: corrections reads `Memory`, so it may be the module that
-# started importing this one; `Remembered` resolves its annotation when first used.
-import lethe.forget.corrections as _corrections  # noqa: E402

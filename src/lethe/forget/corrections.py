@@ -17,12 +17,10 @@ import math
 import re
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from lethe.forget import evidence
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import identifiers
-from lethe.model import Memory
+from lethe.model import Memory, Supersession
 
 SAME_KIND = 0.5
 """Cosine below which two memories are not taken to say the same attribute."""
@@ -32,17 +30,6 @@ _MARKERS = re.compile(
     r"actually|correction|update|updated|instead|since|became|is\s+now)\b",
     re.IGNORECASE,
 )
-
-
-class Supersession(BaseModel):
-    """A stored memory the new fact likely replaces."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    preview: str
-    confidence: float
-    evidence: tuple[str, ...]
 
 
 def likely_superseded(

@@ -11,10 +11,9 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict
 
 from lethe.forget.change import FieldChange
-from lethe.forget.corrections import Supersession
 from lethe.forget.plan import PlanItem
 from lethe.forget.results import NotFoundItem
-from lethe.model import Event, Link, Memory, MemoryVersion, NearDuplicate
+from lethe.model import Event, Link, Memory, MemoryVersion, NearDuplicate, Supersession
 
 
 class Output(BaseModel):
