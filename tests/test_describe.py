@@ -232,3 +232,11 @@ def test_an_old_text_kept_as_a_version_is_found_on_both_stores(mem: Lethe) -> No
     assert m.id in listed and other.id not in listed
     assert listed[m.id].action == "skip" and "earlier version 1" in listed[m.id].reason
     assert plan.targets == ()
+
+
+def test_a_name_is_not_the_same_word_in_another_sense() -> None:
+    """ "Frank" named in a request is never held by "a frank discussion"."""
+    talk = "The user had a frank discussion with the landlord about the £50 deposit."
+    loan = "Frank lent the user £50 for the deposit."
+    assert _marked("forget that Frank lent me £50", [(talk, 0.8), (loan, 0.75)]) == [loan]
+    assert _marked("forget that Frank lent me £50", [(talk, 0.8)]) == []

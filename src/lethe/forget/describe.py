@@ -151,7 +151,7 @@ def _fact(
     common: frozenset[str],
     margin: float,
 ) -> list[Judgement]:
-    wanted = evidence.read(obj, common)
+    wanted = _request_reading(obj)
     codes = identifiers(obj) + _codes_in_capitals(obj)
     names = [n for n in wanted.names if n != wanted.owner or wanted.owner != USER]
     weights = evidence.idf(list(readings.values()))
@@ -346,6 +346,13 @@ def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
     return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
 
 
+def _request_reading(obj: str) -> Reading:
+    """The request's own reading: a capitalised word is a name unless the request itself
+    writes it in lower case — the memories' spelling does not decide ("Frank lent me £50" is
+    about Frank even when a memory speaks of a frank discussion)."""
+    return evidence.read(obj, evidence.lowercase_words([obj]))
+
+
 def _missing(
     wanted: Reading, r: Reading, codes: list[tuple[str, ...]], names: list[str]
 ) -> str | None:
@@ -491,7 +498,7 @@ def _subject(
     readings: dict[str, Reading],
     common: frozenset[str],
 ) -> list[Judgement] | None:
-    wanted = evidence.read(request.object, common)
+    wanted = _request_reading(request.object)
     person = _person(request.object, wanted)
     if person is not None:
         return _about_person(person, candidates, readings)

@@ -135,9 +135,9 @@ class Reading:
     negated: bool = False
     """It says not, never, no longer… (or ない/ません): "does not like olives" is the opposite
     fact of "likes olives", never the same one."""
-    tokens: frozenset[str] = frozenset()
-    """Every word as written (folded, possessive folded, not stemmed): where names are
-    looked for, so "Luca" is never found in "Lucas"."""
+    capitals: frozenset[str] = frozenset()
+    """Every capitalised word as written (folded, possessive folded, not stemmed), wherever
+    it stands: where names are looked for."""
 
 
 def read(text: str, common: frozenset[str]) -> Reading:
@@ -176,8 +176,9 @@ def read(text: str, common: frozenset[str]) -> Reading:
             shared = text[m.end() : m.end() + 1] in ("と", "や", "&")
     if _FIRST_PERSON.search(text):
         owner, shared = USER, False
-    tokens = frozenset(
-        t[:-2] if t.endswith("'s") else t for t in _LATIN.findall(_CJK.sub(" ", fold(text)))
+    capitals = frozenset(
+        t.casefold()[:-2] if t.lower().endswith("'s") else t.casefold()
+        for t in _CAPITAL.findall(text)
     )
     return Reading(
         text=text,
@@ -186,7 +187,7 @@ def read(text: str, common: frozenset[str]) -> Reading:
         owner=owner,
         shared_owner=shared,
         negated=bool(_NEGATION.search(text)),
-        tokens=tokens,
+        capitals=capitals,
     )
 
 
@@ -212,9 +213,11 @@ def coverage(request: frozenset[str], memory: frozenset[str], weights: dict[str,
 
 
 def holds_names(reading: Reading, names: Iterable[str]) -> bool:
-    """Every name is a word of the memory (case-folded, possessive folded); a name in a
-    script without spaces is found inside the text."""
+    """Every name is a capitalised word of the memory (possessive folded): "Frank" is not
+    "a frank discussion", "Lucas" never holds "Luca"; a name in a script without spaces is
+    found inside the text."""
     text = fold(reading.text)
     return all(
-        n in reading.names or n in reading.tokens or (not n.isascii() and n in text) for n in names
+        n in reading.names or n in reading.capitals or (not n.isascii() and n in text)
+        for n in names
     )
