@@ -27,8 +27,36 @@ Kinds (issue 17, "How it is measured"):
                memory it supersedes (planners cannot do this yet; recorded for later);
 - `nothing`    the request matches nothing stored, only its near misses: mark nothing.
 
-New kinds (issue 24: identifier spellings, compound memories, negation, dates) are added by
-writing a generator `(rng) -> Built` and registering it in `GENERATORS`.
+Kinds of issue 24 (the wording fights back):
+
+- `spelling`   the request spells the target's identifier otherwise than the memory (e-mail
+               case and whitespace, `+1 (555) 010-4477` / `555 010 4477`, `ORD-2024-001` /
+               `ord 2024 001`, full-width digits `４４７１`, a code split by spaces or dashes);
+               beside it a longer identifier with the target's as prefix, a shorter one that
+               is the target's prefix, an e-mail extending the local part, one digit off,
+               the same digits under another prefix or in another group order;
+- `crosslang`  an identifier, a name or a number in an English request that a Japanese or
+               Chinese memory holds, and the other way round; near identifiers and names
+               alike in the memory's language (and in the request's);
+- `compound`   one memory holds two facts and the request forgets one: the answer is an edit
+               of it (`Case.edits`: the text that should remain), not a deletion; the same two
+               facts of someone else stored separately, and a memory holding only the kept
+               fact, are not targets;
+- `negation`   the request's fact has a negated (or positive) twin stored, which is never a
+               target; sometimes only the twin is stored (then the answer is nothing);
+- `dates`      "my 2023 address" is the memory dated 2023, not the current one, another
+               year's, the same year's other attribute nor someone else's; "my old phone
+               number" is the one marked old/previous, not the current one;
+- `paraphrase` a correction sharing no word with what it supersedes ("the user moved to an
+               AI-safety lab" supersedes "the user works at Stripe"): the target is the
+               superseded memory, as in `correction`; distractors share the new fact's words;
+- `sense`      a word used in another sense ("everything about Frank" beside "a frank
+               discussion", "the Vienna office" beside "Vienna sausages"), both ways: the
+               other-sense memories are never targets; sometimes only they are stored.
+
+A new kind is added by writing a generator `(rng) -> Built` and registering it in
+`GENERATORS`; each case draws from its own generator (seeded by seed, kind and number), so a
+new kind never changes the cases of another.
 
     python bench/forget_cases.py --cases-per-kind 3     # print a sample
 """
@@ -40,6 +68,7 @@ import random
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 # -- the case ------------------------------------------------------------------------------
 
@@ -56,6 +85,9 @@ class Case:
     `similar-name`, `other-key`, `same-person`, `mention`, `filler`, ...)."""
     request: str
     targets: frozenset[int]
+    edits: dict[int, str] = field(default_factory=dict, hash=False)
+    """Targets that must be edited, not deleted (a memory holding two facts of which the
+    request forgets one): index -> the text that should remain. Empty for most kinds."""
 
 
 @dataclass
@@ -66,6 +98,8 @@ class Built:
     request: str
     memories: list[tuple[str, str]] = field(default_factory=list)
     """(text, role); role `target` marks the expected set."""
+    edits: dict[str, str] = field(default_factory=dict)
+    """Target text -> the text that should remain of it (an edit, not a deletion)."""
 
 
 # -- word lists ----------------------------------------------------------------------------
@@ -1341,6 +1375,1282 @@ def gen_japanese(rng: random.Random) -> Built:
     return b
 
 
+# -- issue 24: when the wording fights back ------------------------------------------------
+
+
+def person_g(rng: random.Random, who: str, *, request: bool = False) -> dict[str, str]:
+    """`grammar` with the auxiliaries the kinds below need ("does not", "doesn't")."""
+    g = grammar(who, request=True) if request else fam_grammar(rng, who)
+    first = g["S"] == "I"
+    g["do"] = "do" if first else "does"
+    g["dont"] = "don't" if first else "doesn't"
+    g["ies"] = "ies" if g["s"] else "y"
+    return g
+
+
+def sentence(template: str, g: dict[str, str], **slots: str) -> str:
+    """A memory's text: capitalised, articles fixed."""
+    return articles(cap(template.format(**slots, **g)))
+
+
+def phrase(template: str, g: dict[str, str], **slots: str) -> str:
+    """A request's object (framed and capitalised by `frame`)."""
+    return articles(template.format(**slots, **g))
+
+
+WORD = re.compile(r"\w+")
+FUNCTION_WORDS = frozenset(
+    WORD.findall(
+        "a an the and also but or of to in on at for with by from as is am are was were be been "
+        "has have had do does did not no it its this that these those there then so too now "
+        "can could will would i me my you your"
+    )
+)
+
+
+def words(text: str) -> set[str]:
+    return set(WORD.findall(text.casefold()))
+
+
+def content_words(text: str) -> set[str]:
+    return words(text) - FUNCTION_WORDS
+
+
+# Full-width forms of ASCII letters, digits and the hyphen (what a Japanese IME types).
+FULL_WIDTH = {c: chr(ord(c) + 0xFEE0) for c in "0123456789-" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
+
+
+def full_width(text: str) -> str:
+    return "".join(FULL_WIDTH.get(c, c) for c in text)
+
+
+def recase(rng: random.Random, text: str, avoid: str = "") -> str:
+    """The same text in another letter case (never `avoid`, when there is another)."""
+    options = [
+        text.lower(),
+        text.upper(),
+        re.sub(r"[a-z]+", lambda m: m.group(0).capitalize(), text.lower()),
+        text[:1].upper() + text[1:].lower(),
+    ]
+    fresh = [o for o in dict.fromkeys(options) if o != avoid]
+    return rng.choice(fresh or options)
+
+
+def pad(rng: random.Random, text: str) -> str:
+    """Stray whitespace around an identifier, as pasted."""
+    return rng.choice([f"{text} ", f" {text}", f"  {text} ", text])
+
+
+# Spelling: one identifier written another way, beside identifiers a separator or a digit away.
+
+EMAIL_USES = ["work", "personal", "billing", "old"]
+EMAIL_MEMORY = (
+    "{P} {use} e-mail is {x}.",
+    "{S} use{s} {x} for {use} mail.",
+    "E-mail ({use}) of {O}: {x}.",
+)
+
+
+def spell_email(rng: random.Random) -> Built:
+    who = someone(rng)
+    first = (who or rng.choice(["sam", "jo", "alex", "kim"])).lower()
+    last = rng.choice(LAST_NAMES).lower()
+    domain = rng.choice(EMAIL_DOMAINS)
+    local = first if rng.random() < 0.5 else f"{first}.{last}"
+    address = f"{local}@{domain}"
+    stored = address if rng.random() < 0.6 else recase(rng, address)
+    asked = recase(rng, address, avoid=stored)
+    uses = rng.sample(EMAIL_USES, 4)
+
+    def line(x: str, use: str, person: str = who) -> str:
+        g = person_g(rng, person)
+        return sentence(rng.choice(natural(EMAIL_MEMORY, g)), g, x=x, use=use)
+
+    b = Built(form="email", request="")
+    b.memories.append((line(stored, uses[0]), "target"))
+    near: list[tuple[str, str]] = []
+    if "." in local:
+        near.append((f"{first}@{domain}", "shorter-identifier"))  # the target extends it
+        near.append((f"{local}{rng.choice(['.work', '.jr', '2'])}@{domain}", "longer-identifier"))
+    else:
+        near.append((f"{local}.{last}@{domain}", "longer-identifier"))  # extends the local part
+        near.append((f"{rng.choice(['j.', 'm', 'the'])}{local}@{domain}", "contains-identifier"))
+    near.append((f"{local}@{other(rng, EMAIL_DOMAINS, domain)}", "other-domain"))
+    near.append((f"{local[:-1]}@{domain}", "one-char-off"))
+    for (x, role), use in zip(rng.sample(near, 3), uses[1:], strict=True):
+        b.memories.append((line(x if rng.random() < 0.5 else recase(rng, x), use), role))
+    who2 = someone(rng, who)
+    b.memories.append((line(email(rng, who2 or "sam"), uses[0], who2), "other-person"))
+    if rng.random() < 0.3:
+        # The same address spelled a third way in another memory: also a target.
+        b.form = "email-twice"
+        b.memories.append(
+            (f"Invoices for {person_g(rng, who)['O']} go to {address.upper()}.", "target")
+        )
+    x = rng.choice(["{x}", "the address {x}", "e-mail {x}", "anything with {x}"])
+    b.request = frame(rng, NOUN, x.format(x=pad(rng, asked)), exact=True)
+    if rng.random() < 0.3:
+        b.request += " "
+    return b
+
+
+PHONE_FORMATS = (
+    "+1 ({a}) {e}-{l}",
+    "({a}) {e}-{l}",
+    "{a} {e} {l}",
+    "{a}-{e}-{l}",
+    "+1 {a} {e} {l}",
+    "+1-{a}-{e}-{l}",
+    "{a}.{e}.{l}",
+    "+1{a}{e}{l}",
+    "{a}{e}{l}",
+)
+PHONE_MEMORY = (
+    "{P} phone number is {x}.",
+    "{S} can be reached on {x}.",
+    "Mobile of {O}: {x}.",
+    "Call {O} on {x} after 6 pm.",
+)
+
+
+def spell_phone(rng: random.Random) -> Built:
+    who = someone(rng)
+    parts = {
+        "a": rng.choice(["555", "415", "212", "646", "617", "303"]),
+        "e": f"{rng.randint(0, 999):03d}",
+        "l": f"{rng.randint(0, 9999):04d}",
+    }
+    stored_fmt, asked_fmt, third_fmt = rng.sample(PHONE_FORMATS, 3)
+
+    def line(fmt: str, p: dict[str, str], person: str = who) -> str:
+        g = person_g(rng, person)
+        return sentence(rng.choice(natural(PHONE_MEMORY, g)), g, x=fmt.format(**p))
+
+    b = Built(form="phone", request="")
+    b.memories.append((line(stored_fmt, parts), "target"))
+    near = [
+        ({**parts, "l": one_digit_off(rng, parts["l"])}, "one-digit-off"),
+        ({**parts, "e": one_digit_off(rng, parts["e"])}, "one-digit-off"),
+        ({**parts, "l": transposed(rng, parts["l"])}, "transposed"),
+        (
+            {**parts, "a": other(rng, ["555", "415", "212", "646", "617", "303"], parts["a"])},
+            "other-area",
+        ),
+    ]
+    for p, role in rng.sample(near, 2):
+        if p != parts:
+            b.memories.append((line(stored_fmt, p), role))
+    who2 = someone(rng, who)
+    b.memories.append(
+        (line(stored_fmt, {**parts, "l": f"{rng.randint(0, 9999):04d}"}, who2), "other-person")
+    )
+    if rng.random() < 0.3:
+        b.form = "phone-twice"
+        g = person_g(rng, who)
+        b.memories.append(
+            (
+                sentence("{P} landlord has {P} number as {x}.", g, x=third_fmt.format(**parts)),
+                "target",
+            )
+        )
+    x = rng.choice(["{x}", "the number {x}", "phone number {x}", "anything with {x}"])
+    b.request = frame(rng, NOUN, x.format(x=asked_fmt.format(**parts)), exact=True)
+    return b
+
+
+ORDER_KINDS = {
+    "ORD": (
+        "order",
+        (
+            "Order {x} from {shop} ({item}) arrives on {day}.",
+            "{S} ordered {item} from {shop}, order {x}.",
+        ),
+    ),
+    "INV": (
+        "invoice",
+        ("Invoice {x} from {shop} ({item}) is paid.", "{shop} sent {O} invoice {x} for {item}."),
+    ),
+    "RMA": (
+        "return",
+        (
+            "Return {x} for {item} from {shop} is still open.",
+            "{S} sent {item} back to {shop}, return {x}.",
+        ),
+    ),
+    "PO": (
+        "purchase order",
+        (
+            "Purchase order {x} covers {item} from {shop}.",
+            "{S} raised purchase order {x} for {item}.",
+        ),
+    ),
+}
+ORDER_FORMATS = (
+    "{P}-{Y}-{N}",
+    "{p}_{Y}_{N}",
+    "{P}/{Y}/{N}",
+    "{P} {Y} {N}",
+    "{P}{Y}{N}",
+    "{p}-{Y}-{N}",
+)
+
+
+def spell_order(rng: random.Random) -> Built:
+    who = someone(rng)
+    prefix = rng.choice(list(ORDER_KINDS))
+    year = str(rng.randint(2022, 2025))
+    seq = f"{rng.randint(1, 99):03d}" if rng.random() < 0.6 else f"{rng.randint(1, 99):03d}0"
+    stored_fmt, asked_fmt, third_fmt = rng.sample(ORDER_FORMATS, 3)
+
+    def code(fmt: str, pre: str, y: str, n: str) -> str:
+        return fmt.format(P=pre, p=pre.lower(), Y=y, N=n)
+
+    def line(x: str, pre: str, person: str = who) -> str:
+        g = person_g(rng, person)
+        shop, item = rng.choice(SHOPS), rng.choice(ITEMS)
+        templates = natural(ORDER_KINDS[pre][1], g) or ORDER_KINDS[pre][1]
+        return sentence(rng.choice(templates), g, x=x, shop=shop, item=item, day=date(rng))
+
+    b = Built(form="order", request="")
+    b.memories.append((line(code(stored_fmt, prefix, year, seq), prefix), "target"))
+    near = [
+        ((prefix, year, seq + str(rng.randint(0, 9))), "longer-identifier"),  # target is its prefix
+        ((prefix, year, one_digit_off(rng, seq)), "one-digit-off"),
+        ((prefix, other(rng, ["2022", "2023", "2024", "2025"], year), seq), "other-year"),
+        ((other(rng, list(ORDER_KINDS), prefix), year, seq), "other-prefix"),
+    ]
+    if seq.endswith("0"):
+        near.append(((prefix, year, seq[:-1]), "shorter-identifier"))  # the target extends it
+    picked = [near[0], *rng.sample(near[1:], 2)]
+    for (pre, y, n), role in picked:
+        if (pre, y, n) != (prefix, year, seq):
+            b.memories.append((line(code(stored_fmt, pre, y, n), pre), role))
+    if rng.random() < 0.25:
+        b.form = "order-twice"
+        b.memories.append((f"Keep the receipt for {code(third_fmt, prefix, year, seq)}.", "target"))
+    label = ORDER_KINDS[prefix][0]
+    x = rng.choice(["{x}", f"{label} {{x}}", f"the {label} {{x}}", "anything with {x}"])
+    asked = code(asked_fmt, prefix, year, seq)
+    asked = asked if rng.random() < 0.5 else recase(rng, asked)
+    b.request = frame(rng, NOUN, x.format(x=asked), exact=True)
+    return b
+
+
+JA_CODE_MEMORY = (
+    "{svc}の認証コードは{x}。",
+    "{svc}の暗証番号は{x}です。",
+    "{svc}のワンタイムコード:{x}",
+)
+JA_CODE_REQUEST = (
+    "{x}のコードは忘れて",
+    "認証コード{x}を削除して",
+    "{x}は消してください",
+    "{x}のことは忘れて",
+)
+
+
+def spell_full_width(rng: random.Random) -> Built:
+    """Full-width digits (and letters) on one side, plain ones on the other."""
+    code = digits(rng, rng.choice([4, 5, 6]))
+    if rng.random() < 0.25:
+        code = rng.choice(["AB", "KX", "TM"]) + code
+    variant = rng.randrange(3)
+    # 0: Japanese memory full-width, Japanese request plain; 1: the reverse;
+    # 2: English memory plain, English request full-width (typed with a Japanese IME).
+    mem_wide = variant == 0
+    b = Built(form=["ja-wide-memory", "ja-wide-request", "en-wide-request"][variant], request="")
+    services = rng.sample(JA_SERVICES, 3) if variant < 2 else rng.sample(SERVICES, 3)
+
+    def line(x: str, svc: str) -> str:
+        x = full_width(x) if mem_wide else x
+        if variant < 2:
+            return rng.choice(JA_CODE_MEMORY).format(svc=svc, x=x)
+        g = person_g(rng, USER)
+        return sentence(rng.choice(FAMILIES["code"].memory), g, code=x, service=svc)
+
+    b.memories.append((line(code, services[0]), "target"))
+    near = [
+        (one_digit_off(rng, code), "one-digit-off"),
+        (code + str(rng.randint(0, 9)), "longer-identifier"),
+        (code[:-1], "shorter-identifier"),
+        (transposed(rng, code), "transposed"),
+    ]
+    for (x, role), svc in zip(rng.sample(near, 2), services[:2], strict=True):
+        if x != code:
+            b.memories.append((line(x, svc), role))
+    b.memories.append((line(one_digit_off(rng, code), services[2]), "other-key"))
+    if rng.random() < 0.3:
+        # The same code in the other width in another memory: also a target.
+        b.form += "-twice"
+        x = code if mem_wide else full_width(code)
+        b.memories.append(
+            (
+                f"メモ:{x}は{services[0]}用。"
+                if variant < 2
+                else f"Note: {x} is for the {services[0]}.",
+                "target",
+            )
+        )
+    asked = code if mem_wide else full_width(code)
+    if variant < 2:
+        b.request = rng.choice(JA_CODE_REQUEST).format(x=asked)
+    else:
+        x = rng.choice(["the code {x}", "{x}", "verification code {x}"])
+        b.request = frame(rng, NOUN, x.format(x=asked), exact=True)
+    return b
+
+
+SPLIT_LABELS = [
+    "library card number",
+    "membership number",
+    "customer number",
+    "insurance number",
+    "tracking number",
+]
+SPLIT_MEMORY = (
+    "{P} {label} is {x}.",
+    "The {label} of {O}: {x}.",
+    "{S} wrote down the {label} {x}.",
+)
+
+
+def group(text: str, sizes: Sequence[int], sep: str) -> str:
+    out, i = [], 0
+    for n in sizes:
+        if i >= len(text):
+            break
+        out.append(text[i : i + n])
+        i += n
+    if i < len(text):
+        out.append(text[i:])
+    return sep.join(out)
+
+
+def spell_split(rng: random.Random) -> Built:
+    """A long code split by spaces or dashes one way in the memory, another in the request."""
+    who = someone(rng)
+    iban = rng.random() < 0.3
+    if iban:
+        raw = "DE" + digits(rng, 2) + digits(rng, 18)
+        label = "IBAN"
+    else:
+        raw = digits(rng, rng.choice([8, 10, 12]))
+        label = rng.choice(SPLIT_LABELS)
+    spellings: list[Callable[[str], str]] = [
+        lambda t: group(t, [4] * 6, " "),
+        lambda t: group(t, [4] * 6, "-"),
+        lambda t: t,
+        lambda t: group(t, [3] * 8, " "),
+        lambda t: group(t, [2, 4, 4, 4, 4], " "),
+    ]
+    stored, asked = rng.sample(spellings, 2)
+    while asked(raw) == stored(raw):
+        asked = rng.choice(spellings)
+
+    def line(t: str, person: str = who) -> str:
+        g = person_g(rng, person)
+        return sentence(rng.choice(natural(SPLIT_MEMORY, g)), g, x=stored(t), label=label)
+
+    b = Built(form="iban" if iban else "split", request="")
+    b.memories.append((line(raw), "target"))
+    head = raw[:4]
+    near = [
+        (head + one_digit_off(rng, raw[4:]), "one-digit-off"),
+        (raw + digits(rng, rng.choice([1, 4])), "longer-identifier"),  # the target is its prefix
+        (raw[:-4], "shorter-identifier"),  # the target extends it
+        (
+            raw[4:8] + raw[:4] + raw[8:] if not iban else head + raw[8:12] + raw[4:8] + raw[12:],
+            "groups-reordered",
+        ),
+    ]
+    for t, role in rng.sample(near, 3):
+        if t != raw:
+            b.memories.append((line(t), role))
+    b.memories.append((line(head + digits(rng, len(raw) - 4), someone(rng, who)), "other-person"))
+    x = rng.choice(["{x}", f"the {label} {{x}}", f"{label} {{x}}", "anything with {x}"])
+    text = asked(raw)
+    b.request = frame(
+        rng, NOUN, x.format(x=text.lower() if iban and rng.random() < 0.5 else text), exact=True
+    )
+    return b
+
+
+def gen_spelling(rng: random.Random) -> Built:
+    maker = rng.choice([spell_email, spell_phone, spell_order, spell_full_width, spell_split])
+    return maker(rng)
+
+
+# Across languages: English request over a Japanese or Chinese memory, and the reverse.
+
+ZH_SERVICES = ["银行", "邮箱", "公司VPN", "支付宝"]
+ZH_DAYS = ["周一", "周二", "周三", "周四", "周五", "周六"]
+ZH_CITIES = ["上海", "北京", "深圳", "杭州", "成都", "南京"]
+ZH_NAMES = ["王伟", "李娜", "张伟", "刘洋", "陈静"]
+ZH_ALIKE = {"王伟": "王玮", "李娜": "李娟", "张伟": "张炜", "刘洋": "刘阳", "陈静": "陈晶"}
+
+CROSS_MEMORY: dict[str, dict[str, tuple[str, ...]]] = {
+    "ja": {
+        "code": ("{svc_ja}の認証コードは{x}。", "{svc_ja}のワンタイムコードは{x}です。"),
+        "phone": ("{ja_name}さんの電話番号は{x}。", "{ja_name}さんの携帯は{x}です。"),
+        "order": ("注文番号{x}の荷物は{ja_day}に届く。", "{x}の注文は{ja_day}に発送された。"),
+    },
+    "zh": {
+        "code": ("{svc_zh}的验证码是{x}。", "我的{svc_zh}动态码:{x}"),
+        "phone": ("{zh_name}的手机号是{x}。", "{zh_name}的电话:{x}"),
+        "order": ("订单号{x}的包裹{zh_day}到。", "{x}这个订单{zh_day}已经发货。"),
+    },
+    "en": {
+        "code": (
+            "The verification code for the {svc} was {x}.",
+            "The user's {svc} one-time code: {x}.",
+        ),
+        "phone": ("{name}'s phone number is {x}.", "{name} can be reached on {x}."),
+        "order": (
+            "Order {x} from {shop} arrives on {day}.",
+            "The user ordered {item} from {shop}, order {x}.",
+        ),
+    },
+}
+CROSS_REQUEST: dict[str, dict[str, tuple[str, ...]]] = {
+    "ja": {
+        "code": ("{x}のコードは忘れて", "認証コード{x}を削除して"),
+        "phone": ("電話番号{x}は消してください", "{x}の番号を忘れて"),
+        "order": ("注文番号{x}のことは忘れて", "{x}の注文を削除して"),
+    },
+    "zh": {
+        "code": ("请忘记验证码{x}", "把{x}这个验证码删掉"),
+        "phone": ("删除电话号码{x}", "请忘记{x}这个号码"),
+        "order": ("请删除订单{x}", "忘掉订单号{x}"),
+    },
+    "en": {
+        "code": ("the code {x}", "verification code {x}", "{x}"),
+        "phone": ("the number {x}", "phone number {x}", "{x}"),
+        "order": ("order {x}", "the order {x}", "{x}"),
+    },
+}
+
+
+def cross_ident(rng: random.Random, lang: str, what: str) -> str:
+    if what == "code":
+        return digits(rng, rng.choice([5, 6]))
+    if what == "phone":
+        return {
+            "ja": ja_phone(rng),
+            "zh": f"1{rng.choice('3589')}{digits(rng, 9)}",
+            "en": phone(rng),
+        }[lang]
+    return f"{rng.choice(['ORD', 'SO', 'JD'])}-{digits(rng, 8)}"
+
+
+def cross_line(rng: random.Random, lang: str, what: str, x: str) -> str:
+    slots = {
+        "svc": rng.choice(SERVICES),
+        "svc_ja": rng.choice(JA_SERVICES),
+        "svc_zh": rng.choice(ZH_SERVICES),
+        "ja_name": rng.choice(JA_NAMES),
+        "zh_name": rng.choice(ZH_NAMES),
+        "name": rng.choice(NAMES),
+        "ja_day": rng.choice(JA_DAYS),
+        "zh_day": rng.choice(ZH_DAYS),
+        "day": date(rng),
+        "shop": rng.choice(SHOPS),
+        "item": rng.choice(ITEMS),
+    }
+    return rng.choice(CROSS_MEMORY[lang][what]).format(x=x, **slots)
+
+
+def cross_identifier(rng: random.Random, req: str, mem: str) -> Built:
+    what = rng.choice(["code", "phone", "order"])
+    x = cross_ident(rng, mem, what)
+    b = Built(form=f"{req}-request-{mem}-memory", request="")
+    b.memories.append((cross_line(rng, mem, what, x), "target"))
+    near = [(one_digit_off(rng, x), "one-digit-off"), (transposed(rng, x), "transposed")]
+    near.append((x + str(rng.randint(0, 9)), "longer-identifier"))
+    for y, role in rng.sample(near, 2):
+        if y != x:
+            b.memories.append((cross_line(rng, mem, what, y), role))  # the memory's language
+    y = near_number(rng, x)
+    if y != x:
+        b.memories.append((cross_line(rng, req, what, y), "near-identifier"))  # the request's
+    other_what = other(rng, ["code", "phone", "order"], what)
+    b.memories.append(
+        (cross_line(rng, mem, other_what, cross_ident(rng, mem, other_what)), "other-key")
+    )
+    template = rng.choice(CROSS_REQUEST[req][what])
+    if req == "en":
+        b.request = frame(rng, NOUN, template.format(x=x), exact=True)
+    else:
+        b.request = template.format(x=x)
+    return b
+
+
+CROSS_FACTS = {
+    "ja": (
+        "{n}さんは{ja_city}に住んでいる。",
+        "{n}さんの誕生日は{m}月{d}日。",
+        "{n}さんは猫アレルギーがある。",
+        "{n}さんの電話番号は{ja_phone}。",
+    ),
+    "zh": (
+        "{n}住在{zh_city}。",
+        "{n}的生日是{m}月{d}日。",
+        "{n}对花生过敏。",
+        "{n}的手机号是{zh_phone}。",
+    ),
+}
+CROSS_SUBJECT = {
+    "ja": ("{n}さんのことは全部忘れて", "{n}さんについて覚えていることは全部削除して"),
+    "zh": ("请忘记关于{n}的一切", "把{n}的所有信息都删掉"),
+}
+
+
+def cross_facts(rng: random.Random, lang: str, name: str, count: int) -> list[str]:
+    """`count` different facts about `name` (never two birthdays)."""
+    return [
+        template.format(
+            n=name,
+            ja_city=rng.choice(JA_CITIES),
+            zh_city=rng.choice(ZH_CITIES),
+            m=rng.randint(1, 12),
+            d=rng.randint(1, 28),
+            ja_phone=ja_phone(rng),
+            zh_phone=f"1{rng.choice('3589')}{digits(rng, 9)}",
+        )
+        for template in rng.sample(CROSS_FACTS[lang], count)
+    ]
+
+
+def cross_name(rng: random.Random) -> Built:
+    variant = rng.randrange(3)
+    lang = rng.choice(["ja", "zh"])
+    b = Built(form="", request="")
+    if variant == 0:
+        # "forget everything about Alice" over Japanese / Chinese memories naming Alice.
+        name = rng.choice(NAMES)
+        twin = ALIKE[name]
+        b.memories = [(t, "target") for t in cross_facts(rng, lang, name, rng.randint(2, 3))]
+        if rng.random() < 0.5:
+            fam = rng.choice(list(FAMILIES.values()))
+            b.memories.append((mem_text(rng, fam, fam.sample(rng, name), name), "target"))
+        b.memories += [(t, "similar-name") for t in cross_facts(rng, lang, twin, 2)]
+        b.memories.append(
+            (cross_facts(rng, lang, other(rng, NAMES, name, twin), 1)[0], "other-person")
+        )
+        b.form = f"en-request-{lang}-memory-name"
+        b.request = frame(rng, SUBJECT, rng.choice([name, f"my friend {name}"]))
+    elif variant == 1:
+        # The same in a Japanese / Chinese request over English memories.
+        name = rng.choice(NAMES)
+        twin = ALIKE[name]
+        for fam in rng.sample(list(FAMILIES.values()), rng.randint(2, 3)):
+            b.memories.append((mem_text(rng, fam, fam.sample(rng, name), name), "target"))
+        for fam in rng.sample(list(FAMILIES.values()), 2):
+            b.memories.append((mem_text(rng, fam, fam.sample(rng, twin), twin), "similar-name"))
+        b.form = f"{lang}-request-en-memory-name"
+        b.request = rng.choice(CROSS_SUBJECT[lang]).format(n=name)
+    else:
+        # A Japanese / Chinese name in an English request ("forget everything about 田中").
+        names, alike = (JA_NAMES, JA_ALIKE) if lang == "ja" else (ZH_NAMES, ZH_ALIKE)
+        name = rng.choice(names)
+        twin = alike[name]
+        b.memories = [(t, "target") for t in cross_facts(rng, lang, name, rng.randint(2, 3))]
+        b.memories += [(t, "similar-name") for t in cross_facts(rng, lang, twin, 2)]
+        b.form = f"en-request-{lang}-name"
+        b.request = frame(
+            rng, SUBJECT, name + ("さん" if lang == "ja" and rng.random() < 0.5 else "")
+        )
+    return b
+
+
+def cross_number(rng: random.Random) -> Built:
+    """An amount: English request over a Japanese / Chinese memory, or the reverse."""
+    lang = rng.choice(["ja", "zh"])
+    name = rng.choice(NAMES)
+    n = str(rng.choice([12000, 35000, 48000, 85000, 120000, 250000]))
+    near = [str(int(n) + rng.choice([500, 1000, -1000])), n + "0", transposed(rng, n)]
+    native = {"ja": "{who}に{n}円を貸した。", "zh": "我借给{who} {n}元。"}[lang]
+    english = "The user lent {who} {n} {unit} for {why}."
+    why = rng.choice(["a car repair", "rent", "a flight home", "a new laptop"])
+    unit_en = {"ja": "yen", "zh": "yuan"}[lang]
+    b = Built(form="", request="")
+    english_request = rng.random() < 0.5
+
+    def line(v: str, w: str) -> str:
+        if english_request:
+            return native.format(who=w, n=v)
+        return english.format(who=w, n=v, unit=unit_en, why=why)
+
+    if english_request:
+        b.form = f"en-request-{lang}-memory-number"
+        b.request = frame(
+            rng, THAT, rng.choice([f"I lent {name} {n} {unit_en}", f"{name} owes me {n} {unit_en}"])
+        )
+    else:
+        b.form = f"{lang}-request-en-memory-number"
+        b.request = {
+            "ja": rng.choice(
+                [f"{name}に貸した{n}円のことは忘れて", f"{name}への{n}円の貸しを削除して"]
+            ),
+            "zh": rng.choice([f"请忘记我借给{name}的{n}元", f"删除{name}欠我{n}元这件事"]),
+        }[lang]
+    b.memories.append((line(n, name), "target"))
+    for v in rng.sample([v for v in near if v != n], 2):
+        b.memories.append((line(v, name), "near-identifier"))
+    b.memories.append((line(n, ALIKE[name]), "similar-name"))
+    return b
+
+
+def gen_crosslang(rng: random.Random) -> Built:
+    style = rng.randrange(6)
+    if style < 4:
+        req, mem = [("en", "ja"), ("en", "zh"), ("ja", "en"), ("zh", "en")][style]
+        return cross_identifier(rng, req, mem)
+    return cross_name(rng) if style == 4 else cross_number(rng)
+
+
+# Compound memories: two facts in one memory, one to forget; the answer is an edit.
+
+COMPOUND_FACTS: dict[str, tuple[str, Callable[[random.Random, str], dict[str, str]], str]] = {
+    # name: (predicate, slots, a memory holding only this fact, with more to it)
+    "drug": (
+        "take{s} {drug}",
+        _slots(drug=_pick(DRUGS)),
+        "{P} {drug} prescription is renewed every three months.",
+    ),
+    "allergy": (
+        "{is} allergic to {allergen}",
+        _slots(allergen=_pick(ALLERGENS)),
+        "{P} {allergen} allergy was confirmed by a test in {year}.",
+    ),
+    "job": (
+        "work{s} at {company}",
+        _slots(company=_pick(COMPANIES)),
+        "{S} {has} been at {company} for {k} years.",
+    ),
+    "city": (
+        "live{s} in {city}",
+        _slots(city=_pick(CITIES)),
+        "{P} flat in {city} is close to the river.",
+    ),
+    "pet": (
+        "{has} a {animal} called {pet}",
+        _slots(animal=_pick(ANIMALS), pet=_pick(PET_NAMES)),
+        "{pet}, {P} {animal}, needs a vet visit in {month}.",
+    ),
+    "car": (
+        "drive{s} a {car}",
+        _slots(car=_pick(CARS)),
+        "{P} {car} needs new tyres before winter.",
+    ),
+    "sport": (
+        "play{s} {sport} on {day}s",
+        _slots(sport=_pick(["tennis", "squash", "football", "volleyball"]), day=_pick(WEEKDAYS)),
+        "{P} {sport} club charges {fee} a season.",
+    ),
+    "lang": (
+        "speak{s} {lang}",
+        _slots(lang=_pick(["German", "French", "Spanish", "Greek"])),
+        "{S} learned {lang} during a year abroad.",
+    ),
+    "gym": (
+        "{is} a member of {gym}",
+        _slots(gym=_pick(GYMS)),
+        "{P} {gym} membership renews in {month}.",
+    ),
+}
+COMPOUND_JOINS: tuple[str, ...] = (
+    "{S} {a} and {b}.",
+    "{S} {a}, and {S} {b} too.",
+    "{S} {a}; {S} {b} as well.",
+)
+COMPOUND_JOINS += ("{S} {a}. {S} {b}.",)
+
+
+def gen_compound(rng: random.Random) -> Built:
+    who = someone(rng)
+    forget, keep = rng.sample(list(COMPOUND_FACTS), 2)
+    slots = {
+        "year": str(rng.randint(2015, 2024)),
+        "k": str(rng.randint(2, 9)),
+        "month": rng.choice(MONTHS),
+        "fee": rng.choice(["€120", "€240", "£180"]),
+    }
+    for name in (forget, keep):
+        slots.update(COMPOUND_FACTS[name][1](rng, who))
+    first = rng.random() < 0.5  # whether the fact to forget comes first in the memory
+    a, b_ = (forget, keep) if first else (keep, forget)
+    g = person_g(rng, who)
+    join = rng.choice(COMPOUND_JOINS)
+    pred = {n: COMPOUND_FACTS[n][0].format(**slots, **g) for n in (forget, keep)}
+    text = articles(join.format(S=g["S"], a=pred[a], b=pred[b_]))
+    text = ". ".join(cap(s) for s in text.split(". "))
+    kept = sentence("{S} {x}.", g, x=pred[keep])
+    b = Built(form=f"forget-{forget}-keep-{keep}", request="")
+    b.memories.append((text, "target"))
+    b.edits[text] = kept
+    # The same two facts of someone else, stored separately: not targets.
+    who2, role = alike_or_other(rng, who)
+    g2 = person_g(rng, who2)
+    for name in (forget, keep):
+        b.memories.append((sentence("{S} " + COMPOUND_FACTS[name][0] + ".", g2, **slots), role))
+    # A memory holding only the kept fact (with more to it): not a target.
+    g3 = person_g(rng, who)
+    b.memories.append((sentence(COMPOUND_FACTS[keep][2], g3, **slots), "kept-fact"))
+    if rng.random() < 0.25:
+        # The fact to forget also stored alone: that memory is deleted.
+        b.form += "+alone"
+        g4 = person_g(rng, who)
+        b.memories.append(
+            (sentence("{S} " + COMPOUND_FACTS[forget][0] + ".", g4, **slots), "target")
+        )
+    gr = person_g(rng, who, request=True)
+    b.request = frame(rng, THAT, phrase("{S} " + COMPOUND_FACTS[forget][0], gr, **slots))
+    return b
+
+
+# Negation: "forget that I like olives" is not "the user does not like olives".
+
+NEG_FACTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    (
+        "like{s} {x}",
+        ("{do} not like {x}", "{dont} like {x}"),
+        ("olives", "mushrooms", "coriander", "blue cheese", "oysters", "liquorice", "anchovies"),
+    ),
+    (
+        "drink{s} {x}",
+        ("never drink{s} {x}", "{do} not drink {x}", "{dont} drink {x}"),
+        ("alcohol", "milk", "energy drinks", "fizzy drinks"),
+    ),
+    (
+        "{is} {x}",
+        ("{is} not {x}", "{is} no longer {x}"),
+        ("vegetarian", "a smoker", "an early riser", "religious"),
+    ),
+    (
+        "{has} {x}",
+        ("{do} not have {x}", "{dont} have {x}"),
+        ("a driving licence", "health insurance", "a garden", "a passport"),
+    ),
+    ("{is} allergic to {x}", ("{is} not allergic to {x}",), tuple(ALLERGENS)),
+    (
+        "want{s} {x}",
+        ("{do} not want {x}", "{dont} want {x}"),
+        ("children", "to move abroad", "a big wedding", "a dog"),
+    ),
+    (
+        "enjoy{s} {x}",
+        ("{do} not enjoy {x}", "{dont} enjoy {x}", "never enjoy{s} {x}"),
+        ("camping", "karaoke", "horror films", "board games"),
+    ),
+    (
+        "speak{s} {x}",
+        ("{do} not speak {x}", "{dont} speak {x}"),
+        ("German", "French", "Spanish", "Greek"),
+    ),
+    ("eat{s} {x}", ("never eat{s} {x}", "{do} not eat {x}"), ("pork", "meat", "fish", "sushi")),
+)
+
+
+def gen_negation(rng: random.Random) -> Built:
+    pos, negs, values = rng.choice(NEG_FACTS)
+    x = rng.choice(values)
+    who = someone(rng)
+    style = rng.choices(
+        ["positive", "negative", "positive-absent", "negative-absent"], [7, 7, 3, 3]
+    )[0]
+    asked_negative = style.startswith("negative")
+
+    def pred(negative: bool) -> str:
+        return rng.choice(negs) if negative else pos
+
+    def line(negative: bool, person: str = who, value: str = x) -> str:
+        return sentence("{S} " + pred(negative) + ".", person_g(rng, person), x=value)
+
+    b = Built(form=style, request="")
+    if not style.endswith("absent"):
+        b.memories.append((line(asked_negative), "target"))
+    b.memories.append((line(not asked_negative), "polarity-twin"))
+    who2, role = alike_or_other(rng, who)
+    b.memories.append((line(asked_negative, who2), role))
+    b.memories.append((line(asked_negative, who, other(rng, values, x)), "other-key"))
+    fam = rng.choice(list(FAMILIES.values()))
+    b.memories.append((mem_text(rng, fam, fam.sample(rng, who), who), "same-person"))
+    gr = person_g(rng, who, request=True)
+    b.request = frame(rng, THAT, phrase("{S} " + pred(asked_negative), gr, x=x))
+    return b
+
+
+# Dates and qualifiers: "my 2023 address", "my old phone number".
+
+DATED: dict[str, dict[str, Any]] = {
+    "address": {
+        "value": lambda rng, who: (
+            f"{rng.randint(2, 90)} {rng.choice(STREETS)}, {rng.choice(CITIES)}"
+        ),
+        "year": (
+            "In {year} {S} lived at {v}.",
+            "{P} address in {year}: {v}.",
+            "{year}: {S} lived at {v}.",
+        ),
+        "current": ("{S} live{s} at {v}.", "{P} current address is {v}."),
+        "old": (
+            "{P} old address was {v}.",
+            "{S} used to live at {v}.",
+            "{P} previous address: {v}.",
+        ),
+        "ask_year": (
+            ("NOUN", "{P} {year} address"),
+            ("WH", "where {S} lived in {year}"),
+            ("NOUN", "the address {S} had in {year}"),
+        ),
+        "ask_old": (
+            ("NOUN", "{P} old address"),
+            ("NOUN", "{P} previous address"),
+            ("WH", "where {S} used to live"),
+        ),
+    },
+    "employer": {
+        "value": lambda rng, who: rng.choice(COMPANIES),
+        "year": ("In {year} {S} worked at {v}.", "{P} employer in {year} was {v}."),
+        "current": ("{S} work{s} at {v}.", "{P} employer is {v}."),
+        "old": (
+            "{P} old employer was {v}.",
+            "{S} used to work at {v}.",
+            "{P} previous job was at {v}.",
+        ),
+        "ask_year": (("NOUN", "{P} {year} job"), ("WH", "where {S} worked in {year}")),
+        "ask_old": (
+            ("NOUN", "{P} old job"),
+            ("NOUN", "{P} previous employer"),
+            ("WH", "where {S} used to work"),
+        ),
+    },
+    "phone": {
+        "value": lambda rng, who: phone(rng),
+        "year": ("In {year} {P} phone number was {v}.", "{P} number in {year}: {v}."),
+        "current": ("{P} phone number is {v}.", "{P} current number is {v}."),
+        "old": (
+            "{P} old phone number was {v}.",
+            "{P} previous number, no longer in use: {v}.",
+            "{v} was {P} number until last year.",
+        ),
+        "ask_year": (("NOUN", "{P} {year} phone number"), ("NOUN", "the number {S} had in {year}")),
+        "ask_old": (
+            ("NOUN", "{P} old phone number"),
+            ("NOUN", "{P} previous number"),
+            ("NOUN", "the number {S} used to have"),
+        ),
+    },
+    "email": {
+        "value": lambda rng, who: email(rng, who or rng.choice(["sam", "jo", "alex"])),
+        "year": ("In {year} {P} e-mail address was {v}.", "{P} e-mail in {year}: {v}."),
+        "current": ("{P} e-mail address is {v}.", "{S} use{s} {v} for mail."),
+        "old": (
+            "{P} old e-mail address was {v}.",
+            "{S} used to use {v} for mail.",
+            "{P} previous e-mail: {v}.",
+        ),
+        "ask_year": (
+            ("NOUN", "{P} {year} e-mail address"),
+            ("NOUN", "the e-mail {S} used in {year}"),
+        ),
+        "ask_old": (("NOUN", "{P} old e-mail address"), ("NOUN", "{P} previous e-mail")),
+    },
+    "car": {
+        "value": lambda rng, who: f"{rng.choice(CARS)} ({plate(rng)})",
+        "year": ("In {year} {S} drove a {v}.", "{P} car in {year}: a {v}."),
+        "current": ("{S} drive{s} a {v}.", "{P} car is a {v}."),
+        "old": ("{P} old car was a {v}.", "{S} used to drive a {v}.", "{P} previous car: a {v}."),
+        "ask_year": (("NOUN", "{P} {year} car"), ("NOUN", "the car {S} drove in {year}")),
+        "ask_old": (("NOUN", "{P} old car"), ("NOUN", "the car {S} used to drive")),
+    },
+}
+
+
+def gen_dates(rng: random.Random) -> Built:
+    attr = rng.choice(list(DATED))
+    spec = DATED[attr]
+    other_attr = other(rng, list(DATED), attr)
+    who = someone(rng)
+    by_year = rng.random() < 0.5
+    year, year2 = (str(y) for y in rng.sample(range(2016, 2024), 2))
+
+    used: set[str] = set()
+
+    def value(a: str, person: str = who) -> str:
+        """A value no other memory of the case holds (the current address is not the 2023
+        one)."""
+        for _ in range(20):
+            v: str = DATED[a]["value"](rng, person)
+            if v not in used:
+                break
+        used.add(v)
+        return v
+
+    def line(a: str, kind: str, person: str = who, y: str = year) -> str:
+        g = person_g(rng, person)
+        return sentence(rng.choice(DATED[a][kind]), g, v=value(a, person), year=y)
+
+    qualifier = "year" if by_year else "old"
+    b = Built(form=f"{attr}-{'year' if by_year else 'old'}", request="")
+    b.memories.append((line(attr, qualifier), "target"))
+    b.memories.append((line(attr, "current"), "current"))
+    if by_year:
+        b.memories.append((line(attr, "year", y=year2), "other-year"))
+    who2, role = alike_or_other(rng, who)
+    b.memories.append((line(attr, qualifier, who2), role))
+    b.memories.append((line(other_attr, qualifier), "other-key"))  # same year / also old
+    frames, template = rng.choice(spec["ask_year" if by_year else "ask_old"])
+    gr = person_g(rng, who, request=True)
+    b.request = frame(rng, NOUN if frames == "NOUN" else WH, phrase(template, gr, year=year))
+    return b
+
+
+# Paraphrased corrections: the new fact shares no word with the memory it supersedes.
+
+ORGS = ["an AI-safety lab", "a climate-tech startup", "the city hospital", "a small design studio"]
+ORGS += ["a research group at the university", "the public broadcaster", "the national railway"]
+PARAPHRASE: dict[str, dict[str, Any]] = {
+    "employer": {
+        "families": ("employer",),
+        "slots": lambda rng: {"old": rng.choice(COMPANIES), "new": rng.choice(ORGS)},
+        "old": ("{S} work{s} at {old}.", "{P} employer is {old}.", "{S} {has} a job at {old}."),
+        "new": ("{S} moved to {new}", "{S} joined {new}", "{S} started a new role with {new}"),
+        "trap": ("{S} visited {new} during an open day.", "{S} read a report by {new} last week."),
+    },
+    "residence": {
+        "families": ("address",),
+        "slots": lambda rng: dict(zip(("old", "new"), rng.sample(CITIES, 2), strict=True)),
+        "old": ("{S} live{s} in {old}.", "{P} home is in {old}.", "{S} rent{s} a flat in {old}."),
+        "new": (
+            "{S} relocated to {new}",
+            "{S} packed up and moved to {new}",
+            "{P} new place is in {new}",
+        ),
+        "trap": (
+            "{S} spent a weekend in {new} last spring.",
+            "{S} would like to visit {new} again.",
+        ),
+    },
+    "car": {
+        "families": ("car",),
+        "slots": lambda rng: dict(zip(("old", "new"), disjoint(rng, CARS), strict=True)),
+        "old": ("{S} drive{s} a {old}.", "{P} car is a {old}."),
+        "new": ("{S} bought a {new} to replace the old one", "{S} traded up to a {new}"),
+        "trap": ("{S} rented a {new} on holiday last year.", "{S} test-drove a {new} once."),
+    },
+    "diet": {
+        "families": (),
+        "slots": lambda rng: {"old": rng.choice(["steak", "burgers", "bacon"]), "new": ""},
+        "old": ("{S} love{s} {old}.", "{S} eat{s} {old} almost every day."),
+        "new": (
+            "{S} went vegan",
+            "{S} switched to a plant-based diet",
+            "{S} cut out all animal products",
+        ),
+        "trap": ("{S} bought a vegan cookbook for a friend.", "{S} switched banks last month."),
+    },
+    "relationship": {
+        "families": (),
+        "slots": lambda rng: {"old": "", "new": rng.choice(FILLER_NAMES)},
+        "old": ("{S} {is} single.", "{S} {is} single and not looking."),
+        "new": ("{S} got engaged to {new}", "{S} {is} seeing someone called {new}"),
+        "trap": ("{new} got engaged last summer.", "{S} met {new} at a friend's barbecue."),
+    },
+    "gym": {
+        "families": ("gym",),
+        "slots": lambda rng: dict(zip(("old", "new"), disjoint(rng, GYMS), strict=True)),
+        "old": ("{S} {is} a member of {old}.", "{S} train{s} at {old}."),
+        "new": ("{S} signed up at {new}", "{S} now exercise{s} at {new}"),
+        "trap": ("{S} got a free trial pass for {new}.", "{new} opened a branch near the station."),
+    },
+    "commute": {
+        "families": ("car",),
+        "slots": lambda rng: {"old": "", "new": ""},
+        "old": ("{S} commute{s} by car.", "{S} drive{s} to the office every day."),
+        "new": ("{S} cycle{s} to work these days", "{S} take{s} the train to work now"),
+        "trap": (
+            "{S} bought a bike helmet for the kids.",
+            "The train strike delayed {O} on Monday.",
+        ),
+    },
+}
+
+
+def disjoint(rng: random.Random, pool: Sequence[str]) -> tuple[str, str]:
+    """Two values sharing no word ("red Mazda 3" and "white Tesla Model 3" share one)."""
+    while True:
+        a, b = rng.sample(pool, 2)
+        if not words(a) & words(b):
+            return a, b
+
+
+def gen_paraphrase(rng: random.Random) -> Built:
+    attr = rng.choice(list(PARAPHRASE))
+    spec = PARAPHRASE[attr]
+    who = someone(rng)
+    slots = spec["slots"](rng)
+    g = person_g(rng, who)
+    person = words(" ".join(grammar(who, request=r)[k] for r in (True, False) for k in "SPO"))
+    for _ in range(20):
+        target = sentence(rng.choice(spec["old"]), g, **slots)
+        new = phrase(rng.choice(spec["new"]), person_g(rng, who, request=True), **slots)
+        if not (content_words(target) & content_words(new)) - person:
+            break
+    else:
+        raise AssertionError(f"no paraphrase without a shared word for {attr}")
+    b = Built(form=attr, request=frame(rng, CORRECTION, new))
+    b.memories.append((target, "target"))
+    # The same attribute of someone else, with the old value: not superseded.
+    who2, role = alike_or_other(rng, who)
+    b.memories.append((sentence(rng.choice(spec["old"]), person_g(rng, who2), **slots), role))
+    # The same person's memory sharing the new fact's words, about something else.
+    b.memories.append(
+        (sentence(rng.choice(spec["trap"]), person_g(rng, who), **slots), "shares-words")
+    )
+    unrelated = [f for f in FAMILIES.values() if f.name not in spec["families"]]
+    for fam in rng.sample(unrelated, 2):
+        b.memories.append((mem_text(rng, fam, fam.sample(rng, who), who), "same-person"))
+    return b
+
+
+# Words that are not the entity: "Frank" and "a frank discussion".
+
+# A name that is also a word: memories using the word, each with how a request names it.
+NAME_SENSES: dict[str, tuple[tuple[str, str], ...]] = {
+    "Frank": (
+        (
+            "The user had a frank discussion with the landlord about the rent.",
+            "the frank discussion with the landlord",
+        ),
+        (
+            "Frank feedback from the manager: the report was too long.",
+            "the frank feedback on the report",
+        ),
+        (
+            "The doctor was frank about the risks of the knee surgery.",
+            "how frank the doctor was about the knee surgery",
+        ),
+    ),
+    "Bill": (
+        ("The electricity bill is due on Friday.", "the electricity bill"),
+        ("Bill for the car repair came to €480.", "the bill for the car repair"),
+        ("The user split the restaurant bill with the colleagues.", "the restaurant bill"),
+    ),
+    "Rose": (
+        ("The rose bush on the balcony needs pruning in March.", "the rose bush on the balcony"),
+        ("Rose petals were scattered at the user's wedding.", "the rose petals at the wedding"),
+    ),
+    "Mark": (
+        ("There is a coffee mark on the user's white sofa.", "the coffee mark on the sofa"),
+        (
+            "Mark the calendar: the tax return is due in May.",
+            "the note to mark the calendar for the tax return",
+        ),
+    ),
+    "Amber": (
+        ("The user got a fine for crossing on an amber light.", "the amber light fine"),
+        ("Amber earrings were a gift from the user's aunt.", "the amber earrings"),
+    ),
+    "Jack": (
+        ("The car jack is in the boot under the spare tyre.", "where the car jack is"),
+        ("The user needs a new jack for the old record player.", "the jack for the record player"),
+    ),
+    "Ginger": (
+        ("The user drinks ginger tea when feeling sick.", "the ginger tea"),
+        ("Ginger biscuits are the user's guilty pleasure.", "the ginger biscuits"),
+    ),
+    "Dawn": (
+        ("The user goes running at dawn on weekdays.", "running at dawn"),
+        (
+            "Dawn light wakes the user because the bedroom has no blinds.",
+            "the dawn light in the bedroom",
+        ),
+    ),
+    "Grace": (
+        (
+            "The library gives a three-day grace period for late returns.",
+            "the library grace period",
+        ),
+        (
+            "The user said grace at the family dinner for the first time.",
+            "saying grace at the family dinner",
+        ),
+    ),
+    "Robin": (
+        ("A robin nests in the hedge behind the user's house.", "the robin in the hedge"),
+        ("Robin eggs were found in the garden shed.", "the robin eggs in the shed"),
+    ),
+}
+# A place or company that is also a thing: the entity's topic and the other-sense memories.
+PLACE_SENSES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "Vienna": (
+        "office",
+        (
+            ("The user bought Vienna sausages for the barbecue.", "the Vienna sausages"),
+            (
+                "Vienna sausages are the kids' favourite snack.",
+                "the kids' snack of Vienna sausages",
+            ),
+        ),
+    ),
+    "Brussels": (
+        "office",
+        (
+            ("The user cannot stand Brussels sprouts.", "the Brussels sprouts"),
+            ("Brussels sprouts are on the Christmas menu.", "the Brussels sprouts on the menu"),
+        ),
+    ),
+    "Dijon": (
+        "office",
+        (
+            ("Dijon mustard is on the shopping list.", "the Dijon mustard"),
+            (
+                "The user's salad dressing needs Dijon mustard.",
+                "the salad dressing with Dijon mustard",
+            ),
+        ),
+    ),
+    "Turkey": (
+        "trip",
+        (
+            ("The user is roasting a turkey for Thanksgiving.", "the turkey for Thanksgiving"),
+            ("Turkey sandwiches were left over from the party.", "the turkey sandwiches"),
+        ),
+    ),
+    "Java": (
+        "trip",
+        (
+            ("The user writes Java at work and finds it verbose.", "Java at work"),
+            ("The Java course at the community college starts in May.", "the Java course"),
+        ),
+    ),
+    "Jersey": (
+        "trip",
+        (
+            ("The user bought a football jersey for the nephew.", "the football jersey"),
+            ("The user's cycling jersey is torn at the shoulder.", "the torn cycling jersey"),
+        ),
+    ),
+    "Champagne": (
+        "trip",
+        (
+            ("The user bought champagne for the wedding toast.", "the champagne for the wedding"),
+            ("A bottle of champagne is chilling in the fridge.", "the champagne in the fridge"),
+        ),
+    ),
+    "Panama": (
+        "trip",
+        (
+            ("The user wore a Panama hat at the garden party.", "the Panama hat"),
+            ("Panama hats are sold at the market on Saturdays.", "the Panama hats at the market"),
+        ),
+    ),
+    "China": (
+        "trip",
+        (
+            ("The good china is only used at Christmas.", "the good china"),
+            ("The user broke a china cup from the grandmother's set.", "the broken china cup"),
+        ),
+    ),
+    "Apple": (
+        "interview",
+        (
+            ("The user baked an apple pie for the neighbours.", "the apple pie for the neighbours"),
+            ("Apple juice gives the user a stomach ache.", "the apple juice"),
+        ),
+    ),
+}
+PLACE_TOPIC = {
+    "office": (
+        "The user's team moved to the {X} office in {month}.",
+        "The {X} office has a rooftop terrace.",
+        "The user's badge for the {X} office is number {n}.",
+        "The {X} office manager is {name}.",
+    ),
+    "trip": (
+        "The user's trip to {X} is booked for {month}.",
+        "In {X} the user wants to see the old town first.",
+        "The budget for the {X} trip is €{n}.",
+        "{name} is joining the user on the {X} trip.",
+    ),
+    "interview": (
+        "The user has a job interview at {X} on {day}.",
+        "The {X} recruiter is called {name}.",
+        "The user prepared a case study for the {X} interview.",
+        "The {X} interview has a second round with the team lead.",
+    ),
+}
+PLACE_REQUEST = {
+    "office": ("the {X} office", "our {X} office"),
+    "trip": ("the {X} trip", "my trip to {X}"),
+    "interview": ("the {X} interview", "my interview at {X}"),
+}
+OTHER_PLACES = {
+    "office": ["Berlin", "Lisbon", "Madrid", "Oslo"],
+    "trip": ["Iceland", "Norway", "Portugal"],
+    "interview": ["Spotify", "Siemens", "Nokia"],
+}
+
+
+def gen_sense(rng: random.Random) -> Built:
+    style = rng.choices(["entity", "entity-absent", "word"], [5, 2, 3])[0]
+    b = Built(form="", request="")
+    if rng.random() < 0.5:
+        name = rng.choice(list(NAME_SENSES))
+        senses = list(NAME_SENSES[name])
+        rng.shuffle(senses)
+        b.form = f"name-{style}"
+        facts = []
+        for fam in rng.sample(list(FAMILIES.values()), rng.randint(2, 4)):
+            facts.append(mem_text(rng, fam, fam.sample(rng, name), name))
+        if style == "word":
+            # "forget about the electricity bill": the bill, not Bill's memories.
+            b.memories.append((senses[0][0], "target"))
+            b.memories += [(t, "other-key") for t, _ in senses[1:]]
+            b.memories += [(t, "name-sense") for t in facts]
+            b.request = frame(rng, NOUN, senses[0][1])
+            return b
+        if style == "entity":
+            b.memories += [(t, "target") for t in facts]
+        b.memories += [(t, "other-sense") for t, _ in senses]
+        fam = rng.choice(list(FAMILIES.values()))
+        twin = other(rng, NAMES)
+        b.memories.append((mem_text(rng, fam, fam.sample(rng, twin), twin), "other-person"))
+        b.request = frame(
+            rng, SUBJECT, rng.choice([name, f"my friend {name}", f"{name} from work"])
+        )
+        return b
+    x = rng.choice(list(PLACE_SENSES))
+    topic, senses_t = PLACE_SENSES[x]
+    senses = list(senses_t)
+    rng.shuffle(senses)
+    b.form = f"{topic}-{style}"
+    slots = {
+        "X": x,
+        "month": rng.choice(MONTHS),
+        "n": digits(rng, 4),
+        "name": rng.choice(NAMES),
+        "day": date(rng),
+    }
+    facts = [t.format(**slots) for t in rng.sample(PLACE_TOPIC[topic], rng.randint(2, 4))]
+    y = rng.choice(OTHER_PLACES[topic])
+    other_topic = rng.choice(PLACE_TOPIC[topic]).format(**{**slots, "X": y})
+    if style == "word":
+        # "forget the Vienna sausages": the sausages, not the Vienna office.
+        b.memories.append((senses[0][0], "target"))
+        b.memories += [(t, "other-key") for t, _ in senses[1:]]
+        b.memories += [(t, "entity-sense") for t in facts]
+        b.request = frame(rng, NOUN, senses[0][1])
+        return b
+    if style == "entity":
+        b.memories += [(t, "target") for t in facts]
+    b.memories += [(t, "other-sense") for t, _ in senses]
+    b.memories.append((other_topic, "other-key"))
+    b.request = frame(rng, SUBJECT, rng.choice(PLACE_REQUEST[topic]).format(X=x))
+    return b
+
+
 GENERATORS: dict[str, Callable[[random.Random], Built]] = {
     "restated": gen_restated,
     "question": gen_question,
@@ -1351,6 +2661,13 @@ GENERATORS: dict[str, Callable[[random.Random], Built]] = {
     "multiple": gen_multiple,
     "correction": gen_correction,
     "nothing": gen_nothing,
+    "spelling": gen_spelling,
+    "crosslang": gen_crosslang,
+    "compound": gen_compound,
+    "negation": gen_negation,
+    "dates": gen_dates,
+    "paraphrase": gen_paraphrase,
+    "sense": gen_sense,
 }
 KINDS = tuple(GENERATORS)
 FILLERS_PER_CASE = 8
@@ -1375,7 +2692,12 @@ def build_case(kind: str, n: int, seed: int) -> Case:
         roles=tuple(r for _, r in unique),
         request=built.request,
         targets=frozenset(i for i, (_, r) in enumerate(unique) if r == "target"),
+        edits={i: built.edits[t] for i, (t, r) in enumerate(unique) if t in built.edits},
     )
+
+
+MAY_BE_NOTHING = ("negation", "sense")
+"""Kinds whose right answer is sometimes to mark nothing (beside `nothing`)."""
 
 
 def check(case: Case) -> None:
@@ -1384,8 +2706,13 @@ def check(case: Case) -> None:
     assert len(set(case.memories)) == len(case.memories), case
     if case.kind == "nothing":
         assert not case.targets, case
-    else:
+    elif case.kind not in MAY_BE_NOTHING:
         assert case.targets, case
+    assert set(case.edits) <= case.targets, case
+    assert bool(case.edits) == (case.kind == "compound"), case
+    for i, kept in case.edits.items():
+        # What remains is the memory less one fact: no word the memory does not hold.
+        assert kept != case.memories[i] and words(kept) <= words(case.memories[i]), case
 
 
 def cases(per_kind: int = 40, seed: int = 17, kinds: Sequence[str] = KINDS) -> list[Case]:
@@ -1410,6 +2737,8 @@ def main() -> None:
             if role != "filler":
                 mark = "*" if i in case.targets else " "
                 print(f"  {mark} [{i:2d}] {role:<16} {text}")
+                if i in case.edits:
+                    print(f"         {'-> edit to':<16} {case.edits[i]}")
 
 
 if __name__ == "__main__":
