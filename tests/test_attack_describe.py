@@ -124,7 +124,7 @@ CASES = [
         {"We had a frank discussion about the budget."},
         id="name-used-as-a-word",
     ),
-    # -- bugs -----------------------------------------------------------------------------
+    # -- found by the attack review; all but the first are fixed ----------------------------
     pytest.param(
         ["The user works at the Vienna office.", "The user loves Vienna sausage."],
         "forget everything about the Vienna office",
@@ -142,11 +142,6 @@ CASES = [
         "forget my old phone number",
         None,
         {"My new phone number is 555-0199."},
-        marks=bug(
-            "_PAST/_PRESENT are checked only in _about_topic, never in _fact/_doubt: 'old' said "
-            "by no memory raises no doubt, so the NEW number is marked (also 'my old address' "
-            "-> 'My current address…', 'where I used to work' -> 'I currently work at Shopify')"
-        ),
         id="old-marks-the-current-one",
     ),
     pytest.param(
@@ -154,11 +149,6 @@ CASES = [
         "forget my phone number",
         None,
         {"My sister's phone number is 555-0199."},
-        marks=bug(
-            "evidence.read makes any text with 'my' the user's fact and no rule weighs the "
-            "relation word, so the sister's number is marked (also 'my wife's birthday' -> 'My "
-            "birthday is…', 'that Frank lives in Berlin' -> 'Frank's brother lives in Berlin')"
-        ),
         id="relative-s-attribute-is-not-mine",
     ),
     pytest.param(
@@ -166,10 +156,6 @@ CASES = [
         "forget that I like olives",
         None,
         {"The user dislikes olives."},
-        marks=bug(
-            "polarity is only evidence._NEGATION (not, never, n't…): 'dislikes' is the opposite "
-            "fact, shares 'olive', and no other memory says 'like', so _doubt finds nothing"
-        ),
         id="antonym-is-the-opposite-fact",
     ),
     pytest.param(
@@ -177,10 +163,6 @@ CASES = [
         "올리브 좋아해요 잊어줘",
         None,
         {"저는 올리브를 안 좋아해요."},
-        marks=bug(
-            "evidence._NEGATION knows English and Japanese only: Korean 안/않/못 "
-            "(Chinese 不/没) are no negation, so 'I like olives' marks 'I do not like olives'"
-        ),
         id="korean-negation",
     ),
     pytest.param(
@@ -188,11 +170,6 @@ CASES = [
         "オリーブが好きなことを忘れて",
         None,
         {"オリーブが好きではない。"},
-        marks=bug(
-            "request.read makes 「〜ことを忘れて」 ('forget that…') a subject "
-            "(_JA_MATTER matches こと) and _about_topic checks no polarity: 'that I like "
-            "olives' marks 'I do not like olives'"
-        ),
         id="japanese-koto-skips-polarity",
     ),
     pytest.param(
@@ -200,11 +177,6 @@ CASES = [
         "I'd rather you didn't remember that I like olives",
         None,
         {"User does not like olives."},
-        marks=bug(
-            "_NO_NEED strips 'I'd rather you didn't know' but not '…didn't remember' (nor "
-            "'please never again recall'): the instruction's negation stays in the object and "
-            "the OPPOSITE fact is marked"
-        ),
         id="negated-instruction-flips-polarity",
     ),
     pytest.param(
@@ -212,11 +184,6 @@ CASES = [
         "🙂",
         set(),
         {"I like 🍕"},
-        marks=bug(
-            "no words, names or identifiers: plain is empty so _doubt's 'says none of the "
-            "request's words' test is skipped; the cosine clears FLOOR and 'I like 🍕' is marked "
-            "by similarity alone"
-        ),
         id="emoji-only-request",
     ),
     pytest.param(
@@ -224,11 +191,6 @@ CASES = [
         "forget everything about Marie",
         {"Marie lives in Lyon."},
         {"Anne-Marie's birthday is on 3 May."},
-        marks=bug(
-            "evidence._CAPITAL reads 'Marie's' after the hyphen as a name and, possessive, the "
-            "owner: _about_person marks Anne-Marie's fact as Marie's ('everything about Jo' "
-            "marks Mary-Jo's phone)"
-        ),
         id="hyphenated-name",
     ),
     pytest.param(
@@ -236,10 +198,6 @@ CASES = [
         "forget +44 555 010 4477",
         None,
         {"Tom's phone number is +1 555 010 4477."},
-        marks=bug(
-            "identifiers.holds drops the country code on BOTH sides when ten digits remain: +44 "
-            "555 010 4477 is held by +1 555 010 4477, another number"
-        ),
         id="other-country-code",
     ),
     pytest.param(
@@ -247,10 +205,6 @@ CASES = [
         "forget order ORD-2024-001",
         None,
         {"Order ORD-2024-001-B shipped on Monday."},
-        marks=bug(
-            "identifiers._digit_core strips trailing letter groups when the wanted identifier "
-            "ends in digits (meant for '1-year-old'): ORD-2024-001 is held by ORD-2024-001-B"
-        ),
         id="identifier-with-a-letter-suffix",
     ),
 ]
@@ -294,12 +248,6 @@ def test_odd_requests_plan_without_failing(mem: Lethe, request_text: str) -> Non
         pytest.param("forget " + "-" * 4000, id="punctuation-run"),
         pytest.param("please " * 300 + "x", id="politeness-run"),
     ],
-)
-@bug(
-    "request._TRAILING is searched at every position and backtracks: over a run of "
-    "punctuation ([.;:,!?-]+) it is quadratic, over 'please please …' ({_POLITE}{_ASK}"
-    "{_POLITE}, two adjacent starred groups) cubic — 4,000 dashes take ~8 s, a 32 KB query "
-    "(max_content_bytes) minutes"
 )
 def test_reading_a_long_request_is_fast(request_text: str) -> None:
     start = time.perf_counter()

@@ -290,6 +290,8 @@ def _doubt(
     identifier with the words naming it ("order number 470-…") is decided by its
     identifier."""
     r = readings[top.memory.id]
+    if not codes and not plain and not names_of(obj):
+        return "the request names nothing a memory could hold (no word, name or number)"
     if not codes and plain and not (plain & r.words):
         return "says none of the request's words beyond its names: not certain"
     if not codes and top.similarity < FLOOR:
@@ -346,6 +348,10 @@ def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
     return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
 
 
+def names_of(obj: str) -> tuple[str, ...]:
+    return _request_reading(obj).names
+
+
 def _request_reading(obj: str) -> Reading:
     """The request's own reading: a capitalised word is a name unless the request itself
     writes it in lower case — the memories' spelling does not decide ("Frank lent me £50" is
@@ -361,6 +367,10 @@ def _missing(
     absent = [n for n in names if not evidence.holds_names(r, [n])]
     if absent:
         return f"does not name {', '.join(absent)} (named in the request)"
+    if _PAST.search(wanted.text) and not _PAST.search(r.text) and _PRESENT.search(r.text):
+        return "says now/current/new, the request asks about the old one"
+    if _PRESENT.search(wanted.text) and not _PRESENT.search(r.text) and _PAST.search(r.text):
+        return "says old/previous, the request asks about the current one"
     if wanted.negated != r.negated:
         said = "says it is not so" if r.negated else "says it is so"
         return f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
@@ -564,6 +574,11 @@ def _about_topic(
 
     def fits(r: Reading) -> str | None:
         mine = {None, wanted.owner} | ({USER} if wanted.owner in (None, USER) else set())
+        # The user's topic takes in the user's relatives' part of it ("the user's manager at
+        # Spotify was Alice" belongs to "my old job").
+        relative = r.owner is not None and r.owner.startswith(USER + ":")
+        if wanted.owner in (None, USER) and relative:
+            return None if not (past and _PRESENT.search(r.text)) else "says now/current/new"
         if r.owner not in mine and r.owner not in anchors:
             return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
         if past and _PRESENT.search(r.text):

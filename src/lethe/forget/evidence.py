@@ -59,15 +59,27 @@ _CONTENT_CJK = re.compile(
 )
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+longer|nor|neither|cannot|(?:do|does|did|is|are|was|were|ca|wo|"
-    r"have|has|had|would|should|could)n't)\b|ない|ません|ず(?:に|、|。|$)",
+    r"have|has|had|would|should|could)n't|dislikes?|disliked|hates?|hated|detests?|loathes?)\b"
+    r"|ない|ません|ず(?:に|、|。|$)|않|안\s|못\s|不|没有|沒有",
     re.IGNORECASE,
+)
+# A relative of the user or of a named person: "my sister's phone", "Frank's brother".
+_RELATION = (
+    r"(?:sister|brother|wife|husband|mother|father|mum|mom|dad|son|daughter|partner|"
+    r"girlfriend|boyfriend|friend|boss|manager|colleague|neighbou?r|cousin|aunt|uncle|niece|"
+    r"nephew|grandmother|grandfather|grandma|grandpa|grandson|granddaughter|fianc[ée]e?|kids?|"
+    r"child|children|parents?|landlord|roommate|flatmate)"
+)
+_USER_RELATIVE = re.compile(
+    rf"\b(?:my|our|the\s+user's|user's)\s+(?:\w+\s+)?({_RELATION})\b", re.IGNORECASE
 )
 _JA_SELF = re.compile(r"私|僕|俺|自分")
 _JA_NAME = re.compile(
     r"([\u3005\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
 )
 _CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
-_CAPITAL = re.compile(r"(?<![\w@.])([A-Z][^\W\d_]*(?:'[sS])?)(?![\w@])")
+# A capitalised word, a hyphenated name whole ("Anne-Marie"), never a piece of one.
+_CAPITAL = re.compile(r"(?<![\w@.\-])([A-Z][^\W\d_]*(?:-[A-Z][^\W\d_]*)*(?:'[sS])?)(?![\w@\-])")
 
 
 def fold(text: str) -> str:
@@ -176,6 +188,16 @@ def read(text: str, common: frozenset[str]) -> Reading:
             shared = text[m.end() : m.end() + 1] in ("と", "や", "&")
     if _FIRST_PERSON.search(text):
         owner, shared = USER, False
+        # Whose fact "my sister's phone number" is: the sister's, when every first-person
+        # word is one of a relative's.
+        relatives = _USER_RELATIVE.findall(text)
+        plain_mine = len(_FIRST_PERSON.findall(text)) > len(relatives)
+        if relatives and not plain_mine:
+            owner = f"{USER}:{relatives[0].casefold()}"
+    elif owner is not None:
+        follows = re.search(rf"\b{re.escape(owner)}(?:'s)?\s+({_RELATION})\b", text, re.IGNORECASE)
+        if follows:
+            owner = f"{owner}:{follows.group(1).casefold()}"
     capitals = frozenset(
         t.casefold()[:-2] if t.lower().endswith("'s") else t.casefold()
         for t in _CAPITAL.findall(text)

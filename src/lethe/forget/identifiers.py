@@ -107,14 +107,24 @@ def _runs(text: str) -> list[tuple[list[str], bool]]:
     return runs
 
 
+_UNITS = frozenset({"am", "pm", "h", "kg", "g", "mg", "km", "m", "cm", "mm", "ml", "l"})
+"""Units written onto a number (10am, 50mg): "at 10 am" names the 10 of "10am"."""
+
+
 def _digit_core(run: list[str], wanted: tuple[str, ...]) -> list[str]:
-    """The run without the letter groups at an end where the wanted identifier has digits."""
+    """The run without the words (three letters or more) at an end where the wanted
+    identifier has digits: "1-year-old" holds 1, but "ORD-2024-001-B" does not hold
+    ORD-2024-001."""
     start, end = 0, len(run)
     if wanted[0].isdigit():
-        while start < end and not run[start].isdigit():
+        while start < end and len(run[start]) >= 3 and not run[start].isdigit():
             start += 1
     if wanted[-1].isdigit():
-        while end > start and not run[end - 1].isdigit():
+        while (
+            end > start
+            and not run[end - 1].isdigit()
+            and (len(run[end - 1]) >= 3 or run[end - 1] in _UNITS)
+        ):
             end -= 1
     return run[start:end]
 
@@ -126,13 +136,18 @@ def holds(text: str, wanted: Identifier) -> bool:
     plain = wanted[1:] if wanted and wanted[0] == COUNTRY else wanted
     if not plain:
         return False
-    spellings = {"".join(plain)}
-    if plain is not wanted and len(plain) > 1 and len("".join(plain[1:])) >= 10:
-        spellings.add("".join(plain[1:]))
+    full = "".join(plain)
+    dropped = "".join(plain[1:]) if plain is not wanted and len(plain) > 1 else None
     runs = _runs(text)
     for i, (run, plus) in enumerate(runs):
+        # A country code may be missing on one side, never different on both (+44 … is not
+        # +1 …), and only when ten or more digits remain to compare.
+        spellings = {full}
+        if dropped is not None and not plus and len(dropped) >= 10:
+            spellings.add(dropped)
         forms = [run]
-        if plus and len(run) > 1 and len(run[0]) <= 3 and len("".join(run[1:])) >= 10:
+        rest = "".join(run[1:])
+        if plus and plain is wanted and len(run) > 1 and len(run[0]) <= 3 and len(rest) >= 10:
             forms.append(run[1:])
         # Words written onto a number ("1-year-old", "ORD-2024-5035" for a request that kept
         # only the digits of 「注文ORD-2024-5035」) are not part of it.

@@ -59,7 +59,9 @@ _DONT_REMEMBER = re.compile(
     re.IGNORECASE,
 )
 _NO_NEED = re.compile(
-    r"^\s*(?:i'd\s+rather\s+you\s+didn't\s+know|you\s+(?:don't|do\s+not)\s+need\s+to\s+know"
+    r"^\s*(?:i'd\s+rather\s+you\s+didn't\s+(?:know|remember|keep|recall)"
+    r"|you\s+(?:don't|do\s+not)\s+need\s+to\s+know"
+    r"|(?:please\s+)?never\s+(?:again\s+)?(?:recall|remember|mention|bring\s+up)(?:\s+again)?"
     r"|(?:please\s+)?(?:don't|do\s+not|no\s+longer)\s+(?:remember|keep|store)"
     r"|stop\s+remembering)\s+(?:that\s+|about\s+)?",
     re.IGNORECASE,
@@ -95,7 +97,7 @@ _JA_TAIL = re.compile(
     r"(?:こと|記憶|情報|件|話|メモ)?)"
     r"\s*(?:は|を|も)?\s*(?:もう)?\s*" + _JA_VERB + r"[。．.!！]*$"
 )
-_JA_MATTER = re.compile(r"件|こと|について|に関")
+_JA_MATTER = re.compile(r"件|^のこと|について|に関")
 _JA_SCOPE_LEAD = re.compile(r"^(?:全部|すべて|全て)\s*")
 
 
@@ -118,24 +120,26 @@ def read(text: str) -> Request:
     obj = raw
     subject = False
     for pattern in (_DONT_REMEMBER, _NO_NEED, _LEADING):
-        m = pattern.match(obj)
+        # Instructions are short: only the start is read, so a long or hostile request
+        # costs no more than a short one (these patterns backtrack on long runs).
+        m = pattern.match(obj[:WINDOW])
         if m and m.end() < len(obj):
             subject = subject or _scope(m)
             obj = obj[m.end() :]
             break
-    m = _TRAILING.search(obj)
-    if m and m.start() > 0:
+    m, at = _search_end(_TRAILING, obj)
+    if m and at > 0:
         subject = subject or _scope(m)
-        obj = obj[: m.start()]
-    m = _TAIL_WORDS.search(obj)
-    if m and m.start() > 0:
+        obj = obj[:at]
+    m, at = _search_end(_TAIL_WORDS, obj)
+    if m and at > 0:
         subject = subject or bool(re.search(r"entirely|completely|altogether|wholesale", m[0]))
-        obj = obj[: m.start()]
-    m = _JA_TAIL.search(obj)
-    if m and m.start() > 0:
+        obj = obj[:at]
+    m, at = _search_end(_JA_TAIL, obj)
+    if m and at > 0:
         # 「〜の件」「〜のこと」「〜について」 name a matter, not one sentence: every memory of it.
         subject = subject or bool(m.group("scope")) or bool(_JA_MATTER.search(m.group(0)))
-        obj = obj[: m.start()]
+        obj = obj[:at]
     m = _JA_SCOPE_LEAD.match(obj)
     if m and m.end() < len(obj):
         subject = True
@@ -146,6 +150,18 @@ def read(text: str) -> Request:
     if _WH.match(obj):
         subject = False
     return Request(text=raw, object=obj or raw, scope="subject" if subject else "fact")
+
+
+WINDOW = 200
+"""How much of a request's start and end is read for its instruction."""
+
+
+def _search_end(pattern: re.Pattern[str], obj: str) -> tuple[re.Match[str] | None, int]:
+    """A pattern anchored at the end, searched in the last WINDOW characters only; returns
+    the match and where it starts in `obj`."""
+    offset = max(0, len(obj) - WINDOW)
+    m = pattern.search(obj[offset:])
+    return m, (offset + m.start()) if m else -1
 
 
 def _scope(match: re.Match[str]) -> bool:
