@@ -240,10 +240,3 @@ def test_a_name_is_not_the_same_word_in_another_sense() -> None:
     loan = "Frank lent the user £50 for the deposit."
     assert _marked("forget that Frank lent me £50", [(talk, 0.8), (loan, 0.75)]) == [loan]
     assert _marked("forget that Frank lent me £50", [(talk, 0.8)]) == []
-
-
-def test_a_memory_holding_another_fact_too_is_never_deleted_by_a_description() -> None:
-    both = "User takes sertraline and is allergic to penicillin."
-    assert _marked("forget that I take sertraline", [(both, 0.8)]) == []
-    alone = "User takes sertraline every morning."
-    assert _marked("forget that I take sertraline", [(alone, 0.8)]) == [alone]

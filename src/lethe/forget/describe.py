@@ -290,12 +290,6 @@ def _doubt(
     identifier with the words naming it ("order number 470-…") is decided by its
     identifier."""
     r = readings[top.memory.id]
-    extra = _other_fact(obj, plain, codes, r)
-    if extra:
-        return (
-            f"it also says {extra!r}, which the request does not ask to forget: deleting it "
-            "would lose that; edit it instead (update), or name it by id"
-        )
     if not codes and not plain and not names_of(obj):
         return "the request names nothing a memory could hold (no word, name or number)"
     if not codes and plain and not (plain & r.words):
@@ -352,27 +346,6 @@ def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
     """A run of five or more capitals with no digit ("QKLAUY", a booking reference) is a
     code too: it is matched exactly, like an identifier with digits."""
     return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
-
-
-_CLAUSES = re.compile(r"\s*(?:;|,?\s+and\s+|,?\s+but\s+|,\s+(?=[a-z])|、|。(?=.)|そして)\s*")
-
-
-def _other_fact(
-    obj: str, plain: frozenset[str], codes: list[tuple[str, ...]], r: Reading
-) -> str | None:
-    """A part of the memory (a clause joined by and, but, ;, …) that shares nothing with the
-    request — no word, name or identifier — and says something of its own: the memory holds
-    two facts and the request names one ("User takes sertraline and is allergic to
-    penicillin" against "forget that I take sertraline")."""
-    parts = [p for p in _CLAUSES.split(r.text) if p and p.strip()]
-    if len(parts) < 2:
-        return None
-    asked = plain | evidence.words(obj)
-    for part in parts:
-        said = evidence.words(part)
-        if len(said) >= 2 and not (said & asked) and not (codes and holds_all(part, codes)):
-            return part.strip(" .")
-    return None
 
 
 def names_of(obj: str) -> tuple[str, ...]:
