@@ -14,10 +14,6 @@ from lethe import Lethe
 from lethe.forget.request import read
 
 
-def bug(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=f"BUG: {reason}")
-
-
 def _marked(mem: Lethe, store: list[str], request: str) -> set[str]:
     ids = {mem.remember(text).id: text for text in store}
     return {ids.get(i.id, i.id) for i in mem.plan_forget(query=request).targets}
@@ -124,17 +120,12 @@ CASES = [
         {"We had a frank discussion about the budget."},
         id="name-used-as-a-word",
     ),
-    # -- found by the attack review; all but the first are fixed ----------------------------
+    # -- found by the attack review, fixed ----------------------------------------------------
     pytest.param(
         ["The user works at the Vienna office.", "The user loves Vienna sausage."],
         "forget everything about the Vienna office",
         None,
         {"The user loves Vienna sausage."},
-        marks=bug(
-            "_about_topic anchors a topic on its name alone (anchors = wanted.names), ignoring "
-            "its other words: 'the Vienna office' marks 'Vienna sausage' ('my trip to Japan' "
-            "marks 'My sister lives in Japan')"
-        ),
         id="topic-marks-everything-naming-its-place",
     ),
     pytest.param(

@@ -187,7 +187,7 @@ def _fact(
     top.evidence.append(
         f"lead over the next candidate {lead:.2f}" if rest else "no other candidate qualifies"
     )
-    doubt = _doubt(top, obj, plain, codes, candidates, readings, unowned)
+    doubt = _doubt(top, obj, plain, codes, candidates, readings, unowned, not rest)
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
     if closer and not doubt and not _identifier_led(obj, plain, codes):
         doubt = (
@@ -280,6 +280,7 @@ def _doubt(
     candidates: Sequence[Candidate],
     readings: dict[str, Reading],
     unowned: set[str],
+    only_holder: bool,
 ) -> str | None:
     """Why the best candidate, though it holds everything the request names, may not be the
     memory meant: it says none of the request's words (only its vector links them), it is
@@ -296,7 +297,7 @@ def _doubt(
         return "says none of the request's words beyond its names: not certain"
     if not codes and top.similarity < FLOOR:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
-    if _identifier_led(obj, plain, codes):
+    if _identifier_led(obj, plain, codes) and only_holder:
         return None
     lacking = plain - r.words
     if not lacking:
@@ -352,6 +353,14 @@ def names_of(obj: str) -> tuple[str, ...]:
     return _request_reading(obj).names
 
 
+def _past_only(wanted: Reading, r: Reading) -> bool:
+    """ "no longer in use" answers a request for the old one: there it says the fact is past,
+    not that it is false."""
+    if evidence.PAST not in wanted.words or wanted.negated:
+        return False
+    return r.negated and not evidence.negated(re.sub(r"(?i)no\s+longer", "", r.text))
+
+
 def _request_reading(obj: str) -> Reading:
     """The request's own reading: a capitalised word is a name unless the request itself
     writes it in lower case — the memories' spelling does not decide ("Frank lent me £50" is
@@ -371,7 +380,7 @@ def _missing(
         return "says now/current/new, the request asks about the old one"
     if _PRESENT.search(wanted.text) and not _PRESENT.search(r.text) and _PAST.search(r.text):
         return "says old/previous, the request asks about the current one"
-    if wanted.negated != r.negated:
+    if wanted.negated != r.negated and not _past_only(wanted, r):
         said = "says it is not so" if r.negated else "says it is so"
         return f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
     if wanted.owner == USER and r.owner is None:
@@ -605,12 +614,21 @@ def _about_topic(
     def holds(r: Reading) -> bool:
         return evidence.holds_names(r, anchors) if anchors else words <= r.words
 
+    # A name that qualifies a thing ("the Vienna office", "my trip to Japan"): a memory that
+    # names it but says none of that thing's words must at least be close in meaning —
+    # "Vienna sausages" uses the name in another sense.
+    head = wanted.words - evidence.words(" ".join(anchors)) - {evidence.PAST, evidence.PRESENT}
     out = []
     label = ", ".join(a.title() for a in anchors) or "the words " + ", ".join(sorted(words))
     for c in candidates:
         r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         unfit = fits(r)
+        if anchors and head and not (head & r.words) and c.similarity < FLOOR and not unfit:
+            unfit = (
+                f"says none of {', '.join(sorted(head))} and is far in meaning "
+                f"({c.similarity:.2f}): the name may be used in another sense"
+            )
         if not holds(r):
             j.reason = f"does not name {label}: never a target"
         elif unfit:

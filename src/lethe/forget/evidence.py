@@ -28,6 +28,15 @@ import snowballstemmer  # type: ignore[import-untyped]
 from lethe.forget.identifiers import plain_width
 
 USER = "@user"
+PAST = "@past"
+PRESENT = "@present"
+_PAST_WORDS = re.compile(
+    r"\b(?:old|previous|previously|former|formerly|ex|used\s+to|no\s+longer|anymore|"
+    r"earlier|past)\b|以前|前の|昔|元の|旧"
+)
+_PRESENT_WORDS = re.compile(
+    r"\b(?:now|current|currently|new|newly|present|these\s+days)\b|今の|現在|新しい"
+)
 
 _STOP = frozenset(
     """a an the and or but if then than that this these those there here of to in on at by for
@@ -111,6 +120,12 @@ def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
     folded = fold(text)
     out: set[str] = set()
+    # Time qualifiers said many ways are one word each: "old", "previous", "used to", "no
+    # longer" all say the fact is past; "now", "current", "new" that it is present.
+    if _PAST_WORDS.search(folded):
+        out.add(PAST)
+    if _PRESENT_WORDS.search(folded):
+        out.add(PRESENT)
     for token in _LATIN.findall(_CJK.sub(" ", folded)):
         stem = _stem(token)
         if stem not in _STOP and len(stem) > 1:
@@ -211,6 +226,10 @@ def read(text: str, common: frozenset[str]) -> Reading:
         negated=bool(_NEGATION.search(text)),
         capitals=capitals,
     )
+
+
+def negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
 
 
 def idf(readings: Sequence[Reading]) -> dict[str, float]:
