@@ -281,7 +281,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         on the request's object (its instruction words would pull in every memory about
         remembering); a subject also brings every memory that names it."""
         request = read_request(query)
-        ranked, similarity = self._hybrid(request.object, flt, QUERY_DEPTH)
+        vector = self.embedder.embed([request.object])[0]
+        ranked, similarity = self._hybrid_for(vector, request.object, flt, QUERY_DEPTH)
         ids = [
             f.id
             for f in ranked
@@ -291,7 +292,6 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             extra = self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
             missing = [i for i in extra if i not in similarity]
             if missing:
-                vector = self.embedder.embed([request.object])[0]
                 similarity.update(self.store.similarities(vector, missing))
             ids += [i for i in extra if i not in set(ids)]
         live = self.store.get_many(ids)

@@ -10,6 +10,7 @@ from lethe.engine.base import MAX_PAGE, EngineBase
 from lethe.filters import Filters
 from lethe.model import Page, RecallHit
 from lethe.ranking import Fused, fuse
+from lethe.store.vectors import Vector
 
 MAX_K = 100
 
@@ -73,7 +74,12 @@ class SearchOps(EngineBase):
         The full-text search runs (where the store can) beside the vector search. It is started
         after the query is embedded, not during: the encoder already uses every core of a small
         machine, and sharing them made recall slower (15.3 -> 18.4 ms p50 on 2 cores)."""
-        vector = self.embedder.embed([text])[0]
+        return self._hybrid_for(self.embedder.embed([text])[0], text, flt, depth)
+
+    def _hybrid_for(
+        self, vector: Vector, text: str, flt: Filters, depth: int
+    ) -> tuple[list[Fused], dict[str, float]]:
+        """`_hybrid` with the query already embedded (a caller that needs the vector too)."""
         lexical = self.store.lexical_search_soon(text, flt, depth)
         try:
             vector_hits = self.store.vector_search(vector, flt, depth)

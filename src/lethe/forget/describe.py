@@ -78,7 +78,6 @@ class Judgement:
     certainty: float
     reason: str
     evidence: list[str] = field(default_factory=list)
-    hint: str | None = None
     features: dict[str, float] | None = None
     """A fact decision's best candidate: the evidence its certainty was computed from."""
     doubt: str | None = None
@@ -187,7 +186,9 @@ def _fact(
     top.evidence.append(
         f"lead over the next candidate {lead:.2f}" if rest else "no other candidate qualifies"
     )
-    doubt = _doubt(top, obj, plain, codes, candidates, readings, unowned, not rest)
+    doubt = _doubt(
+        top, obj, plain, codes, bool(names), weights, candidates, readings, unowned, not rest
+    )
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
     if closer and not doubt and not _identifier_led(obj, plain, codes):
         doubt = (
@@ -277,6 +278,8 @@ def _doubt(
     obj: str,
     plain: frozenset[str],
     codes: list[tuple[str, ...]],
+    named: bool,
+    weights: dict[str, float],
     candidates: Sequence[Candidate],
     readings: dict[str, Reading],
     unowned: set[str],
@@ -291,7 +294,7 @@ def _doubt(
     identifier with the words naming it ("order number 470-…") is decided by its
     identifier."""
     r = readings[top.memory.id]
-    if not codes and not plain and not names_of(obj):
+    if not codes and not plain and not named:
         return "the request names nothing a memory could hold (no word, name or number)"
     if not codes and plain and not (plain & r.words):
         return "says none of the request's words beyond its names: not certain"
@@ -302,7 +305,6 @@ def _doubt(
     lacking = plain - r.words
     if not lacking:
         return None
-    weights = evidence.idf(list(readings.values()))
     elsewhere = {
         w
         for c in candidates
@@ -349,10 +351,6 @@ def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
     return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
 
 
-def names_of(obj: str) -> tuple[str, ...]:
-    return _request_reading(obj).names
-
-
 def _past_only(wanted: Reading, r: Reading) -> bool:
     """ "no longer in use" answers a request for the old one: there it says the fact is past,
     not that it is false."""
@@ -376,9 +374,10 @@ def _missing(
     absent = [n for n in names if not evidence.holds_names(r, [n])]
     if absent:
         return f"does not name {', '.join(absent)} (named in the request)"
-    if _PAST.search(wanted.text) and not _PAST.search(r.text) and _PRESENT.search(r.text):
+    past, present = evidence.PAST, evidence.PRESENT
+    if past in wanted.words and past not in r.words and present in r.words:
         return "says now/current/new, the request asks about the old one"
-    if _PRESENT.search(wanted.text) and not _PRESENT.search(r.text) and _PAST.search(r.text):
+    if present in wanted.words and present not in r.words and past in r.words:
         return "says old/previous, the request asks about the current one"
     if wanted.negated != r.negated and not _past_only(wanted, r):
         said = "says it is not so" if r.negated else "says it is so"
@@ -498,11 +497,6 @@ def _widen_plural(
 
 # -- a whole subject -----------------------------------------------------------------------
 
-_CONTRARY = {
-    "old": {"now", "current", "new", "currently", "still", "next"},
-}
-_PAST = re.compile(r"\b(?:old|previous|former|ex|earlier|past|last)\b", re.IGNORECASE)
-_PRESENT = re.compile(r"\b(?:now|current|currently|new|still|next|planning|plans)\b", re.IGNORECASE)
 _FRIEND = re.compile(
     r"^(?:my\s+)?(?:(?:good|best|old|dear)\s+)?(?:friend|colleague|coworker|co-worker|boss|"
     r"manager|neighbour|neighbor|sister|brother|mother|father|mum|mom|dad|cousin|aunt|uncle|"
@@ -578,7 +572,7 @@ def _holding(
 def _about_topic(
     obj: str, wanted: Reading, candidates: Sequence[Candidate], readings: dict[str, Reading]
 ) -> list[Judgement] | None:
-    past = bool(_PAST.search(obj))
+    past = evidence.PAST in wanted.words
     anchors = [n for n in wanted.names if n != wanted.owner]
 
     def fits(r: Reading) -> str | None:
@@ -587,10 +581,10 @@ def _about_topic(
         # Spotify was Alice" belongs to "my old job").
         relative = r.owner is not None and r.owner.startswith(USER + ":")
         if wanted.owner in (None, USER) and relative:
-            return None if not (past and _PRESENT.search(r.text)) else "says now/current/new"
+            return "says now/current/new" if past and evidence.PRESENT in r.words else None
         if r.owner not in mine and r.owner not in anchors:
             return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
-        if past and _PRESENT.search(r.text):
+        if past and evidence.PRESENT in r.words:
             return "says now/current/new: the request asks about the old one"
         return None
 
@@ -607,7 +601,9 @@ def _about_topic(
             anchors = shared
         else:
             # No name to hold on to: the topic is its words ("歯医者", "the dentist").
-            words = wanted.words - evidence.words(" ".join(_PAST.findall(obj)))
+            words = (
+                wanted.words - {evidence.PAST, evidence.PRESENT} - evidence.words("old previous")
+            )
             if not words:
                 return None
 

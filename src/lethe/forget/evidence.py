@@ -32,10 +32,11 @@ PAST = "@past"
 PRESENT = "@present"
 _PAST_WORDS = re.compile(
     r"\b(?:old|previous|previously|former|formerly|ex|used\s+to|no\s+longer|anymore|"
-    r"earlier|past)\b|以前|前の|昔|元の|旧"
+    r"earlier|past|last)\b|以前|前の|昔|元の|旧"
 )
 _PRESENT_WORDS = re.compile(
-    r"\b(?:now|current|currently|new|newly|present|these\s+days)\b|今の|現在|新しい"
+    r"\b(?:now|current|currently|new|newly|present|these\s+days|still|next|planning|plans)\b"
+    r"|今の|現在|新しい"
 )
 
 _STOP = frozenset(

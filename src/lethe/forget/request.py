@@ -82,7 +82,6 @@ _TAIL_WORDS = re.compile(
 )
 _LABEL = re.compile(r"^\s*(?:correction|update|fyi|note|btw|actually)\b\s*[:,]?\s*", re.IGNORECASE)
 _WH = re.compile(r"^(?:where|when|what|who|whom|which|how|why|whether)\b", re.IGNORECASE)
-_WHOLE = re.compile(r"\b(?:everything|anything|all|entirely|every\s+memory)\b", re.IGNORECASE)
 
 # Japanese: the object, a particle (は/を/の件は/のことは…) and a verb of forgetting at the end.
 _JA_VERB = (
@@ -167,9 +166,3 @@ def _search_end(pattern: re.Pattern[str], obj: str) -> tuple[re.Match[str] | Non
 def _scope(match: re.Match[str]) -> bool:
     word = match.groupdict().get("scope")
     return bool(word)
-
-
-def plural_whole(obj: str) -> bool:
-    """An object that asks for every one of a kind ("all my appointments"): not a subject,
-    but more than one fact may be meant."""
-    return bool(_WHOLE.search(obj))
