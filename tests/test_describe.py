@@ -131,6 +131,17 @@ def test_a_correction_names_the_memory_it_supersedes_and_not_someone_elses() -> 
     assert named[0].confidence >= 0.9 and named[0].evidence
 
 
+def test_a_word_said_only_by_memories_that_cannot_be_meant_is_wording() -> None:
+    """ "plate" is said only by memories holding another car or another code, farther in
+    meaning than the best match: it is how that fact is worded there, not a sign that the
+    request means another memory. The same word said by one closer in meaning is doubt."""
+    request = "forget that Julia drives a green Fiat 500 with plate HB-7017"
+    target = "Julia drives a green Fiat 500 (HB-7017)."
+    other = "Julia's car is a black Skoda Octavia, licence plate HB-7016."
+    assert _marked(request, [(target, 0.93), (other, 0.80)]) == [target]
+    assert _marked(request, [(target, 0.93), (other, 0.94)]) == []
+
+
 def test_plans_on_the_store_mark_exactly_what_the_request_means(mem: Lethe) -> None:
     """On both stores, with the real embedder: a restated fact, an identifier, a subject."""
     ids = {

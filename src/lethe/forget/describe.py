@@ -156,8 +156,10 @@ def _fact(
     weights = evidence.idf(list(readings.values()))
     judged: list[Judgement] = []
     eligible: list[tuple[Judgement, float]] = []
+    excluded: set[str] = set()
+    """Candidates that cannot be the memory meant (they miss what the request names)."""
     unowned: set[str] = set()
-    """Candidates excluded only because they are someone else's fact."""
+    """Of those, the ones that are someone else's fact."""
     for c in candidates:
         r = readings[c.memory.id]
         missing = _missing(wanted, r, codes, names)
@@ -165,6 +167,7 @@ def _fact(
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if missing:
             j.reason = f"{missing}: never a target"
+            excluded.add(c.memory.id)
             if missing.startswith("is "):
                 unowned.add(c.memory.id)
             judged.append(j)
@@ -187,7 +190,17 @@ def _fact(
         f"lead over the next candidate {lead:.2f}" if rest else "no other candidate qualifies"
     )
     doubt = _doubt(
-        top, obj, plain, codes, bool(names), weights, candidates, readings, unowned, not rest
+        top,
+        obj,
+        plain,
+        codes,
+        bool(names),
+        weights,
+        candidates,
+        readings,
+        excluded,
+        unowned,
+        not rest,
     )
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
     if closer and not doubt and not _identifier_led(obj, plain, codes):
@@ -282,13 +295,16 @@ def _doubt(
     weights: dict[str, float],
     candidates: Sequence[Candidate],
     readings: dict[str, Reading],
+    excluded: set[str],
     unowned: set[str],
     only_holder: bool,
 ) -> str | None:
     """Why the best candidate, though it holds everything the request names, may not be the
     memory meant: it says none of the request's words (only its vector links them), it is
     barely similar, or the request's words it does not say are said by
-    other memories (the request may mean one of those, or one not stored), or a memory of
+    other memories (the request may mean one of those, or one not stored; a memory that
+    lacks a value the request names counts only when it is as close in meaning as the best
+    match — farther, its words are how it is worded, not another meaning), or a memory of
     the same kind says a word of the request that it does not ("pharmacist" in "Sofia works
     at Shopify as a pharmacist" when the best match says "accountant"). A request that is an
     identifier with the words naming it ("order number 470-…") is decided by its
@@ -309,6 +325,7 @@ def _doubt(
         w
         for c in candidates
         if c.memory.id not in unowned
+        and (c.memory.id not in excluded or c.similarity >= top.similarity)
         for w in lacking & readings[c.memory.id].words
     }
     unsaid = sum(weights.get(w, 0.0) for w in elsewhere)
