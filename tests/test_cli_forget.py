@@ -353,6 +353,27 @@ def test_query_execute_yes_forgets_only_the_clear_winner(db: str) -> None:
     assert live(db) == {ids[t] for t in SEED_000[1:]}
 
 
+def test_a_compound_memory_is_shown_as_an_edit_and_cut_once_confirmed(db: str) -> None:
+    both = remember(db, "The user takes sertraline and is allergic to penicillin.")
+    remember(db, "Tom takes sertraline.")
+    text = ok(db, "forget", "--query", "forget that I take sertraline").stdout
+    assert re.search(rf"^edit\s+{both}", text, re.MULTILINE)
+    assert "[-takes sertraline and-]" in text
+    plan = response(db, "forget", "--query", "forget that I take sertraline")
+    [entry] = [e for e in plan["plan"] if e["id"] == both]
+    assert entry["action"] == "edit"
+    assert entry["newContent"] == "The user is allergic to penicillin."
+    before = snapshot(db)
+    unconfirmed = run(db, "forget", "--query", "forget that I take sertraline", "--execute")
+    assert unconfirmed.exit_code == 3 and "1 memory edited" in one_error_line(unconfirmed)
+    assert snapshot(db) == before
+    body = response(db, "forget", "--query", "I take sertraline", "--execute", "--yes")
+    assert body["editedIds"] == [both] and body["deletedIds"] == []
+    shown = as_json(db, "show", both)
+    assert shown["content"] == "The user is allergic to penicillin." and shown["version"] == 2
+    assert both in live(db)
+
+
 def test_ambiguous_query_execute_forgets_nothing(db: str) -> None:
     remember(db, "User's sister lives in Boston")
     remember(db, "User's brother lives in Boston")

@@ -209,6 +209,35 @@ def test_forget_by_query_with_filters_lists_only_matching_candidates(db: str) ->
     run(scenario())
 
 
+def test_a_compound_memory_is_listed_as_an_edit_to_apply_with_update(db: str) -> None:
+    """The memory holds the fact to forget beside another: the candidate says to cut it out,
+    with the text to keep; forget by id would lose the other fact."""
+
+    async def scenario() -> None:
+        async with stdio_client(db) as client:
+            both = await call(
+                client,
+                "remember",
+                content="The user takes sertraline and is allergic to penicillin.",
+            )
+            await call(client, "remember", content="Tom takes sertraline.")
+            before = snapshot(db)
+            found = await client.call_tool("forget", {"query": "forget that I take sertraline"})
+            body = found.structured_content
+            assert body is not None and snapshot(db) == before
+            [edit] = [c for c in body["candidates"] if c["id"] == both["memory"]["id"]]
+            assert edit["action"] == "edit"
+            assert edit["new_content"] == "The user is allergic to penicillin."
+            assert "update_memory" in text(found) and "[-takes sertraline and-]" in text(found)
+            done = await call(
+                client, "update_memory", memory_id=edit["id"], content=edit["new_content"]
+            )
+            assert done["memory"]["content"] == "The user is allergic to penicillin."
+            assert done["memory"]["version"] == 2
+
+    run(scenario())
+
+
 def test_one_session_cannot_confirm_anothers_forget(db: str) -> None:
 
     async def scenario() -> None:

@@ -209,6 +209,21 @@ def test_plans_show_what_is_protected_and_previews_delete_nothing(
     assert snapshot(db) == before
 
 
+def test_the_preview_shows_an_edit_of_a_memory_holding_two_facts(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        both = mem.remember("The user takes sertraline and is allergic to penicillin.").id
+        mem.remember("Tom takes sertraline.")
+    before = snapshot(db)
+    with ui_server(db) as url:
+        preview = Visitor(url).get("/forget/preview?q=forget+that+I+take+sertraline")
+        text = html.unescape(preview.body)
+        assert preview.status == 200 and both in text
+        assert "be edited" in text and "[-takes sertraline and-]" in text
+    assert snapshot(db) == before
+
+
 def test_edit_purge_and_pending_from_the_pages(
     db: str, seeded: dict[str, str], embedder: Embedder
 ) -> None:

@@ -259,7 +259,7 @@ def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: 
     if not execute:
         _show_plan(plan, json_)
         return
-    if plan.targets and not yes:
+    if (plan.targets or plan.edits) and not yes:
         if not confirming.interactive():
             _show_plan(plan, json_)
             raise confirming.not_confirmed(_would(plan))
@@ -340,7 +340,8 @@ def _would(plan: ForgetPlan) -> str:
     verb = "forgotten" if plan.operation == "forget" else "erased for good"
     unprotected = sum(1 for item in plan.targets if item.was_protected)
     note = f" ({unprotected} of them protected until moments ago)" if unprotected else ""
-    return f"{render.plural(len(plan.targets))} would be {verb}{note}"
+    edits = f", {render.plural(len(plan.edits))} edited" if plan.edits else ""
+    return f"{render.plural(len(plan.targets))} would be {verb}{note}{edits}"
 
 
 def _question(plan: ForgetPlan) -> str:
@@ -352,6 +353,12 @@ def _question(plan: ForgetPlan) -> str:
         if unprotected
         else ""
     )
+    if plan.edits:
+        edits = render.plural(len(plan.edits))
+        cut = f"Cut the fact out of {edits} (see each edit above)"
+        if not plan.targets:
+            return f"{cut}? (revert restores the old text)"
+        return f"Forget {count} and {cut[0].lower()}{cut[1:]}?{warning} (restorable)"
     if plan.operation == "forget":
         return f"Forget {count}?{warning} (restorable from the trash until purged)"
     return f"Erase {count} for good?{warning} This cannot be undone."
@@ -361,7 +368,7 @@ def _decline(mem: Lethe, plan: ForgetPlan) -> None:
     """A person said no: that is a declined confirmation, and the audit log records it."""
     from lethe.engine.forgetting import MAX_IDS
 
-    ids = [item.id for item in plan.targets]
+    ids = [item.id for item in (*plan.targets, *plan.edits)]
     for start in range(0, len(ids), MAX_IDS):
         mem.decline(ids[start : start + MAX_IDS], session=plan.actor, operation=plan.operation)
 

@@ -232,7 +232,7 @@ def import_line(report: ImportReport) -> str:
 # -- remembering and changing -----------------------------------------------------------------
 
 
-_ACTION_STYLE = {"delete": "bold red", "skip": "yellow", "refuse": "magenta"}
+_ACTION_STYLE = {"delete": "bold red", "edit": "bold blue", "skip": "yellow", "refuse": "magenta"}
 _INDENT = 8
 
 
@@ -302,8 +302,10 @@ def plan_view(plan: ForgetPlan) -> RenderableType:
 
 def _item_details(item: PlanItem, operation: str) -> Text:
     lines = [Text(item.reason, style="dim")]
-    if item.evidence and item.action == "delete":
+    if item.evidence and item.action in ("delete", "edit"):
         lines.append(Text("evidence: " + "; ".join(item.evidence), style="dim"))
+    if item.diff is not None:
+        lines.append(Text("edit: " + item.diff))
     if item.protection:
         lines.append(Text(f"protected: {item.protection}", style="magenta"))
     if item.warning:
@@ -325,6 +327,10 @@ def result_view(result: ForgetResult) -> RenderableType:
         done = Text(f"{verb} ", style="bold")
         done.append(", ".join(result.executed), style="cyan")
         parts.append(done)
+    if result.edited:
+        done = Text("edited ", style="bold")
+        done.append(", ".join(result.edited), style="cyan")
+        parts.append(done)
     for item in result.refused:
         parts.append(
             Text.assemble(
@@ -342,6 +348,8 @@ def result_view(result: ForgetResult) -> RenderableType:
     parts.append(Text(result.notes, style="bold"))
     if result.operation == "forget" and result.executed:
         parts.append(Text("undo with: lethe restore ID (see lethe trash)", style="dim"))
+    if result.edited:
+        parts.append(Text("undo an edit with: lethe revert ID VERSION (see lethe history ID)"))
     return Group(*parts)
 
 

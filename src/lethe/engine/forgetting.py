@@ -28,6 +28,7 @@ from lethe.forget.guard import protection
 from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.messages import (
     derived_notes,
+    edit_notes,
     result_notes,
 )
 from lethe.forget.plan import (
@@ -54,6 +55,8 @@ from lethe.forget.results import (
 )
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
 from lethe.store.base import StoreTx
+from lethe.store.rows import Provenance
+from lethe.store.vectors import Vector
 
 MAX_IDS = 100
 SUGGESTIONS = 5
@@ -250,7 +253,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         items = [
             described_item(j)
             for j in decision.judgements
-            if j.verdict == "delete" or j.similarity >= PREVIEW_THRESHOLD
+            if j.verdict != "skip" or j.similarity >= PREVIEW_THRESHOLD
         ]
         items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
         return items, decision.ambiguous
@@ -402,10 +405,16 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 notes=f"The plan expired ({int(ttl.total_seconds())} s); nothing was executed. "
                 "Review the fresh plan and execute it instead.",
             )
+        vectors = self._edit_vectors(plan)
         with self.store.transaction() as tx:
             executed, stale, gone, refused, touched = self._apply(
                 tx, plan.operation, plan.targets, actor=who, plan=plan, now=now
             )
+            edited, edit_stale, edit_gone, edit_refused, edit_touched = self._apply_edits(
+                tx, plan, vectors, actor=who, now=now
+            )
+            stale, gone, refused = stale + edit_stale, gone + edit_gone, refused + edit_refused
+            touched += edit_touched
             owed = self._owe(tx, touched, erased=plan.operation == "purge" and bool(touched))
         self._after(plan.operation, touched, owed)
         return ForgetResult(
@@ -413,6 +422,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             operation=plan.operation,
             namespace=plan.namespace,
             executed=tuple(executed),
+            edited=tuple(edited),
             skipped=plan.skipped,
             refused=(*plan.refused, *refused),
             stale=tuple(stale),
@@ -422,10 +432,68 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             notes=" ".join(
                 [
                     result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
+                    *(edit_notes(edited) if edited else []),
                     *(derived_notes(plan.derived) if executed else []),
                 ]
             ),
         )
+
+    def _edit_vectors(self, plan: ForgetPlan) -> dict[str, Vector]:
+        """The edited texts' vectors, embedded before the transaction opens."""
+        edits = [i for i in plan.edits if i.new_content is not None]
+        if not edits:
+            return {}
+        vectors = self.embedder.embed([i.new_content or "" for i in edits])
+        return {i.id: v for i, v in zip(edits, vectors, strict=True)}
+
+    def _apply_edits(
+        self,
+        tx: StoreTx,
+        plan: ForgetPlan,
+        vectors: dict[str, Vector],
+        *,
+        actor: str,
+        now: datetime,
+    ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
+        """Inside the plan's transaction: each memory that also holds another fact gets its
+        edited text as a new version (the old text stays in its history, so the forget can be
+        reverted), when it is still as previewed and unprotected."""
+        edited: list[str] = []
+        stale: list[str] = []
+        gone: list[str] = []
+        refused: list[PlanItem] = []
+        touched: list[Memory] = []
+        for item in plan.edits:
+            memory = tx.store.get(item.id)
+            if memory is None or memory.status != "active" or item.new_content is None:
+                gone.append(item.id)
+                continue
+            if memory.content_sha256 != item.content_sha256:
+                stale.append(item.id)
+                continue
+            guard = protection(memory)
+            if guard:
+                refused.append(
+                    item.model_copy(
+                        update={"action": "refuse", "protection": guard.reason, "hint": guard.hint}
+                    )
+                )
+                continue
+            details: dict[str, Any] = {"plan": plan.id, "tier": item.tier, "confirmed": "plan"}
+            if item.similarity is not None:
+                details["similarity"] = item.similarity
+            new = self._write_version(
+                tx,
+                memory,
+                {"content": item.new_content},
+                vectors[item.id],
+                Provenance(actor, "edit", plan.reason or item.reason),
+                now,
+                details,
+            )
+            edited.append(memory.id)
+            touched += [memory, new]
+        return edited, stale, gone, refused, touched
 
     def _replan(self, plan: ForgetPlan, actor: str) -> ForgetPlan:
         return self._plan(

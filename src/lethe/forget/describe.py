@@ -36,7 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lethe.forget import evidence
+from lethe.forget import compound, evidence
+from lethe.forget.compound import Edit
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.request import Request, read
@@ -61,7 +62,7 @@ IDENTIFIED = 0.95
 """The certainty of the one memory holding an identifier the request names on its own."""
 """No description is ever fully certain: an id is."""
 
-Verdict = Literal["delete", "skip"]
+Verdict = Literal["delete", "edit", "skip"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,8 @@ class Judgement:
     features: dict[str, float] | None = None
     """A fact decision's best candidate: the evidence its certainty was computed from."""
     doubt: str | None = None
+    edit: Edit | None = None
+    """For verdict `edit`: the memory without the fact to forget."""
 
 
 @dataclass
@@ -112,19 +115,19 @@ def decide(
     if request.scope == "subject":
         judged = _subject(request, candidates, readings, common)
         if judged is not None:
-            return Decision(request, judged, not any(j.verdict == "delete" for j in judged))
+            return Decision(request, judged, not any(j.verdict != "skip" for j in judged))
     parts = _parts(request.object)
     if len(parts) > 1:
         split = [
             _fact(p, _rescored(p, candidates, similar), readings, common, margin) for p in parts
         ]
-        marked = [{j.memory.id for j in js if j.verdict == "delete"} for js in split]
+        marked = [{j.memory.id for j in js if j.verdict != "skip"} for js in split]
         if all(marked) and not set.intersection(*marked):
             return Decision(request, _merge(split), False)
     judged = _fact(request.object, candidates, readings, common, margin)
     if _plural(request.object):
         judged = _widen_plural(judged, request.object, readings)
-    return Decision(request, judged, not any(j.verdict == "delete" for j in judged))
+    return Decision(request, judged, not any(j.verdict != "skip" for j in judged))
 
 
 # -- one fact ------------------------------------------------------------------------------
@@ -178,10 +181,16 @@ def _fact(
     if not eligible:
         return judged
     top, top_score = eligible[0]
-    copies = [j for j, _ in eligible[1:] if _copy(readings[top.memory.id], readings[j.memory.id])]
+    plain = _plain(wanted, names, codes)
+    asked, owners = _asked(wanted, plain, names, codes)
+    copies = [
+        j
+        for j, _ in eligible[1:]
+        if _copy(readings[top.memory.id], readings[j.memory.id])
+        or compound.holds_as_part(j.memory.content, top.memory.content, owners)
+    ]
     rest = [(j, s) for j, s in eligible[1:] if j not in copies]
     lead = top_score - rest[0][1] if rest else top_score
-    plain = _plain(wanted, names, codes)
     top.features = _features(
         lead, top_score - top.similarity, top.similarity, plain, codes, readings[top.memory.id]
     )
@@ -227,6 +236,8 @@ def _fact(
         for j in copies:
             j.verdict, j.certainty = "delete", certainty
             j.reason = "the same fact stored again (the same words and identifiers)"
+        for j in (top, *copies):
+            _cut(j, asked, owners)
     else:
         top.reason = doubt or (
             f"best match, but not certain enough to delete (certainty {certainty:.2f} "
@@ -246,6 +257,38 @@ def _fact(
             else "holds what the request names; too close to other candidates to choose"
         )
     return [top, *copies, *(j for j, _ in rest), *judged]
+
+
+def _asked(
+    wanted: Reading, plain: frozenset[str], names: list[str], codes: list[tuple[str, ...]]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """What a part of a memory must hold to be the request's fact (its words, the names it
+    gives beyond whose fact it is, its identifiers' tokens), and the words naming whose fact
+    it is (held by every part of a memory about one person)."""
+    owners = {"user"} if wanted.owner in (USER, None) else evidence.words(wanted.owner)
+    named = evidence.words(" ".join(n for n in names if n != wanted.owner))
+    tokens = evidence.words(" ".join(t for c in codes for t in c))
+    return frozenset(plain | named | tokens) - owners, frozenset(owners)
+
+
+def _cut(j: Judgement, asked: frozenset[str], owners: frozenset[str]) -> None:
+    """A marked memory that also holds another fact is edited, not deleted
+    (`compound.split`); when it cannot be cut cleanly, nothing is marked."""
+    found = compound.split(j.memory.content, asked, owners)
+    if found is None:
+        return
+    if found.edit is None:
+        j.verdict, j.certainty = "skip", min(j.certainty, 0.5)
+        j.doubt = j.reason = found.doubt or (
+            "it also holds another fact, which cannot be cut from it cleanly: edit it "
+            "yourself (update), or name it by id to forget all of it"
+        )
+        return
+    j.verdict, j.edit = "edit", found.edit
+    j.reason = (
+        f"holds the fact the request describes and another ({'; '.join(found.edit.kept)}): "
+        f"edited to keep the other (certainty {j.certainty:.2f})"
+    )
 
 
 def _plain(wanted: Reading, names: list[str], codes: list[tuple[str, ...]]) -> frozenset[str]:
@@ -477,9 +520,9 @@ def _merge(split: list[list[Judgement]]) -> list[Judgement]:
     for judged in split:
         for j in judged:
             held = best.get(j.memory.id)
-            if held is None or (j.verdict == "delete" and held.verdict != "delete"):
+            if held is None or (j.verdict != "skip" and held.verdict == "skip"):
                 best[j.memory.id] = j
-    return sorted(best.values(), key=lambda j: (j.verdict != "delete", -j.similarity))
+    return sorted(best.values(), key=lambda j: (j.verdict == "skip", -j.similarity))
 
 
 _PLURAL = re.compile(r"(?:\b(?:my|our|all|every|each)\b|'s)\s+(?:[a-z-]+\s+)?([a-z]{3,}[^s\W]s)\b")

@@ -92,6 +92,12 @@ _CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
 _CAPITAL = re.compile(r"(?<![\w@.\-])([A-Z][^\W\d_]*(?:-[A-Z][^\W\d_]*)*(?:'[sS])?)(?![\w@\-])")
 
 
+# A verb right after a clause's first name: "Carol is", "Nina lives", "Tom joined".
+_FINITE = re.compile(
+    r"\s+(?:is|are|was|were|has|had|does|did|can|will|[a-z]+[a-rt-z]s|[a-z]{2,}ed)\b"
+)
+
+
 def fold(text: str) -> str:
     return plain_width(unicodedata.normalize("NFC", text)).casefold()
 
@@ -172,7 +178,8 @@ def read(text: str, common: frozenset[str]) -> Reading:
     names: list[str] = []
     starts = {m.end() for m in _CLAUSE.finditer(text)}
     # Whose fact it is, by how surely the position says so: a possessive ("Sofia's address"),
-    # then "of/for NAME" ("Mobile of Hannah"), then the subject of a clause ("Nina lives").
+    # then the subject of a clause before its verb ("Carol is a member of Anytime Fitness" is
+    # Carol's), then "of/for NAME" ("Mobile of Hannah"), then a clause's first name.
     owners: dict[int, tuple[str, bool]] = {}
     for m in _CAPITAL.finditer(text):
         token = m.group(1)
@@ -190,7 +197,18 @@ def read(text: str, common: frozenset[str]) -> Reading:
         # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
         # ("San Francisco").
         verb = re.match(r"\s+[a-z]", text[m.end() : m.end() + 2])
-        rank = 0 if possessive else 1 if after_of else 2 if at_start and verb else None
+        finite = _FINITE.match(text[m.end() : m.end() + 16])
+        rank = (
+            0
+            if possessive
+            else 1
+            if at_start and finite
+            else 2
+            if after_of
+            else 3
+            if at_start and verb
+            else None
+        )
         if rank is not None and rank not in owners:
             shared = bool(re.match(r"\s+(?:and|&|with)\s+[A-Z]", text[m.end() : m.end() + 12]))
             owners[rank] = (stem, shared)

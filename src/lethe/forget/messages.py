@@ -37,6 +37,14 @@ def result_notes(
     return " ".join(parts)
 
 
+def edit_notes(edited: Sequence[str]) -> list[str]:
+    noun = "memory" if len(edited) == 1 else "memories"
+    return [
+        f"Edited {len(edited)} {noun} that also held another fact: the fact is cut out, the "
+        "old text is in its history (revert restores it; purge the memory to erase it)."
+    ]
+
+
 def confirmation_status(
     executed: Sequence[str],
     awaiting: Sequence[PlanItem],

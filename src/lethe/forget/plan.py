@@ -17,12 +17,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from lethe.filters import Filters
+from lethe.forget.compound import word_diff
 from lethe.forget.describe import MARK_BAR, Judgement
 from lethe.forget.guard import protection
 from lethe.model import Memory
 
 Tier = Literal["explicit", "criteria", "filter", "query"]
-Action = Literal["delete", "skip", "refuse"]
+Action = Literal["delete", "edit", "skip", "refuse"]
 Operation = Literal["forget", "purge"]
 
 PREVIEW_THRESHOLD = 0.4
@@ -67,6 +68,12 @@ class PlanItem(_Frozen):
     was_protected: str | None = None
     """Set when the target lost its protection within the confirmation window (an update
     lowered a pin or moved it out of a protected layer moments ago)."""
+    new_content: str | None = None
+    """For action `edit`: the memory's text without the fact to forget (it holds another
+    fact too). Executing the plan makes it the memory's new version; the old text stays in
+    the memory's history, restorable with revert, until the memory is purged."""
+    diff: str | None = None
+    """For action `edit`: the words cut, marked [-…-] in the memory's text."""
 
 
 class DerivedItem(_Frozen):
@@ -127,6 +134,11 @@ class ForgetPlan(_Frozen):
         return tuple(i for i in self.items if i.action == "delete")
 
     @property
+    def edits(self) -> tuple[PlanItem, ...]:
+        """Memories that hold the fact to forget beside another: rewritten, not deleted."""
+        return tuple(i for i in self.items if i.action == "edit")
+
+    @property
     def refused(self) -> tuple[PlanItem, ...]:
         return tuple(i for i in self.items if i.action == "refuse")
 
@@ -169,6 +181,8 @@ def described_item(judgement: Judgement) -> PlanItem:
     memory = judgement.memory
     guard = protection(memory)
     delete = judgement.verdict == "delete"
+    edit = judgement.edit if judgement.verdict == "edit" else None
+    action: Action = "delete" if delete else ("edit" if edit else "skip")
     return PlanItem(
         id=memory.id,
         namespace=memory.namespace,
@@ -179,11 +193,13 @@ def described_item(judgement: Judgement) -> PlanItem:
         certainty=round(judgement.certainty, 3),
         evidence=tuple(judgement.evidence),
         tier="query",
-        action="refuse" if guard else ("delete" if delete else "skip"),
+        action="refuse" if guard else action,
         reason=judgement.reason,
         protection=guard.reason if guard else None,
-        hint=guard.hint if guard else (None if delete else by_id_hint(memory.id)),
+        hint=guard.hint if guard else (None if action != "skip" else by_id_hint(memory.id)),
         private=memory.private,
+        new_content=edit.new_content if edit else None,
+        diff=word_diff(memory.content, edit.new_content) if edit else None,
     )
 
 
@@ -321,6 +337,7 @@ def query_items(
 
 def notes_for(plan_items: Sequence[PlanItem], *, ambiguous: bool, operation: Operation) -> str:
     targets = [i for i in plan_items if i.action == "delete"]
+    edits = [i for i in plan_items if i.action == "edit"]
     refused = [i for i in plan_items if i.action == "refuse"]
     skipped = [i for i in plan_items if i.action == "skip"]
     if not plan_items:
@@ -334,6 +351,12 @@ def notes_for(plan_items: Sequence[PlanItem], *, ambiguous: bool, operation: Ope
         noun = "memory" if len(targets) == 1 else "memories"
         verb = "forget (move to trash)" if operation == "forget" else "erase for good"
         parts.append(f"Would {verb} {len(targets)} {noun}.")
+    if edits:
+        noun = "memory" if len(edits) == 1 else "memories"
+        parts.append(
+            f"Would edit {len(edits)} {noun} that also hold another fact: the fact to forget is "
+            "cut out (see each diff), the rest kept; the old text stays in its history."
+        )
     if skipped and not ambiguous:
         parts.append(f"{len(skipped)} candidate(s) kept; name an id to delete one.")
     if refused:
@@ -366,6 +389,9 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
             entry["evidence"] = list(item.evidence)
         if item.was_protected:
             entry["wasProtected"] = item.was_protected
+        if item.new_content is not None:
+            entry["newContent"] = item.new_content
+            entry["diff"] = item.diff
         entries.append(entry)
     return {
         "status": "ok",

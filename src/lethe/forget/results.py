@@ -26,6 +26,8 @@ class ForgetResult(_Frozen):
     operation: Operation
     namespace: str
     executed: tuple[str, ...]
+    edited: tuple[str, ...] = ()
+    """Memories that held the fact beside another: rewritten without it (a new version)."""
     skipped: tuple[PlanItem, ...] = ()
     refused: tuple[PlanItem, ...] = ()
     stale: tuple[str, ...] = ()
@@ -117,6 +119,7 @@ def result_json(result: ForgetResult) -> dict[str, Any]:
         "dryRun": False,
         "deletedCount": len(result.executed),
         "deletedIds": list(result.executed),
+        "editedIds": list(result.edited),
         "skippedLowConfidence": low,
         "refused": [
             {"id": i.id, "reason": i.protection or i.reason, "hint": i.hint} for i in result.refused

@@ -235,6 +235,11 @@ class CandidateOut(Output):
     certainty: float | None = None
     """How sure the planner is that the request means this memory (0-1; >= 0.9 marks it)."""
     evidence: list[str] = []
+    new_content: str | None = None
+    """Action `edit`: the memory holds the fact beside another; this is its text without the
+    fact (apply it with update_memory, which keeps the old text as a version)."""
+    diff: str | None = None
+    """Action `edit`: the words cut, marked [-…-]."""
 
     @classmethod
     def of(cls, item: PlanItem) -> CandidateOut:
@@ -250,6 +255,8 @@ class CandidateOut(Output):
             was_protected=item.was_protected,
             certainty=item.certainty,
             evidence=list(item.evidence),
+            new_content=item.new_content,
+            diff=item.diff,
         )
 
 
@@ -352,8 +359,15 @@ def candidate_line(c: CandidateOut) -> str:
     score = f" ({c.similarity:.2f})" if c.similarity is not None else ""
     extra = f" — {c.protection}; {c.hint}" if c.protection else ""
     if c.certainty is not None and not c.protection:
-        sure = "the memory meant" if c.action == "delete" else "not certain"
+        sure = {"delete": "the memory meant", "edit": "holds the fact and another"}.get(
+            c.action, "not certain"
+        )
         extra += f" — {sure} (certainty {c.certainty:.2f}): {c.reason}"
+    if c.new_content is not None:
+        extra += (
+            f" — do not delete it: cut the fact out ({c.diff}) with "
+            f"update_memory(memory_id={c.id!r}, content={c.new_content!r}) once the user agrees"
+        )
     if c.was_protected:
         extra += f" — note: {c.was_protected}"
     return f"- {c.id}{score} {c.preview}{extra}"

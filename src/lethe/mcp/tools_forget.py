@@ -371,6 +371,11 @@ def _candidates(
         if plan.items
         else "No memory is close to that. Try recall with other words."
     )
+    if plan.edits:
+        guidance += (
+            " A candidate marked edit holds another fact too: forgetting it would lose that one;"
+            " cut the fact out with update_memory and the content shown, once the user agrees."
+        )
     return reply(out, lines, guidance)
 
 
