@@ -251,3 +251,16 @@ def test_a_name_is_not_the_same_word_in_another_sense() -> None:
     loan = "Frank lent the user £50 for the deposit."
     assert _marked("forget that Frank lent me £50", [(talk, 0.8), (loan, 0.75)]) == [loan]
     assert _marked("forget that Frank lent me £50", [(talk, 0.8)]) == []
+
+
+def test_a_name_that_qualifies_another_thing_is_another_sense() -> None:
+    """ "Dijon mustard" names the mustard, not the office, however close its vector; "the
+    user drove to Dijon twice" names the place itself."""
+    office = "The Dijon office moves to a new building in May."
+    commute = "The user drove to Dijon twice for meetings at the office."
+    mustard = "Dijon mustard is on the shopping list."
+    marked = _marked(
+        "forget everything about the Dijon office",
+        [(office, 0.75), (mustard, 0.56), (commute, 0.5)],
+    )
+    assert sorted(marked) == sorted([office, commute])

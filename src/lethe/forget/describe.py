@@ -629,6 +629,32 @@ def _holding(
     return out
 
 
+def _another_thing(text: str, anchors: list[str], head: frozenset[str]) -> str | None:
+    """ "Dijon mustard", "Turkey sandwiches", "the Java course": every time the memory names
+    the anchor, the name qualifies a noun that is none of the request's words — another thing
+    than the one asked about ("the Dijon office", "the Java trip")."""
+    seen: list[str] = []
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b(\s+([a-z]+))?", text):
+            noun = m.group(2)
+            before = text[: m.start()].rstrip()
+            # After a preposition ("the commute to Atlassian took…") the name is the place or
+            # the company itself, whatever follows.
+            entity = bool(_PREPOSITION_BEFORE.search(before))
+            if entity or noun is None or _VERB.fullmatch(noun) or _FINITE_WORD.fullmatch(noun):
+                return None
+            if not evidence.words(noun) or evidence.words(noun) & head:
+                return None
+            seen.append(f"{text[m.start() : m.end()]}")
+    return seen[0] if seen else None
+
+
+_PREPOSITION_BEFORE = re.compile(
+    r"(?i)\b(?:to|in|at|from|of|for|with|near|about|around|across|visit|visited|visiting)$"
+)
+_FINITE_WORD = re.compile(r"[a-z]+(?:ed|ing)|took|went|made|had|was|were|is|are|has|did|got")
+
+
 def _about_topic(
     obj: str, wanted: Reading, candidates: Sequence[Candidate], readings: dict[str, Reading]
 ) -> list[Judgement] | None:
@@ -680,6 +706,9 @@ def _about_topic(
         r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         unfit = fits(r)
+        other = _another_thing(r.text, anchors, head) if anchors and head else None
+        if other and not unfit:
+            unfit = f"names another thing ({other}): the name is used in another sense"
         if anchors and head and not (head & r.words) and c.similarity < FLOOR and not unfit:
             unfit = (
                 f"says none of {', '.join(sorted(head))} and is far in meaning "
