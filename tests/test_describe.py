@@ -264,3 +264,17 @@ def test_a_name_that_qualifies_another_thing_is_another_sense() -> None:
         [(office, 0.75), (mustard, 0.56), (commute, 0.5)],
     )
     assert sorted(marked) == sorted([office, commute])
+
+
+def test_a_request_for_the_old_one_means_the_memory_that_says_so() -> None:
+    """ "My old phone number" is the one said to be previous, not the one that says nothing
+    of time (the current one); a year is when the fact held, not what names it."""
+    old = "+44 7700 900992 was the user's number until last year."
+    current = "The user's phone number is +1 415 555 0721."
+    address = "The user's previous address: 49 Kastanienallee, Leeds."
+    marked = _marked("forget my old phone number", [(current, 0.58), (old, 0.45), (address, 0.42)])
+    assert current not in marked
+    email = "Maria's e-mail in 2020: maria.silva@fastmail.com."
+    number = "Maria's number in 2020: +44 7700 900707."
+    assert _marked("forget Maria's 2020 phone number", [(email, 0.76)]) == []
+    assert _marked("forget Maria's 2020 phone number", [(number, 0.89), (email, 0.76)]) != [email]

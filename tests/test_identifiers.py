@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lethe import Lethe
-from lethe.forget.identifiers import holds_all, identifiers
+from lethe.forget.identifiers import holds, holds_all, identifiers
 
 CASES = [
     ("forget my address 150 Elm Road", "My address is 160 Elm Road", False),
@@ -64,3 +64,11 @@ def test_a_twin_with_another_number_is_never_marked(mem: Lethe) -> None:
     assert skipped.action == "skip" and "150" in skipped.reason
     nothing = mem.plan_forget(query="forget that my home address is 170 Elm Road, Springfield")
     assert nothing.targets == ()
+
+
+def test_a_label_before_a_number_ends_at_its_colon() -> None:
+    """ "in 2020: +44 7700 900707" is a year and a phone number, not one long number."""
+    text = "Maria's number in 2020: +44 7700 900707."
+    assert holds(text, ("2020",))
+    assert holds(text, ("+", "44", "7700", "900707"))
+    assert not holds("Call 2020-44-7700 now", ("2020",))

@@ -177,6 +177,7 @@ def _fact(
             continue
         j.evidence = _held(codes, names, wanted, share, c.similarity)
         eligible.append((j, c.similarity + share))
+    eligible = _qualified(eligible, wanted, readings, judged, excluded)
     eligible.sort(key=lambda pair: -pair[1])
     if not eligible:
         return judged
@@ -291,6 +292,33 @@ def _cut(j: Judgement, asked: frozenset[str], owners: frozenset[str]) -> None:
     )
 
 
+def _qualified(
+    eligible: list[tuple[Judgement, float]],
+    wanted: Reading,
+    readings: dict[str, Reading],
+    judged: list[Judgement],
+    excluded: set[str],
+) -> list[tuple[Judgement, float]]:
+    """A request for the old one ("my old phone number") means a memory that says it is
+    past, when one does: one that says nothing of time is then the current one, or another."""
+    kept = eligible
+    for marker, what in ((evidence.PAST, "old"), (evidence.PRESENT, "current")):
+        if marker not in wanted.words:
+            continue
+        saying = [(j, s) for j, s in kept if marker in readings[j.memory.id].words]
+        if not saying:
+            continue
+        for j, _ in kept:
+            if marker not in readings[j.memory.id].words:
+                j.reason = (
+                    f"does not say it is the {what} one, and another memory does: never a target"
+                )
+                excluded.add(j.memory.id)
+                judged.append(j)
+        kept = saying
+    return kept
+
+
 def _plain(wanted: Reading, names: list[str], codes: list[tuple[str, ...]]) -> frozenset[str]:
     """The request's words beyond its names and identifiers."""
     named = evidence.words(" ".join(names)) | evidence.words(" ".join(t for c in codes for t in c))
@@ -323,7 +351,16 @@ def _identifier_led(obj: str, plain: frozenset[str], codes: list[tuple[str, ...]
     """The request is an identifier with at most two words naming what it is ("order number
     470-…", "booking 2Y74F8", "the password marble-50"), not a sentence about it ("the code for
     my bank login is 16621"): the identifier decides, whatever words the memory uses."""
-    return bool(codes) and len(plain) <= 2 and not _VERB.search(obj)
+    return bool(_naming(codes)) and len(plain) <= 2 and not _VERB.search(obj)
+
+
+def _naming(codes: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The identifiers that name a fact: a year only says when it held."""
+    return [c for c in codes if not _YEAR.fullmatch("".join(c))]
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+"""A year qualifies a fact ("Maria's 2020 phone number"); it does not name it alone."""
 
 
 _VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE)
@@ -355,9 +392,10 @@ def _doubt(
     r = readings[top.memory.id]
     if not codes and not plain and not named:
         return "the request names nothing a memory could hold (no word, name or number)"
-    if not codes and plain and not (plain & r.words):
+    naming = _naming(codes)
+    if not naming and plain and not (plain & r.words):
         return "says none of the request's words beyond its names: not certain"
-    if not codes and top.similarity < FLOOR:
+    if not naming and top.similarity < FLOOR:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
     if _identifier_led(obj, plain, codes) and only_holder:
         return None
@@ -675,6 +713,9 @@ def _about_topic(
         return None
 
     words: frozenset[str] = frozenset()
+    # Only a name the person said can be a word in another sense; a name the closest memories
+    # share (for "my previous apartment") is the topic's by construction.
+    said = bool(anchors)
     if not anchors:
         seeds = [c for c in candidates if fits(readings[c.memory.id]) is None][:3]
         counts: dict[str, int] = {}
@@ -706,10 +747,10 @@ def _about_topic(
         r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         unfit = fits(r)
-        other = _another_thing(r.text, anchors, head) if anchors and head else None
+        other = _another_thing(r.text, anchors, head) if said and head else None
         if other and not unfit:
             unfit = f"names another thing ({other}): the name is used in another sense"
-        if anchors and head and not (head & r.words) and c.similarity < FLOOR and not unfit:
+        if said and head and not (head & r.words) and c.similarity < FLOOR and not unfit:
             unfit = (
                 f"says none of {', '.join(sorted(head))} and is far in meaning "
                 f"({c.similarity:.2f}): the name may be used in another sense"

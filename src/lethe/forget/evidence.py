@@ -133,7 +133,9 @@ def words(text: str) -> frozenset[str]:
         out.add(PAST)
     if _PRESENT_WORDS.search(folded):
         out.add(PRESENT)
-    for token in _LATIN.findall(_CJK.sub(" ", folded)):
+    # ... and only that word: "previous" and "old", "used to" and "former" are one word.
+    plain = _PRESENT_WORDS.sub(" ", _PAST_WORDS.sub(" ", folded))
+    for token in _LATIN.findall(_CJK.sub(" ", plain)):
         stem = _stem(token)
         if stem not in _STOP and len(stem) > 1:
             out.add(_root(stem))

@@ -81,6 +81,9 @@ def identifiers(request: str) -> list[Identifier]:
 
 
 _RUN_GLUE = re.compile(r"[-_.()/+:]*")
+# A colon before a space ends a label ("in 2020: +44 …"), and a + after a space begins a new
+# number (its country code): neither joins two numbers into one.
+_BREAK = re.compile(r":\s|\s\+")
 _DIGITS_GLUE = re.compile(r"[\s\-_.()/+:]*")
 
 
@@ -96,7 +99,10 @@ def _runs(text: str) -> list[tuple[list[str], bool]]:
         between = folded[last_end : m.start()] if last_end >= 0 else None
         digits = last.isdigit() and group.isdigit()
         glued = between is not None and (
-            (_DIGITS_GLUE if digits else _RUN_GLUE).fullmatch(between) is not None
+            (
+                (_DIGITS_GLUE if digits else _RUN_GLUE).fullmatch(between) is not None
+                and not _BREAK.search(between)
+            )
             or (digits and between == "," and len(group) == 3)
         )
         if glued:
