@@ -278,3 +278,13 @@ def test_a_request_for_the_old_one_means_the_memory_that_says_so() -> None:
     number = "Maria's number in 2020: +44 7700 900707."
     assert _marked("forget Maria's 2020 phone number", [(email, 0.76)]) == []
     assert _marked("forget Maria's 2020 phone number", [(number, 0.89), (email, 0.76)]) != [email]
+
+
+def test_a_persons_subject_takes_in_their_familys_facts() -> None:
+    """ "Everything about Alice" takes "Alice's parents' house Wi-Fi"; a memory that only
+    mentions her beside someone else is still listed for review."""
+    wifi = "Alice's parents' house Wi-Fi: comet-32."
+    own = "Alice takes 25 mg of atorvastatin every morning."
+    mention = "Daniel and Alice used to share a flat in Porto."
+    marked = _marked("forget everything about Alice", [(own, 0.4), (wifi, 0.55), (mention, 0.3)])
+    assert sorted(marked) == sorted([own, wifi])

@@ -642,6 +642,12 @@ def _about_person(
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a fact about {person.title()} (whose fact it is)"
             j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
+        elif r.owner is not None and r.owner.startswith(person + ":") and not r.shared_owner:
+            # "Alice's parents' house Wi-Fi": her family's part of what is known about her.
+            relative = r.owner.split(":", 1)[1]
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a fact of {person.title()}'s {relative} (part of what is known of her/him)"
+            j.evidence = [f"{person.title()}'s {relative}", f"cosine {c.similarity:.2f}"]
         else:
             j.certainty = 0.5
             j.reason = (
