@@ -288,3 +288,20 @@ def test_a_persons_subject_takes_in_their_familys_facts() -> None:
     mention = "Daniel and Alice used to share a flat in Porto."
     marked = _marked("forget everything about Alice", [(own, 0.4), (wifi, 0.55), (mention, 0.3)])
     assert sorted(marked) == sorted([own, wifi])
+
+
+def test_an_identifier_named_alone_is_forgotten_wherever_it_is() -> None:
+    """ "e-mail carol@fastmail.com": every memory holding it is meant, not only the best."""
+    a = "Carol's e-mail is carol@fastmail.com."
+    b = "Sent the invoice to carol@fastmail.com on Monday."
+    other = "Carol's work e-mail is carol@acme.io."
+    marked = _marked("forget e-mail carol@fastmail.com", [(a, 0.8), (b, 0.6), (other, 0.7)])
+    assert sorted(marked) == sorted([a, b])
+
+
+def test_a_full_width_identifier_finds_its_memory_on_both_stores(mem: Lethe) -> None:
+    """The request's ８１４９５ is the memory's 81495: the full-text side must see it too."""
+    target = mem.remember("The user's tax portal one-time code: 81495.").id
+    mem.remember("The user's pharmacy app one-time code: 81425.")
+    plan = mem.plan_forget(query="remove ８１４９５")
+    assert [i.id for i in plan.targets] == [target]

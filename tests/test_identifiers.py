@@ -72,3 +72,16 @@ def test_a_label_before_a_number_ends_at_its_colon() -> None:
     assert holds(text, ("2020",))
     assert holds(text, ("+", "44", "7700", "900707"))
     assert not holds("Call 2020-44-7700 now", ("2020",))
+
+
+def test_a_short_code_word_written_apart_starts_the_number() -> None:
+    """ "PO 2024 0110" is the order po-2024-0110 (not po-2024-01100, nor 2024-0110 alone);
+    "with +49 …" and "at 10 am" keep their words out."""
+    [order] = identifiers("Po 2024 0110")
+    assert holds("Purchase order po-2024-0110 covers a coat.", order)
+    assert not holds("Purchase order po-2024-01100 covers shoes.", order)
+    [iban] = identifiers("de83 2690 7806 7304 2551 55")
+    assert holds("Bob's IBAN is DE83-2690-7806-7304-2551-55.", iban)
+    assert not holds("Bob's IBAN is DE83-2690-7806-7304-25.", iban)
+    assert identifiers("anything with +49 151 2345 5514") == [("+", "49", "151", "2345", "5514")]
+    assert identifiers("at 10 am") == [("10",)]

@@ -218,6 +218,15 @@ def _fact(
             f"the words and the vector disagree: {closer[0].memory.id} is closer in meaning "
             f"({closer[0].similarity:.2f} against {top.similarity:.2f})"
         )
+    if rest and _identifier_led(obj, plain, codes):
+        # An identifier named alone is to be forgotten wherever it is: every memory that
+        # holds it is meant, not the best of them.
+        held = [top, *copies, *(j for j, _ in rest)]
+        for j in held:
+            j.verdict, j.certainty = "delete", IDENTIFIED
+            j.reason = f"holds {shown(codes)}, named alone in the request: every holder is meant"
+            _cut(j, asked, owners)
+        return [*held, *judged]
     if rest and lead < margin:
         doubt = doubt or (
             f"ambiguous: leads the next candidate by {lead:.2f}, less than the margin {margin}"

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from lethe.store.lexical import STOPWORDS
+
 _GROUP = re.compile(r"[0-9]+|[a-z]+")
 _CHUNK = re.compile(r"\S+")
 _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
@@ -63,10 +65,51 @@ def _chunks(text: str) -> list[str]:
     return out
 
 
+_PREFIX = re.compile(r"[a-z]{2,4}|[a-z]+[0-9]+")
+_NUMBER = re.compile(r"[+(]*[0-9][0-9()\-./ ]*[0-9)]")
+_NOT_PREFIX = STOPWORDS | frozenset(
+    [
+        "about",
+        "over",
+        "also",
+        "just",
+        "only",
+        "some",
+        "any",
+        "all",
+        "code",
+        "pin",
+        "ref",
+        "tel",
+        "fax",
+        "call",
+        "dial",
+        "text",
+        "otp",
+        "phone",
+        "mail",
+    ]
+)
+
+
+def _prefixed(chunks: list[str]) -> list[str]:
+    """A short code word written apart from the number it starts ("PO 2024 0110", "DE83 2690
+    7806 …") is part of it, when the number has parts of its own."""
+    out: list[str] = []
+    for chunk in chunks:
+        prev = out[-1] if out else ""
+        numeric = bool(_NUMBER.fullmatch(chunk)) and len(_GROUP.findall(chunk)) > 1
+        if numeric and _PREFIX.fullmatch(prev) and prev not in _NOT_PREFIX:
+            out[-1] = f"{prev} {chunk}"
+        else:
+            out.append(chunk)
+    return out
+
+
 def identifiers(request: str) -> list[Identifier]:
     """The identifiers a request names, each as its groups (see the module's docstring)."""
     found: list[Identifier] = []
-    for chunk in _chunks(_fold(request)):
+    for chunk in _prefixed(_chunks(_fold(request))):
         if any(c.isdigit() for c in chunk) or "@" in chunk:
             groups = tuple(_GROUP.findall(chunk))
             # A word glued to a number in a script without spaces (「コード48213を」) is not

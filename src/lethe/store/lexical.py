@@ -14,6 +14,7 @@ lexical side adds what vectors miss.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_TOKENS = 16
@@ -86,7 +87,8 @@ STOPWORDS = frozenset(
 
 
 def query_tokens(text: str) -> list[str]:
-    tokens = [t.lower() for t in _TOKEN.findall(text)]
+    # Full-width letters and digits (８１４９５) are the plain ones the index holds (81495).
+    tokens = [t.lower() for t in _TOKEN.findall(unicodedata.normalize("NFKC", text))]
     kept = [t for t in tokens if t not in STOPWORDS]
     return list(dict.fromkeys(kept or tokens))[:_MAX_TOKENS]
 
