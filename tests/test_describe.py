@@ -305,3 +305,18 @@ def test_a_full_width_identifier_finds_its_memory_on_both_stores(mem: Lethe) -> 
     mem.remember("The user's pharmacy app one-time code: 81425.")
     plan = mem.plan_forget(query="remove ８１４９５")
     assert [i.id for i in plan.targets] == [target]
+
+
+def test_a_negation_said_another_way_is_the_same_fact() -> None:
+    """ "does not", "doesn't", "never", "no longer" are one negation: the words that differ
+    between them are no reason to doubt (the polarity itself is compared on its own)."""
+    same = evidence.words("Julia does not like anchovies")
+    assert same == evidence.words("Julia doesn't like anchovies")
+    assert evidence.NOT in evidence.words("Tom is no longer a smoker")
+    target = "Tom is no longer a smoker."
+    twin = "Tom is a smoker."
+    other = "Tom is not an early riser."
+    marked = _marked(
+        "remove the fact that Tom is not a smoker", [(twin, 0.98), (target, 0.96), (other, 0.6)]
+    )
+    assert marked == [target]

@@ -30,6 +30,7 @@ from lethe.forget.identifiers import plain_width
 USER = "@user"
 PAST = "@past"
 PRESENT = "@present"
+NOT = "@not"
 _PAST_WORDS = re.compile(
     r"\b(?:old|previous|previously|former|formerly|ex|used\s+to|no\s+longer|anymore|"
     r"earlier|past|last)\b|以前|前の|昔|元の|旧"
@@ -134,10 +135,14 @@ def words(text: str) -> frozenset[str]:
     if _PRESENT_WORDS.search(folded):
         out.add(PRESENT)
     # ... and only that word: "previous" and "old", "used to" and "former" are one word.
-    plain = _PRESENT_WORDS.sub(" ", _PAST_WORDS.sub(" ", folded))
-    for token in _LATIN.findall(_CJK.sub(" ", plain)):
+    # So is a negation ("never", "does not", "doesn't"): polarity is compared on its own.
+    latin = _CJK.sub(" ", folded)
+    if _NEGATION.search(latin):
+        out.add(NOT)
+    latin = _PRESENT_WORDS.sub(" ", _PAST_WORDS.sub(" ", _NEGATION.sub(" ", latin)))
+    for token in _LATIN.findall(latin):
         stem = _stem(token)
-        if stem not in _STOP and len(stem) > 1:
+        if token not in _STOP and stem not in _STOP and len(stem) > 1:
             out.add(_root(stem))
     # In Japanese the kanji and katakana carry the content; hiragana is mostly particles and
     # inflection, which would make every sentence look alike.
