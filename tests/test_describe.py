@@ -320,3 +320,14 @@ def test_a_negation_said_another_way_is_the_same_fact() -> None:
         "remove the fact that Tom is not a smoker", [(twin, 0.98), (target, 0.96), (other, 0.6)]
     )
     assert marked == [target]
+
+
+def test_other_words_are_not_another_value_of_the_same_attribute() -> None:
+    """A memory that shares the new fact's words but says something else of the person (a
+    report they read) is not what the fact corrects: a value differs only as an identifier,
+    a number or a name — "a research group" against "Bosch" is the employer changing."""
+    new = "FYI I joined a research group at the university"
+    report = _memory(1, "The user read a report by a research group at the university.")
+    job = _memory(2, "I work at Bosch.")
+    named = likely_superseded(new, [(report, 0.5), (job, 0.45)])
+    assert report.id not in [s.id for s in named if s.confidence >= 0.9]

@@ -96,7 +96,9 @@ def _same_owner(new: Reading, old: Reading) -> bool:
 def _changed(
     new: Reading, old: Reading, new_codes: set[tuple[str, ...]], old_codes: set[tuple[str, ...]]
 ) -> str | None:
-    """What value differs between the two, if any."""
+    """What value differs between the two, if any: an identifier, a number or a name. Other
+    words differ between any two sentences; they are not a value ("read a report by a research
+    group" is not what "joined a research group" corrects)."""
     if new_codes != old_codes and (new_codes or old_codes):
         return "a different value (identifier or number)"
     owner = {new.owner, old.owner}
@@ -104,8 +106,6 @@ def _changed(
     names_old = set(old.names) - owner
     if names_new != names_old and names_new:
         return "a different name (" + ", ".join(sorted(names_new - names_old)) + ")"
-    extra_new = new.words - old.words
-    extra_old = old.words - new.words
-    if extra_new and extra_old:
-        return "a different value (" + ", ".join(sorted(extra_new)[:3]) + ")"
+    if names_old - names_new and not names_new:
+        return "another value than " + ", ".join(sorted(names_old - names_new))
     return None
