@@ -13,7 +13,7 @@ from lethe.forget import evidence
 from lethe.forget.corrections import likely_superseded
 from lethe.forget.describe import Candidate, decide
 from lethe.forget.request import read
-from lethe.model import Memory
+from lethe.model import Draft, Memory
 
 
 @pytest.mark.parametrize(
@@ -331,3 +331,23 @@ def test_other_words_are_not_another_value_of_the_same_attribute() -> None:
     job = _memory(2, "I work at Bosch.")
     named = likely_superseded(new, [(report, 0.5), (job, 0.45)])
     assert report.id not in [s.id for s in named if s.confidence >= 0.9]
+
+
+def test_a_name_written_into_japanese_or_chinese_is_a_name() -> None:
+    common = frozenset()
+    assert evidence.read("Aliceに48000円を貸した。", common).names == ("alice",)
+    assert evidence.read("我借给Julia 85000元。", common).names == ("julia",)
+
+
+def test_a_japanese_request_finds_the_english_memory_by_its_identifier(mem: Lethe) -> None:
+    """The full-text index has no word for 「認証コード779641を削除して」: the identifier's
+    groups are searched on their own."""
+    target = mem.remember("The verification code for the tax portal was 779641.").id
+    mem.remember("The verification code for the bank login was 779614.")
+    # Japanese memories closer in vector than the English one fill the vector side's depth.
+    mem.remember_many(
+        [Draft(content=f"認証コード{n}を削除しました。メモ{n}") for n in range(100000, 100060)]
+    )
+    plan = mem.plan_forget(query="認証コード779641を削除して")
+    assert target in {i.id for i in plan.items}
+    assert [i.id for i in plan.targets] in ([target], [])

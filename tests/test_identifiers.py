@@ -85,3 +85,10 @@ def test_a_short_code_word_written_apart_starts_the_number() -> None:
     assert not holds("Bob's IBAN is DE83-2690-7806-7304-25.", iban)
     assert identifiers("anything with +49 151 2345 5514") == [("+", "49", "151", "2345", "5514")]
     assert identifiers("at 10 am") == [("10",)]
+
+
+def test_an_identifier_written_into_japanese_or_chinese_keeps_its_letters() -> None:
+    assert identifiers("注文番号SO-82942131のことは忘れて") == [("so", "82942131")]
+    assert identifiers("+1 415 555 0898の番号を忘れて") == [("+", "1", "415", "555", "0898")]
+    assert identifiers("请忘记+44 7700 900848这个号码") == [("+", "44", "7700", "900848")]
+    assert identifiers("Ninaに貸した48000円のことは忘れて") == [("48000",)]

@@ -253,7 +253,9 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         items = [
             described_item(j)
             for j in decision.judgements
-            if j.verdict != "skip" or j.similarity >= PREVIEW_THRESHOLD
+            # A candidate that holds what the request names is listed however far its
+            # vector: in another language it may be the memory meant.
+            if j.verdict != "skip" or j.certainty > 0 or j.similarity >= PREVIEW_THRESHOLD
         ]
         items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
         return items, decision.ambiguous
@@ -291,6 +293,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             for f in ranked
             if f.lexical_rank is not None or similarity.get(f.id, 0.0) >= CANDIDATE_FLOOR
         ]
+        # An identifier inside text written without spaces (「認証コード779641を削除して」) is
+        # no word of the full-text index: search its groups on their own.
+        groups = [g for code in identifiers(request.object) for g in code if len(g) >= 3]
+        if groups:
+            held = self.store.lexical_search(" ".join(dict.fromkeys(groups)), flt, QUERY_DEPTH)
+            missing = [i for i in held if i not in similarity]
+            if missing:
+                similarity.update(self.store.similarities(vector, missing))
+            ids += [i for i in held if i not in set(ids)]
         if request.scope == "subject":
             extra = self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
             missing = [i for i in extra if i not in similarity]

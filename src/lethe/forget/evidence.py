@@ -90,7 +90,12 @@ _JA_NAME = re.compile(
 )
 _CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
 # A capitalised word, a hyphenated name whole ("Anne-Marie"), never a piece of one.
-_CAPITAL = re.compile(r"(?<![\w@.\-])([A-Z][^\W\d_]*(?:-[A-Z][^\W\d_]*)*(?:'[sS])?)(?![\w@\-])")
+# A name written into Japanese or Chinese text ("Aliceに48000円", "我借给Julia") is still one:
+# only Latin letters and digits around it make it part of a longer word.
+_CAPITAL = re.compile(
+    r"(?<![A-Za-z0-9_@.\-])([A-Z][a-zA-Z\u00c0-\u024f]*(?:-[A-Z][a-zA-Z\u00c0-\u024f]*)*"
+    r"(?:'[sS])?)(?![A-Za-z0-9_@\-\u00c0-\u024f])"
+)
 
 
 # A verb right after a clause's first name: "Carol is", "Nina lives", "Tom joined".

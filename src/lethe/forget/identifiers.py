@@ -65,6 +65,11 @@ def _chunks(text: str) -> list[str]:
     return out
 
 
+# Where ASCII letters and digits meet a script written without spaces: 「注文番号SO-8294のことは」
+# holds the identifier SO-8294, "0898の番号" the number 0898.
+_SCRIPT_EDGE = re.compile(
+    r"(?<=[0-9a-z+\-])(?=[^\x00-\x7f\s])|(?<=[^\x00-\x7f\s])(?=[0-9a-z+])"
+)
 _PREFIX = re.compile(r"[a-z]{2,4}|[a-z]+[0-9]+")
 _NUMBER = re.compile(r"[+(]*[0-9][0-9()\-./ ]*[0-9)]")
 _NOT_PREFIX = STOPWORDS | frozenset(
@@ -109,7 +114,7 @@ def _prefixed(chunks: list[str]) -> list[str]:
 def identifiers(request: str) -> list[Identifier]:
     """The identifiers a request names, each as its groups (see the module's docstring)."""
     found: list[Identifier] = []
-    for chunk in _prefixed(_chunks(_fold(request))):
+    for chunk in _prefixed(_chunks(_SCRIPT_EDGE.sub(" ", _fold(request)))):
         if any(c.isdigit() for c in chunk) or "@" in chunk:
             groups = tuple(_GROUP.findall(chunk))
             # A word glued to a number in a script without spaces (「コード48213を」) is not
