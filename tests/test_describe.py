@@ -351,3 +351,13 @@ def test_a_japanese_request_finds_the_english_memory_by_its_identifier(mem: Leth
     plan = mem.plan_forget(query="認証コード779641を削除して")
     assert target in {i.id for i in plan.items}
     assert [i.id for i in plan.targets] in ([target], [])
+
+
+def test_words_of_an_identifier_are_not_names() -> None:
+    """ "ALEX.KHAN@FASTMAIL.COM", "ORD/2023/0740" and "PO 2024 0110" name no person."""
+    common: frozenset[str] = frozenset()
+    assert evidence.read("anything with ALEX.KHAN@FASTMAIL.COM", common).names == ()
+    assert evidence.read("delete the order ORD/2023/0740", common).names == ()
+    order = "Purchase order po-2024-0110 covers a winter coat from Zara."
+    longer = "Purchase order po-2024-01100 covers running shoes from Zara."
+    assert _marked("could you erase Po 2024 0110?", [(order, 0.5), (longer, 0.5)]) == [order]

@@ -92,3 +92,13 @@ def test_an_identifier_written_into_japanese_or_chinese_keeps_its_letters() -> N
     assert identifiers("+1 415 555 0898の番号を忘れて") == [("+", "1", "415", "555", "0898")]
     assert identifiers("请忘记+44 7700 900848这个号码") == [("+", "44", "7700", "900848")]
     assert identifiers("Ninaに貸した48000円のことは忘れて") == [("48000",)]
+
+
+def test_one_number_spaced_another_way_or_with_its_country_code_glued() -> None:
+    [iban] = identifiers("IBAN DE3 094 596 104 549 519 692 9")
+    assert holds("Maria's IBAN is DE 3094 5961 0454 9519 6929.", iban)
+    assert not holds("Maria's IBAN is DE 3094 5961 0454 9519 6928.", iban)
+    [phone] = identifiers("phone number 415 971 3077")
+    assert holds("Call Lucas on +14159713077 after 6 pm.", phone)
+    assert not holds("Call Lucas on +14159713078 after 6 pm.", phone)
+    assert not holds("items 1, 200", ("1200",)), "two numbers across a comma stay two"

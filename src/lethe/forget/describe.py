@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from lethe.forget import compound, evidence
@@ -166,7 +166,7 @@ def _fact(
     for c in candidates:
         r = readings[c.memory.id]
         missing = _missing(wanted, r, codes, names)
-        share = evidence.coverage(wanted.words, r.words, weights)
+        share = evidence.coverage(evidence.sayable(wanted.words, r.text), r.words, weights)
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if missing:
             j.reason = f"{missing}: never a target"
@@ -182,7 +182,9 @@ def _fact(
     if not eligible:
         return judged
     top, top_score = eligible[0]
-    plain = _plain(wanted, names, codes)
+    # Only the words the best match could say in its script count (a Chinese request over
+    # an English memory: its Chinese words are none it could hold).
+    plain = evidence.sayable(_plain(wanted, names, codes), top.memory.content)
     asked, owners = _asked(wanted, plain, names, codes)
     copies = [
         j
@@ -469,8 +471,13 @@ def _past_only(wanted: Reading, r: Reading) -> bool:
 def _request_reading(obj: str) -> Reading:
     """The request's own reading: a capitalised word is a name unless the request itself
     writes it in lower case — the memories' spelling does not decide ("Frank lent me £50" is
-    about Frank even when a memory speaks of a frank discussion)."""
-    return evidence.read(obj, evidence.lowercase_words([obj]))
+    about Frank even when a memory speaks of a frank discussion). A word that starts an
+    identifier ("PO 2024 0110") is part of it, not a name."""
+    reading = evidence.read(obj, evidence.lowercase_words([obj]))
+    groups = {g for code in identifiers(obj) for g in code}
+    if not groups & set(reading.names):
+        return reading
+    return replace(reading, names=tuple(n for n in reading.names if n not in groups))
 
 
 def _missing(
@@ -624,7 +631,8 @@ def _subject(
         return _about_person(person, candidates, readings)
     codes = identifiers(request.object)
     if codes:
-        return _holding(codes, candidates, readings)
+        names = [n for n in wanted.names if n != wanted.owner]
+        return _holding(codes, names, candidates, readings)
     return _about_topic(request.object, wanted, candidates, readings)
 
 
@@ -647,7 +655,11 @@ def _about_person(
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if not evidence.holds_names(r, [person]):
             j.reason = f"does not name {person.title()}: never a target"
-        elif r.owner == person and not r.shared_owner:
+        elif (r.owner == person and not r.shared_owner) or (
+            r.owner is None and set(r.names) - _CALENDAR == {person}
+        ):
+            # Whose fact it is, or the only person it names when it does not say whose
+            # (「Juliaは東京に住んでいる」).
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a fact about {person.title()} (whose fact it is)"
             j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
@@ -667,12 +679,18 @@ def _about_person(
 
 
 def _holding(
-    codes: list[tuple[str, ...]], candidates: Sequence[Candidate], readings: dict[str, Reading]
+    codes: list[tuple[str, ...]],
+    names: list[str],
+    candidates: Sequence[Candidate],
+    readings: dict[str, Reading],
 ) -> list[Judgement]:
     out = []
     for c in candidates:
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
-        if holds_all(c.memory.content, codes):
+        absent = [n for n in names if not evidence.holds_names(readings[c.memory.id], [n])]
+        if absent:
+            j.reason = f"does not name {', '.join(absent)} (named in the request): never a target"
+        elif holds_all(c.memory.content, codes):
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"holds {shown(codes)}, which the request asks to forget everywhere"
             j.evidence = [f"holds {shown(codes)}"]
@@ -721,7 +739,7 @@ def _about_topic(
         relative = r.owner is not None and r.owner.startswith(USER + ":")
         if wanted.owner in (None, USER) and relative:
             return "says now/current/new" if past and evidence.PRESENT in r.words else None
-        if r.owner not in mine and r.owner not in anchors:
+        if r.owner not in mine and r.owner not in anchors and str(r.owner) not in obj.casefold():
             return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
         if past and evidence.PRESENT in r.words:
             return "says now/current/new: the request asks about the old one"

@@ -93,8 +93,8 @@ _CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
 # A name written into Japanese or Chinese text ("Aliceに48000円", "我借给Julia") is still one:
 # only Latin letters and digits around it make it part of a longer word.
 _CAPITAL = re.compile(
-    r"(?<![A-Za-z0-9_@.\-])([A-Z][a-zA-Z\u00c0-\u024f]*(?:-[A-Z][a-zA-Z\u00c0-\u024f]*)*"
-    r"(?:'[sS])?)(?![A-Za-z0-9_@\-\u00c0-\u024f])"
+    r"(?<![A-Za-z0-9_@./\-])([A-Z][a-zA-Z\u00c0-\u024f]*(?:-[A-Z][a-zA-Z\u00c0-\u024f]*)*"
+    r"(?:'[sS])?)(?![A-Za-z0-9_@/\-\u00c0-\u024f]|\.[A-Za-z0-9])"
 )
 
 
@@ -208,7 +208,7 @@ def read(text: str, common: frozenset[str]) -> Reading:
         after_of = re.search(r"\b(?:of|for)\s+$", text[max(0, m.start() - 5) : m.start()])
         # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
         # ("San Francisco").
-        verb = re.match(r"\s+[a-z]", text[m.end() : m.end() + 2])
+        verb = re.match(r"\s+[a-z]|[はがもの、]", text[m.end() : m.end() + 2])
         finite = _FINITE.match(text[m.end() : m.end() + 16])
         rank = (
             0
@@ -282,6 +282,20 @@ def coverage(request: frozenset[str], memory: frozenset[str], weights: dict[str,
     if total <= 0:
         return 0.0
     return sum(weights.get(w, unseen) for w in request if w in memory) / total
+
+
+def sayable(words: Iterable[str], text: str) -> frozenset[str]:
+    """The words a text could say in its own script: an English memory cannot say the
+    request's 認証 (a kanji pair), a Japanese one cannot say "verification". Markers (@past…)
+    belong to every script."""
+    has_cjk = bool(_CONTENT_CJK.search(text))
+    has_latin = bool(re.search(r"[A-Za-z]{2}", _CJK.sub(" ", text)))
+    out = set()
+    for w in words:
+        cjk = bool(_CONTENT_CJK.search(w))
+        if w.startswith("@") or (cjk and has_cjk) or (not cjk and has_latin):
+            out.add(w)
+    return frozenset(out)
 
 
 def holds_names(reading: Reading, names: Iterable[str]) -> bool:

@@ -67,9 +67,7 @@ def _chunks(text: str) -> list[str]:
 
 # Where ASCII letters and digits meet a script written without spaces: 「注文番号SO-8294のことは」
 # holds the identifier SO-8294, "0898の番号" the number 0898.
-_SCRIPT_EDGE = re.compile(
-    r"(?<=[0-9a-z+\-])(?=[^\x00-\x7f\s])|(?<=[^\x00-\x7f\s])(?=[0-9a-z+])"
-)
+_SCRIPT_EDGE = re.compile(r"(?<=[0-9a-z+\-])(?=[^\x00-\x7f\s])|(?<=[^\x00-\x7f\s])(?=[0-9a-z+])")
 _PREFIX = re.compile(r"[a-z]{2,4}|[a-z]+[0-9]+")
 _NUMBER = re.compile(r"[+(]*[0-9][0-9()\-./ ]*[0-9)]")
 _NOT_PREFIX = STOPWORDS | frozenset(
@@ -209,14 +207,26 @@ def holds(text: str, wanted: Identifier) -> bool:
         if core != run:
             forms.append(core)
         for form in forms:
-            if "".join(form) in spellings:
+            joined = "".join(form)
+            if joined in spellings:
                 return True
-            # Whole runs, one after another: "10 am" holds 10am, "ord 2024 001" ORD-2024-001.
+            # "+14159713077" is +1 415 971 3077 written without a space: its country code may
+            # be missing on the other side, when ten or more digits remain.
+            glued_country = plus and len(form) == 1 and joined.isdigit() and len(full) >= 10
+            if glued_country and joined.endswith(full) and 0 < len(joined) - len(full) <= 3:
+                return True
+            # Whole runs, one after another: "10 am" holds 10am, "ord 2024 001" ORD-2024-001,
+            # "DE 3094 5961 …" the IBAN DE3 094 596 ….
             groups = list(form)
             for following, _ in runs[i + 1 :]:
-                if len(groups) >= len(plain):
+                if len(groups) >= len(plain) and len("".join(groups)) >= len(full):
                     break
+                # Across a space only where letters meet digits ("DE 3094"): "1, 200" is
+                # two numbers, not 1200.
+                crosses = bool(groups) and groups[-1].isdigit() != following[0].isdigit()
                 groups += following
+                if crosses and "".join(groups) == full:
+                    return True
             if tuple(groups) == plain or tuple(form) == plain:
                 return True
     return False
