@@ -337,6 +337,11 @@ def test_a_name_written_into_japanese_or_chinese_is_a_name() -> None:
     common = frozenset()
     assert evidence.read("Aliceに48000円を貸した。", common).names == ("alice",)
     assert evidence.read("我借给Julia 85000元。", common).names == ("julia",)
+    # At the start of the sentence the name is whose fact it is, unless a particle makes it
+    # the object (「Aliceに貸した」: lent to Alice).
+    assert evidence.read("Julia住在上海。", common).owner == "julia"
+    assert evidence.read("Juliaさんは東京に住んでいる。", common).owner == "julia"
+    assert evidence.read("Aliceに48000円を貸した。", common).owner is None
 
 
 def test_a_japanese_request_finds_the_english_memory_by_its_identifier(mem: Lethe) -> None:
@@ -361,3 +366,19 @@ def test_words_of_an_identifier_are_not_names() -> None:
     order = "Purchase order po-2024-0110 covers a winter coat from Zara."
     longer = "Purchase order po-2024-01100 covers running shoes from Zara."
     assert _marked("could you erase Po 2024 0110?", [(order, 0.5), (longer, 0.5)]) == [order]
+
+
+def test_a_request_in_another_script_is_judged_on_what_the_memory_could_say() -> None:
+    """A Chinese request's words are none an English memory could hold; its identifier and
+    the English words decide. A Japanese memory naming only Julia is Julia's."""
+    target = "The verification code for the user's tax portal was 10833."
+    near = "The verification code for the user's bank login was 10838."
+    said = "認証コード99999を削除しました。"
+    marked = _marked("把10833这个验证码删掉", [(target, 0.3), (near, 0.3), (said, 0.6)])
+    assert marked == [target]
+    tokyo = "Juliaは東京に住んでいる。"
+    assert _marked("forget everything about Julia", [(tokyo, 0.3)]) == [tokyo]
+    nino = "The user lent Nino 48000 yen for a flight home."
+    nina = "The user lent Nina 48000 yen for a flight home."
+    marked = _marked("Ninaに貸した48000円のことは忘れて", [(nino, 0.5), (nina, 0.5)])
+    assert nino not in marked

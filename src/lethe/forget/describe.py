@@ -655,11 +655,7 @@ def _about_person(
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if not evidence.holds_names(r, [person]):
             j.reason = f"does not name {person.title()}: never a target"
-        elif (r.owner == person and not r.shared_owner) or (
-            r.owner is None and set(r.names) - _CALENDAR == {person}
-        ):
-            # Whose fact it is, or the only person it names when it does not say whose
-            # (「Juliaは東京に住んでいる」).
+        elif r.owner == person and not r.shared_owner:
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a fact about {person.title()} (whose fact it is)"
             j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]

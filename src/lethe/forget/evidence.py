@@ -208,7 +208,12 @@ def read(text: str, common: frozenset[str]) -> Reading:
         after_of = re.search(r"\b(?:of|for)\s+$", text[max(0, m.start() - 5) : m.start()])
         # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
         # ("San Francisco").
-        verb = re.match(r"\s+[a-z]|[はがもの、]", text[m.end() : m.end() + 2])
+        # (or, in Japanese or Chinese, by the rest of the sentence: 「Juliaさんは…」, "Julia住在…")
+        # — not by a particle that makes it an object: 「Aliceに貸した」 is lent to Alice.)
+        verb = re.match(
+            r"\s+[a-z]|(?![にをとへでやか])[\u3040-\u30ff\u3400-\u9fff]",
+            text[m.end() : m.end() + 2],
+        )
         finite = _FINITE.match(text[m.end() : m.end() + 16])
         rank = (
             0
