@@ -27,8 +27,11 @@ from lethe import Lethe
 from lethe.embed import load_default_embedder
 from lethe.forget import describe
 
-FEATURES = ("lead", "share", "cosine", "said", "codes")
-FACT_KINDS = ("restated", "question", "keyword", "identifier", "japanese", "multiple", "nothing")
+FEATURES = ("top", "lead", "share", "cosine", "said", "codes")
+FACT_KINDS = (
+    *("restated", "question", "keyword", "identifier", "japanese", "multiple", "nothing"),
+    *("spelling", "crosslang", "compound", "negation", "dates", "sense"),
+)
 
 
 def rows(path: Path | None, seed: int, per_kind: int) -> list[tuple[dict[str, float], bool]]:

@@ -382,3 +382,14 @@ def test_a_request_in_another_script_is_judged_on_what_the_memory_could_say() ->
     nina = "The user lent Nina 48000 yen for a flight home."
     marked = _marked("Ninaに貸した48000円のことは忘れて", [(nino, 0.5), (nina, 0.5)])
     assert nino not in marked
+
+
+def test_a_request_naming_neither_value_of_two_twins_marks_nothing() -> None:
+    """ "Alice reacts to sesame": the store has the same sentence with peanuts and with
+    latex; only the value tells them apart, and the request names neither."""
+    peanuts = "Careful: Alice reacts badly to peanuts."
+    latex = "Careful: Alice reacts badly to latex."
+    assert _marked("forget that Alice reacts to sesame", [(peanuts, 0.78), (latex, 0.63)]) == []
+    assert _marked("forget that Alice reacts to peanuts", [(peanuts, 0.8), (latex, 0.6)]) == [
+        peanuts
+    ]

@@ -45,16 +45,18 @@ from lethe.model import Memory
 
 MARK_BAR = 0.9
 """Certainty at or above which a candidate is marked for deletion."""
-# The fact decision's certainty is a logistic function of its evidence (see `Features`),
-# its weights fitted on the development benchmark by bench/fit_forget_certainty.py (seed 17)
-# and checked on cases of another seed there.
+# The fact decision's certainty is a logistic function of its evidence (`_features`: whether
+# it leads, its lead, word share, cosine, whether it says a word of the request, whether
+# identifiers were named), its weights fitted on the development benchmark by
+# bench/fit_forget_certainty.py (seed 17, every fact kind) and checked on another seed there.
 WEIGHTS = {
-    "bias": -0.21,
-    "lead": 3.52,
-    "share": 1.23,
-    "cosine": -0.67,
-    "said": 0.7,
-    "codes": -0.21,
+    "bias": -1.54,
+    "top": 2.84,
+    "lead": 2.19,
+    "share": 0.79,
+    "cosine": 0.09,
+    "said": 0.59,
+    "codes": -0.11,
 }
 
 CERTAINTY_CAP = 0.99
@@ -345,6 +347,7 @@ def _features(
     r: Reading,
 ) -> dict[str, float]:
     return {
+        "top": 1.0 if lead > 0 else 0.0,
         "lead": lead,
         "share": share,
         "cosine": similarity,
@@ -438,6 +441,15 @@ def _doubt(
             return (
                 f"the same sentence with another value ({c.memory.id}) says {words}, which the "
                 "request says and this one does not: not certain"
+            )
+        own = r.words - other.words - {evidence.PAST, evidence.PRESENT, evidence.NOT}
+        twin = c.memory.id not in excluded and len(r.words ^ other.words) <= TWIN_DIFFERENCE
+        if twin and own and not own & plain:
+            # "Alice reacts badly to peanuts" beside "… to latex": only the value tells
+            # them apart, and the request names neither ("Alice reacts to sesame").
+            return (
+                f"the same sentence is stored with another value ({c.memory.id}), and the "
+                f"request names neither this one's ({', '.join(sorted(own))}): not certain"
             )
     return None
 
