@@ -42,6 +42,11 @@ def _cut(text: str, request: str) -> compound.Split | None:
             "The user takes sertraline. The user is allergic to penicillin.",
             "The user is allergic to penicillin.",
         ),
+        # A name after "and" that a verb follows starts a clause ("Marks and Spencer" does not).
+        (
+            "The user lives in Milan, and the user takes sertraline too.",
+            "The user lives in Milan.",
+        ),
     ],
 )
 def test_the_edit_keeps_the_other_fact_in_the_memorys_own_words(text: str, kept: str) -> None:

@@ -27,7 +27,13 @@ from lethe.forget import evidence
 
 # Where one fact ends and another begins: sentence ends, semicolons, and ", and" / "and" /
 # "but" before a clause (a verb or a subject follows; see `_clause_start`).
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+|;\s*|,?\s+(?:and|but)\s+|。")
+_BOUNDARY = re.compile(
+    r"\s*\n\s*(?:[-*•]\s+)?|(?<=[.!?])\s+|;\s*|,?\s+(?:and|but)\s+|。", re.IGNORECASE
+)
+_BULLET = re.compile(r"^\s*[-*•]\s+")
+_WORD = re.compile(r"\w")
+_WINDOW = 200
+"""How far past a boundary its next words are read (a long memory stays linear)."""
 _SUBJECT_WORDS = frozenset(
     """the a an my his her their our your its this that these those i he she they we you it
     there user""".split()  # noqa: SIM905
@@ -70,28 +76,40 @@ class Split:
 
 
 def parts(text: str, *, every_and: bool = False) -> list[Part]:
-    """The memory's facts, as spans of its text. A sentence end or a semicolon always ends
-    one; "and"/"but" ends one only before a clause ("and is allergic…"), not before a noun of
-    a list ("penicillin and peanuts"); "Dr." does not end a sentence."""
+    """The memory's facts, as spans of its text. A line break, a sentence end or a semicolon
+    ends one; "and"/"but" ends one only before a clause ("and is allergic…"), not before a
+    noun of a list ("penicillin and peanuts") nor inside a name ("Marks and Spencer", "Tom and
+    Jerry", "between Monday and Friday"); "Dr." does not end a sentence. A span without a word
+    ("; ...") is no part."""
     spans: list[Part] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        before, after = text[start : m.start()], text[m.end() :]
-        sep = m.group(0).strip(" ,")
+        before, after = text[start : m.start()], text[m.end() : m.end() + _WINDOW]
+        sep = m.group(0).strip(" ,").casefold()
         if not sep and not _sentence_end(before, after):
             continue
-        if (
-            sep in ("and", "but")
-            and not every_and
-            and not (_clause_start(after) and len(evidence.words(before)) >= 2)
-        ):
+        if sep in ("and", "but") and not every_and and not _joins_clauses(before, after):
             continue
-        if before.strip():
+        if _WORD.search(before):
             spans.append(Part(start, m.start(), before))
         start = m.end()
-    if text[start:].strip():
+    if _WORD.search(text[start:]):
         spans.append(Part(start, len(text), text[start:]))
     return spans
+
+
+def _joins_clauses(before: str, after: str) -> bool:
+    last = before.rstrip(" ,").rsplit(" ", 1)[-1]
+    first, *rest = after.split(" ", 2)
+    verb = bool(rest) and bool(_VERBISH.match(rest[0].casefold()))
+    if _titled(last) and _titled(first.strip(",")) and not verb:
+        return False  # "Marks and Spencer", "Paris and Rome", not "Milan, and Tom takes …"
+    return _clause_start(after) and len(evidence.words(before[-_WINDOW:])) >= 2
+
+
+def _titled(word: str) -> bool:
+    """A capitalised word, not one in capitals ("Spencer", not "IS")."""
+    return len(word) > 1 and word[0].isupper() and not word.isupper()
 
 
 _ABBREVIATION = re.compile(
@@ -102,7 +120,7 @@ _ABBREVIATION = re.compile(
 
 def _sentence_end(before: str, after: str) -> bool:
     open_brackets = before.count("(") > before.count(")")
-    return after[:1].isupper() and not open_brackets and not _ABBREVIATION.search(before)
+    return after[:1].isalpha() and not open_brackets and not _ABBREVIATION.search(before)
 
 
 def _clause_start(text: str) -> bool:
@@ -111,7 +129,7 @@ def _clause_start(text: str) -> bool:
     word = text.split(" ", 1)[0].strip(",")
     if not word:
         return False
-    if word[0].isupper():
+    if word[0].isupper() and not word.isupper():
         return True
     low = word.casefold()
     if low in _SUBJECT_WORDS:
@@ -156,7 +174,11 @@ def _split(
 ) -> Split | None:
     if len(found) < 2:
         return None
-    mine = [bool(evidence.words(p.text) & asked) for p in found]
+    said = [evidence.words(p.text) for p in found]
+    # A word every part says ("takes … and takes the bus", "does not … and does not …", a
+    # kana pair two names share) tells the parts apart no better than the subject does.
+    shared = frozenset.intersection(*said)
+    mine = [bool(w & (asked - shared)) for w in said]
     if all(mine) or not any(mine):
         return None
     subject = _subject(found[0].text, asked)
@@ -173,16 +195,22 @@ def _split(
     removed = [p for p, m in zip(found, mine, strict=True) if m]
     pieces: list[str] = []
     for p in kept:
-        piece = p.text.strip().rstrip(".!?。").strip()
+        piece = _BULLET.sub("", p.text.strip()).rstrip(".!?。").strip()
         if removed[0].start < p.start:
             piece = _LEANING.sub("", piece)
             piece = _LEAD_IN.sub("", piece)
         if _PERSON_PRONOUN.match(piece):
             return Split(None, _uncut(p))
         if not _has_subject(piece):
-            if subject is None:
+            # The subject of the clause it continues: the nearest part before it that has one.
+            lead = next(
+                (q for q in reversed(found[: found.index(p)]) if _has_subject(q.text.strip())),
+                None,
+            )
+            carried = _subject(lead.text, asked) if lead is not None else None
+            if carried is None:
                 return Split(None, _uncut(p))
-            piece = f"{subject} {piece}"
+            piece = f"{carried} {piece}"
         pieces.append(piece[0].upper() + piece[1:])
     end = "。" if text.rstrip().endswith("。") else "."
     new = " ".join(f"{p}{end}" for p in pieces)
@@ -200,15 +228,15 @@ def _uncut(part: Part) -> str:
 
 
 def _has_subject(piece: str) -> bool:
-    first = piece.split(" ", 1)[0]
-    return bool(first) and (first[0].isupper() or first.casefold() in _SUBJECT_WORDS)
+    first = _BULLET.sub("", piece).split(" ", 1)[0]
+    return bool(first) and (_titled(first) or first.casefold() in _SUBJECT_WORDS)
 
 
 def _subject(first_part: str, asked: frozenset[str]) -> str | None:
     """The subject of the first part: the words before its verb ("The user" in "The user
     takes sertraline", "Sofia's parrot" in "Sofia's parrot is called Biscuit"), or, when no
     verb is recognised, before its first word the request asks about. None when none."""
-    tokens = first_part.strip().split()
+    tokens = _BULLET.sub("", first_part.strip()).split()
     for i, token in enumerate(tokens[1:], start=1):
         if _VERBISH.match(token.casefold()):
             return " ".join(tokens[:i]).strip(" ,") or None

@@ -192,7 +192,11 @@ def _fact(
         j
         for j, _ in eligible[1:]
         if _copy(readings[top.memory.id], readings[j.memory.id])
-        or compound.holds_as_part(j.memory.content, top.memory.content, owners)
+        or (
+            # A part of it can be the best match stored again only if it holds all its words.
+            readings[top.memory.id].words - owners <= readings[j.memory.id].words
+            and compound.holds_as_part(j.memory.content, top.memory.content, owners)
+        )
     ]
     rest = [(j, s) for j, s in eligible[1:] if j not in copies]
     lead = top_score - rest[0][1] if rest else top_score

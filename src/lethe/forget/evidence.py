@@ -129,6 +129,7 @@ def _root(word: str) -> str:
     return str(_ENGLISH.stemWord(word)) if word.isascii() and word.isalpha() else word
 
 
+@lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
     folded = fold(text)
@@ -186,6 +187,23 @@ class Reading:
     it stands: where names are looked for."""
 
 
+_AFTER_OF = re.compile(r"\b(?:of|for)\s+$")
+_SHARED = re.compile(r"\s+(?:and|&|with)\s+[A-Z]")
+_SUBJECT_NEXT = re.compile(r"\s+[a-z]|(?![にをとへでやか])[\u3040-\u30ff\u3400-\u9fff]")
+
+
+_RELATIVE = re.compile(rf"\b([^\W\d_][\w-]*?)(?:'s)?\s+({_RELATION})\b", re.IGNORECASE)
+
+
+def _relative_of(owner: str, text: str) -> str | None:
+    """ "Frank's brother": the relative named right after the owner, if any (one pattern for
+    every name: compiling one per name costs more than the whole reading)."""
+    for m in _RELATIVE.finditer(text):
+        if m.group(1).casefold() == owner:
+            return m.group(2).casefold()
+    return None
+
+
 def read(text: str, common: frozenset[str]) -> Reading:
     names: list[str] = []
     starts = {m.end() for m in _CLAUSE.finditer(text)}
@@ -205,15 +223,12 @@ def read(text: str, common: frozenset[str]) -> Reading:
             continue
         if stem not in names:
             names.append(stem)
-        after_of = re.search(r"\b(?:of|for)\s+$", text[max(0, m.start() - 5) : m.start()])
+        after_of = _AFTER_OF.search(text[max(0, m.start() - 5) : m.start()])
         # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
         # ("San Francisco").
         # (or, in Japanese or Chinese, by the rest of the sentence: 「Juliaさんは…」, "Julia住在…")
         # — not by a particle that makes it an object: 「Aliceに貸した」 is lent to Alice.)
-        verb = re.match(
-            r"\s+[a-z]|(?![にをとへでやか])[\u3040-\u30ff\u3400-\u9fff]",
-            text[m.end() : m.end() + 2],
-        )
+        verb = _SUBJECT_NEXT.match(text[m.end() : m.end() + 2])
         finite = _FINITE.match(text[m.end() : m.end() + 16])
         rank = (
             0
@@ -227,7 +242,7 @@ def read(text: str, common: frozenset[str]) -> Reading:
             else None
         )
         if rank is not None and rank not in owners:
-            shared = bool(re.match(r"\s+(?:and|&|with)\s+[A-Z]", text[m.end() : m.end() + 12]))
+            shared = bool(_SHARED.match(text[m.end() : m.end() + 12]))
             owners[rank] = (stem, shared)
     owner, shared = owners[min(owners)] if owners else (None, False)
     for m in _JA_NAME.finditer(text):
@@ -246,9 +261,9 @@ def read(text: str, common: frozenset[str]) -> Reading:
         if relatives and not plain_mine:
             owner = f"{USER}:{relatives[0].casefold()}"
     elif owner is not None:
-        follows = re.search(rf"\b{re.escape(owner)}(?:'s)?\s+({_RELATION})\b", text, re.IGNORECASE)
-        if follows:
-            owner = f"{owner}:{follows.group(1).casefold()}"
+        relative = _relative_of(owner, text)
+        if relative:
+            owner = f"{owner}:{relative}"
     capitals = frozenset(
         t.casefold()[:-2] if t.lower().endswith("'s") else t.casefold()
         for t in _CAPITAL.findall(text)
