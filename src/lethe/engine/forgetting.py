@@ -250,12 +250,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
 
     def _described_items(self, query: str, flt: Filters) -> tuple[list[PlanItem], bool]:
         decision = self._describe(query, flt)
+        named = bool(identifiers(decision.request.object))
         items = [
             described_item(j)
             for j in decision.judgements
-            # A candidate that holds what the request names is listed however far its
-            # vector: in another language it may be the memory meant.
-            if j.verdict != "skip" or j.certainty > 0 or j.similarity >= PREVIEW_THRESHOLD
+            # A candidate that holds the identifiers the request names is listed however far
+            # its vector: in another language it may be the memory meant.
+            if j.verdict != "skip"
+            or (named and j.certainty > 0)
+            or j.similarity >= PREVIEW_THRESHOLD
         ]
         items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
         return items, decision.ambiguous
