@@ -249,8 +249,6 @@ def test_one_fact_joined_by_and_is_not_turned_into_a_fragment(text: str, request
     assert j.verdict != "edit", j.edit
 
 
-
-
 @pytest.mark.parametrize(
     ("request_text", "text"),
     [

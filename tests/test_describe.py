@@ -393,3 +393,18 @@ def test_a_request_naming_neither_value_of_two_twins_marks_nothing() -> None:
     assert _marked("forget that Alice reacts to peanuts", [(peanuts, 0.8), (latex, 0.6)]) == [
         peanuts
     ]
+
+
+def test_a_year_qualifies_a_topic_and_a_place_named_as_such_is_in_it() -> None:
+    """ "My 2019 trip to Portugal": its memories need not say 2019, but one that gives another
+    year is another trip; "In Portugal the user lost a passport" names the place itself, so
+    it belongs to the trip however far its vector."""
+    cost = "The user's Portugal trip cost about $4,100."
+    passport = "In Portugal the user lost a passport and had to visit the embassy."
+    went = "The user went to Portugal in 2019 with Nina."
+    later = "The user went to Portugal in 2021 with Omar."
+    marked = _marked(
+        "forget all of it about my 2019 trip to Portugal",
+        [(cost, 0.55), (passport, 0.4), (went, 0.6), (later, 0.58)],
+    )
+    assert sorted(marked) == sorted([cost, passport, went])

@@ -646,7 +646,7 @@ def _subject(
     if person is not None:
         return _about_person(person, candidates, readings)
     codes = identifiers(request.object)
-    if codes:
+    if _naming(codes):
         names = [n for n in wanted.names if n != wanted.owner]
         return _holding(codes, names, candidates, readings)
     return _about_topic(request.object, wanted, candidates, readings)
@@ -712,6 +712,23 @@ def _holding(
     return out
 
 
+def _years(text: str) -> set[str]:
+    return set(_YEARS.findall(text))
+
+
+_YEARS = re.compile(r"(?<![\d.,])((?:19|20)\d\d)(?![\d.,]\d)")
+
+
+def _as_entity(text: str, anchors: list[str]) -> bool:
+    """The memory names the anchor as the place or the company itself: right after a
+    preposition ("In Iceland the user lost…", "the commute to Spotify")."""
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b", text):
+            if _PREPOSITION_BEFORE.search(text[: m.start()].rstrip()):
+                return True
+    return False
+
+
 def _another_thing(text: str, anchors: list[str], head: frozenset[str]) -> str | None:
     """ "Dijon mustard", "Turkey sandwiches", "the Java course": every time the memory names
     the anchor, the name qualifies a noun that is none of the request's words — another thing
@@ -743,6 +760,9 @@ def _about_topic(
 ) -> list[Judgement] | None:
     past = evidence.PAST in wanted.words
     anchors = [n for n in wanted.names if n != wanted.owner]
+    # A year qualifies the topic ("my 2019 trip to Portugal"): its members need not say it,
+    # but one that gives another year is another trip.
+    years = _years(obj)
 
     def fits(r: Reading) -> str | None:
         mine = {None, wanted.owner} | ({USER} if wanted.owner in (None, USER) else set())
@@ -755,6 +775,10 @@ def _about_topic(
             return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
         if past and evidence.PRESENT in r.words:
             return "says now/current/new: the request asks about the old one"
+        other_years = _years(r.text) - years
+        if years and other_years and not years & _years(r.text):
+            given, asked = ", ".join(sorted(other_years)), ", ".join(sorted(years))
+            return f"says {given}, the request asks about {asked}"
         return None
 
     words: frozenset[str] = frozenset()
@@ -795,7 +819,15 @@ def _about_topic(
         other = _another_thing(r.text, anchors, head) if said and head else None
         if other and not unfit:
             unfit = f"names another thing ({other}): the name is used in another sense"
-        if said and head and not (head & r.words) and c.similarity < FLOOR and not unfit:
+        entity = said and _as_entity(r.text, anchors)
+        if (
+            said
+            and head
+            and not (head & r.words)
+            and c.similarity < FLOOR
+            and not unfit
+            and not entity
+        ):
             unfit = (
                 f"says none of {', '.join(sorted(head))} and is far in meaning "
                 f"({c.similarity:.2f}): the name may be used in another sense"
