@@ -408,3 +408,21 @@ def test_a_year_qualifies_a_topic_and_a_place_named_as_such_is_in_it() -> None:
         [(cost, 0.55), (passport, 0.4), (went, 0.6), (later, 0.58)],
     )
     assert sorted(marked) == sorted([cost, passport, went])
+
+
+def test_a_correction_is_about_the_thing_it_names_and_the_person_after_a_lead_in() -> None:
+    """ "Bob's PureGym membership now costs €45" corrects the PureGym membership, not the
+    Anytime Fitness one; "FYI Daniel moved to …" is Daniel's fact, never the user's."""
+    anytime = _memory(1, "Bob's Anytime Fitness membership number is 743645; it costs £32 a month.")
+    puregym = _memory(2, "Bob is a PureGym member (no. 743645, £32/month).")
+    named = likely_superseded(
+        "Bob's PureGym membership now costs €45 a month.", [(anytime, 0.57), (puregym, 0.82)]
+    )
+    sure = [s.id for s in named if s.confidence >= 0.9]
+    assert anytime.id not in sure
+    assert evidence.read("FYI Daniel moved to 14 Kastanienallee, Oslo", frozenset()).owner == (
+        "daniel"
+    )
+    users = _memory(3, "The user lives at 116 Rua Augusta, Oslo.")
+    moved = likely_superseded("FYI Daniel moved to 14 Kastanienallee, Oslo", [(users, 0.58)])
+    assert users.id not in [s.id for s in moved if s.confidence >= 0.9]

@@ -46,7 +46,9 @@ def likely_superseded(
     weights = evidence.idf(list(readings.values()))
     marker_words = evidence.words(" ".join(_MARKERS.findall(content)))
     attribute = new.words - marker_words - {w for code in new_codes for w in code}
-    attribute -= {n for n in new.names}
+    # The names the new fact gives beyond whose fact it is are part of what it says ("Bob's
+    # PureGym membership now costs €45" is about the PureGym membership, not another gym's).
+    attribute -= {n for n in new.names if n == new.owner}
     scored: list[tuple[float, Memory, float, list[str]]] = []
     for memory, cosine in candidates:
         old = readings[memory.id]

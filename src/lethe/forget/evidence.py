@@ -88,7 +88,13 @@ _JA_SELF = re.compile(r"私|僕|俺|自分")
 _JA_NAME = re.compile(
     r"([\u3005\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
 )
-_CLAUSE = re.compile(r"(?:^|[.;:!?。]\s*|\s[-–—]\s)")
+# Where a clause starts: the text's start, after a sentence end, a colon or a dash, and after
+# a lead-in that is no part of the fact ("FYI Daniel moved…", "Actually, Hannah got…").
+_CLAUSE = re.compile(
+    r"(?:^|[.;:!?。]\s*|\s[-–—]\s)"
+    r"(?:(?:fyi|btw|update|actually|correction|note|also|ok|okay|so|oh)\b[,:]?\s+)?",
+    re.IGNORECASE,
+)
 # A capitalised word, a hyphenated name whole ("Anne-Marie"), never a piece of one.
 # A name written into Japanese or Chinese text ("Aliceに48000円", "我借给Julia") is still one:
 # only Latin letters and digits around it make it part of a longer word.
