@@ -426,3 +426,15 @@ def test_a_correction_is_about_the_thing_it_names_and_the_person_after_a_lead_in
     users = _memory(3, "The user lives at 116 Rua Augusta, Oslo.")
     moved = likely_superseded("FYI Daniel moved to 14 Kastanienallee, Oslo", [(users, 0.58)])
     assert users.id not in [s.id for s in moved if s.confidence >= 0.9]
+
+
+def test_polarity_is_the_clause_that_holds_the_request() -> None:
+    """The negation of one clause is not the whole memory's: "drinks tea" can be forgotten
+    from "does not smoke and drinks tea", but "likes olives" never takes "does not like
+    olives and likes cheese"."""
+    both = "The user does not smoke and drinks tea."
+    assert _marked("forget that I drink tea", [(both, 0.8)]) == []  # an edit, not a deletion
+    twin = "The user does not like olives and likes cheese."
+    candidates = [Candidate(_memory(1, twin), 0.9)]
+    [j] = decide("forget that I like olives", candidates).judgements
+    assert j.verdict == "skip" and "not so" in j.reason

@@ -476,6 +476,17 @@ def _codes_in_capitals(obj: str) -> list[tuple[str, ...]]:
     return [(m.group(0).casefold(),) for m in _CAPITALS.finditer(obj)]
 
 
+def _part_agrees(wanted: Reading, r: Reading) -> bool:
+    """ "The user does not smoke and drinks tea": the clause holding the request's words
+    ("I drink tea") says it is so; the negation belongs to the other clause."""
+    asked = wanted.words - {evidence.NOT, evidence.PAST, evidence.PRESENT}
+    found = compound.parts(r.text)
+    if len(found) < 2 or not asked:
+        return False
+    holding = [p for p in found if evidence.words(p.text) & asked]
+    return bool(holding) and all(evidence.negated(p.text) == wanted.negated for p in holding)
+
+
 def _past_only(wanted: Reading, r: Reading) -> bool:
     """ "no longer in use" answers a request for the old one: there it says the fact is past,
     not that it is false."""
@@ -509,7 +520,7 @@ def _missing(
         return "says now/current/new, the request asks about the old one"
     if present in wanted.words and present not in r.words and past in r.words:
         return "says old/previous, the request asks about the current one"
-    if wanted.negated != r.negated and not _past_only(wanted, r):
+    if wanted.negated != r.negated and not _past_only(wanted, r) and not _part_agrees(wanted, r):
         said = "says it is not so" if r.negated else "says it is so"
         return f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
     if wanted.owner == USER and r.owner is None:
