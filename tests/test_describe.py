@@ -438,3 +438,10 @@ def test_polarity_is_the_clause_that_holds_the_request() -> None:
     candidates = [Candidate(_memory(1, twin), 0.9)]
     [j] = decide("forget that I like olives", candidates).judgements
     assert j.verdict == "skip" and "not so" in j.reason
+
+
+def test_a_label_in_capitals_beside_an_identifier_is_not_a_name() -> None:
+    """ "the OTP 828353": the memory says "one-time code"; OTP names no one."""
+    target = "The user's bank login one-time code: 828353."
+    near = "The user's phone carrier one-time code: 898353."
+    assert _marked("forget about the OTP 828353", [(target, 0.3), (near, 0.37)]) == [target]

@@ -501,10 +501,18 @@ def _request_reading(obj: str) -> Reading:
     about Frank even when a memory speaks of a frank discussion). A word that starts an
     identifier ("PO 2024 0110") is part of it, not a name."""
     reading = evidence.read(obj, evidence.lowercase_words([obj]))
-    groups = {g for code in identifiers(obj) for g in code}
-    if not groups & set(reading.names):
+    codes = identifiers(obj)
+    groups = {g for code in codes for g in code}
+    # A short word in capitals beside an identifier labels it ("the OTP 828353", "PIN 4471"):
+    # the memory may say "one-time code"; it is no person's or place's name.
+    labels = {w.casefold() for w in _LABEL.findall(obj)} if codes else set()
+    drop = groups | labels
+    if not drop & set(reading.names):
         return reading
-    return replace(reading, names=tuple(n for n in reading.names if n not in groups))
+    return replace(reading, names=tuple(n for n in reading.names if n not in drop))
+
+
+_LABEL = re.compile(r"(?<![\w@.-])([A-Z]{2,5})(?![\w@-])")
 
 
 def _missing(
