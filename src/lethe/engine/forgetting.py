@@ -478,20 +478,11 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         refused: list[PlanItem] = []
         touched: list[Memory] = []
         for item in plan.edits:
-            memory = tx.store.get(item.id)
-            if memory is None or memory.status != "active" or item.new_content is None:
+            if item.new_content is None:  # an edit without its text: nothing to write
                 gone.append(item.id)
                 continue
-            if memory.content_sha256 != item.content_sha256:
-                stale.append(item.id)
-                continue
-            guard = protection(memory)
-            if guard:
-                refused.append(
-                    item.model_copy(
-                        update={"action": "refuse", "protection": guard.reason, "hint": guard.hint}
-                    )
-                )
+            memory = _still_as_planned(tx, item, live=True, tally=(gone, stale, refused))
+            if memory is None:
                 continue
             details: dict[str, Any] = {"plan": plan.id, "tier": item.tier, "confirmed": "plan"}
             if item.similarity is not None:
@@ -532,20 +523,10 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         refused: list[PlanItem] = []
         touched: list[Memory] = []
         for item in targets:
-            memory = tx.store.get(item.id)
-            if memory is None or (operation == "forget" and memory.status != "active"):
-                gone.append(item.id)
-                continue
-            if memory.content_sha256 != item.content_sha256:
-                stale.append(item.id)
-                continue
-            guard = protection(memory)
-            if guard:
-                refused.append(
-                    item.model_copy(
-                        update={"action": "refuse", "protection": guard.reason, "hint": guard.hint}
-                    )
-                )
+            memory = _still_as_planned(
+                tx, item, live=operation == "forget", tally=(gone, stale, refused)
+            )
+            if memory is None:
                 continue
             details: dict[str, Any] = {"tier": item.tier}
             if plan is not None:
@@ -657,3 +638,29 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             suggestions=tuple(suggestions),
             message=f"Memory not found: {memory_id} ({hint})",
         )
+
+
+def _still_as_planned(
+    tx: StoreTx,
+    item: PlanItem,
+    *,
+    live: bool,
+    tally: tuple[list[str], list[str], list[PlanItem]],
+) -> Memory | None:
+    """The memory a plan item acts on, re-read inside the executing transaction, when it is
+    still as previewed: there (and live, for a forget or an edit), unchanged, unprotected.
+    Otherwise None, and the item goes to the (gone, stale, refused) tally."""
+    gone, stale, refused = tally
+    memory = tx.store.get(item.id)
+    if memory is None or (live and memory.status != "active"):
+        gone.append(item.id)
+        return None
+    if memory.content_sha256 != item.content_sha256:
+        stale.append(item.id)
+        return None
+    guard = protection(memory)
+    if guard:
+        update = {"action": "refuse", "protection": guard.reason, "hint": guard.hint}
+        refused.append(item.model_copy(update=update))
+        return None
+    return memory
