@@ -61,8 +61,6 @@ class Edit:
     """The memory without the fact to forget."""
 
     new_content: str
-    removed: tuple[str, ...]
-    """The parts cut out, as they were written."""
     kept: tuple[str, ...]
 
 
@@ -215,7 +213,7 @@ def _split(
     end = "。" if text.rstrip().endswith("。") else "."
     new = " ".join(f"{p}{end}" for p in pieces)
     return Split(
-        Edit(new, tuple(p.text.strip() for p in removed), tuple(p.text.strip() for p in kept)),
+        Edit(new, tuple(p.text.strip() for p in kept)),
         None,
     )
 
