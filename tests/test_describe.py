@@ -445,3 +445,31 @@ def test_a_label_in_capitals_beside_an_identifier_is_not_a_name() -> None:
     target = "The user's bank login one-time code: 828353."
     near = "The user's phone carrier one-time code: 898353."
     assert _marked("forget about the OTP 828353", [(target, 0.3), (near, 0.37)]) == [target]
+
+
+def test_naming_verbs_and_ages_said_another_way_are_the_same_words() -> None:
+    # "called" / "named" / "name is" and "aged 2" / "2 years old" / "2-year-old" are wording:
+    # the pet the request names is found however its name and age are written, and an age
+    # is no sign of the past.
+    assert evidence.words("Lucas's parrot is called Luna and is 2 years old.") == evidence.words(
+        "Lucas has a parrot named Luna, aged 2"
+    )
+    assert evidence.PAST not in evidence.words("Hannah has a 13-year-old tortoise.")
+    assert evidence.PAST in evidence.words("Hannah's old tortoise.")
+    assert "call" in evidence.words("I called the dentist")
+    assert _marked(
+        "My dog is called Pepper. Forget that, please.",
+        [
+            ("The user has a 13-year-old dog named Pepper.", 0.705),
+            ("Maria has a 13-year-old dog named Pepper.", 0.655),
+            ("My rabbit is called Pepper and is 13 years old.", 0.626),
+        ],
+    ) == ["The user has a 13-year-old dog named Pepper."]
+    assert _marked(
+        "forget that Hannah has a tortoise named Mochi, aged 12",
+        [
+            ("Hannah has a 13-year-old tortoise named Mochi.", 0.970),
+            ("Hannah's tortoise is called Mochi and is 12 years old.", 0.939),
+            ("Hannah has a 12-year-old parrot named Mochi.", 0.787),
+        ],
+    ) == ["Hannah's tortoise is called Mochi and is 12 years old."]

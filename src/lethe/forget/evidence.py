@@ -135,10 +135,18 @@ def _root(word: str) -> str:
     return str(_ENGLISH.stemWord(word)) if word.isascii() and word.isalpha() else word
 
 
+# The verb that names something ("a dog called Pepper", "named Pepper", "its name is Pepper")
+# says nothing the name does not: "called" and "named" must not tell two wordings apart.
+_NAMING = re.compile(r"\b(?:(?:is|was)\s+)?(?:called|named)\s+(?=[A-Z\"'])|\bname\s+is\s+(?=[A-Z])")
+# An age said three ways ("aged 2", "2 years old", "a 2-year-old") is one word, and its "old"
+# says nothing of the past.
+_AGE = re.compile(r"\b(\d+)[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged\s+(?=\d)")
+
+
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
-    folded = fold(text)
+    folded = _AGE.sub(lambda m: f"{m.group(1) or ''} age ", fold(_NAMING.sub(" ", text)))
     out: set[str] = set()
     # Time qualifiers said many ways are one word each: "old", "previous", "used to", "no
     # longer" all say the fact is past; "now", "current", "new" that it is present.
