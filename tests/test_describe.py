@@ -473,3 +473,24 @@ def test_naming_verbs_and_ages_said_another_way_are_the_same_words() -> None:
             ("Hannah has a 12-year-old parrot named Mochi.", 0.787),
         ],
     ) == ["Hannah's tortoise is called Mochi and is 12 years old."]
+
+
+def test_an_e_mail_address_is_mail_and_a_time_word_alone_is_no_match() -> None:
+    # "address" in "e-mail address" is not a home address, and "previous" / "old" say when,
+    # not what: the old e-mail is never "my previous address".
+    assert (
+        _marked(
+            "forget my previous address",
+            [("The user's old e-mail address was sam.berg@mailbox.org.", 0.456)],
+        )
+        == []
+    )
+    assert _marked(
+        "please delete my 2019 e-mail address",
+        [
+            ("My e-mail in 2019: sam.moreau@acme.io.", 0.678),
+            ("My address in 2019: 33 Elm Road, Vienna.", 0.574),
+            ("The user's e-mail in 2018: alex.khan@mailbox.org.", 0.547),
+        ],
+    ) == ["My e-mail in 2019: sam.moreau@acme.io."]
+    assert evidence.words("my email") == evidence.words("my e-mail address")

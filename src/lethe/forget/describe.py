@@ -377,6 +377,9 @@ def _naming(codes: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return [c for c in codes if not _YEAR.fullmatch("".join(c))]
 
 
+_MARKERS = frozenset((evidence.PAST, evidence.PRESENT, evidence.NOT))
+"""Words that say when or whether a fact holds, never what it is about."""
+
 _YEAR = re.compile(r"(?:19|20)\d\d")
 """A year qualifies a fact ("Maria's 2020 phone number"); it does not name it alone."""
 
@@ -411,7 +414,10 @@ def _doubt(
     if not codes and not plain and not named:
         return "the request names nothing a memory could hold (no word, name or number)"
     naming = _naming(codes)
-    if not naming and plain and not (plain & r.words):
+    content = plain - _MARKERS
+    if not naming and content and not (content & r.words):
+        # "previous" is not what the request is about: "my previous address" against "my old
+        # e-mail" shares only the time.
         return "says none of the request's words beyond its names: not certain"
     if not naming and top.similarity < FLOOR:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"

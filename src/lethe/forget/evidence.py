@@ -142,11 +142,16 @@ _NAMING = re.compile(r"\b(?:(?:is|was)\s+)?(?:called|named)\s+(?=[A-Z\"'])|\bnam
 # says nothing of the past.
 _AGE = re.compile(r"\b(\d+)[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged\s+(?=\d)")
 
+# An e-mail address is mail, not an address: "my previous address" never means "my old
+# e-mail address", and "my e-mail", "my email address" and "uses … for mail" are one word.
+_EMAIL_ADDRESS = re.compile(r"\be-?mail(?:\s+address(?:es)?)?\b")
+
 
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
     folded = _AGE.sub(lambda m: f"{m.group(1) or ''} age ", fold(_NAMING.sub(" ", text)))
+    folded = _EMAIL_ADDRESS.sub("mail", folded)
     out: set[str] = set()
     # Time qualifiers said many ways are one word each: "old", "previous", "used to", "no
     # longer" all say the fact is past; "now", "current", "new" that it is present.
