@@ -494,3 +494,20 @@ def test_an_e_mail_address_is_mail_and_a_time_word_alone_is_no_match() -> None:
         ],
     ) == ["My e-mail in 2019: sam.moreau@acme.io."]
     assert evidence.words("my email") == evidence.words("my e-mail address")
+
+
+def test_a_name_a_verb_acts_on_is_not_the_place_of_a_trip() -> None:
+    # "the Java trip" is the island: "writes Java at work" uses the name for a thing, and is
+    # listed, never deleted; the memories of the trip, the island named after a preposition
+    # or a visit, are its subject.
+    members = [
+        ("The user's trip to Java is booked for August.", 0.708),
+        ("The budget for the Java trip is €2474.", 0.604),
+        ("In Java the user wants to see the old town first.", 0.499),
+        ("The user visited Java once as a child.", 0.55),
+    ]
+    others = [("The user writes Java at work and finds it verbose.", 0.501)]
+    assert sorted(_marked("remove everything about the Java trip", members + others)) == sorted(
+        t for t, _ in members
+    )
+    assert _marked("delete what you know about the Java trip", others) == []

@@ -774,6 +774,23 @@ def _another_thing(text: str, anchors: list[str], head: frozenset[str]) -> str |
     return seen[0] if seen else None
 
 
+def _acted_on(text: str, anchors: list[str]) -> str | None:
+    """Every time the memory names the anchor, a verb acts on it ("writes Java", "uses Slack"):
+    the name is a thing, not a place or a company one goes to."""
+    seen: list[str] = []
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b", text):
+            before = re.search(r"([a-z]+)\s+$", text[: m.start()])
+            if before is None or not _ACTING.fullmatch(before.group(1)):
+                return None
+            seen.append(f"{before.group(1)} {text[m.start() : m.end()]}")
+    return seen[0] if seen else None
+
+
+_ACTING = re.compile(r"[a-z]{2,}(?:[^s]s|ed|ing)|uses|does")
+"""A verb's inflected form ("writes", "coded", "learning"); "visited" and "to" are in
+_PREPOSITION_BEFORE, which is looked at first."""
+
 _PREPOSITION_BEFORE = re.compile(
     r"(?i)\b(?:to|in|at|from|of|for|with|near|about|around|across|visit|visited|visiting)$"
 )
@@ -845,17 +862,18 @@ def _about_topic(
         if other and not unfit:
             unfit = f"names another thing ({other}): the name is used in another sense"
         entity = said and _as_entity(r.text, anchors)
-        if (
-            said
-            and head
-            and not (head & r.words)
-            and c.similarity < FLOOR
-            and not unfit
-            and not entity
-        ):
+        apart = said and head and not (head & r.words) and not unfit and not entity
+        if apart and c.similarity < FLOOR:
             unfit = (
                 f"says none of {', '.join(sorted(head))} and is far in meaning "
                 f"({c.similarity:.2f}): the name may be used in another sense"
+            )
+        elif apart and (acted := _acted_on(r.text, anchors)):
+            # "writes Java at work" beside "the Java trip": a name that is only ever the thing
+            # a verb acts on, with none of the request's words, is a language, a product…
+            unfit = (
+                f"says none of {', '.join(sorted(head))} and names it as what is acted on "
+                f"({acted}): the name may be used in another sense"
             )
         if not holds(r):
             j.reason = f"does not name {label}: never a target"
