@@ -251,8 +251,10 @@ def _check_dir(path: Path, source: str) -> Path:
     return path
 
 
-def find_model_dir() -> Path:
-    """Locate the model: an explicit LETHE_MODEL_DIR wins over the bundled package."""
+def find_model_dir(*, download: bool = True) -> Path:
+    """Locate the model: an explicit LETHE_MODEL_DIR wins over the bundled package.
+
+    `download=False` only looks (what `lethe doctor` needs); it never fetches anything."""
     env = os.environ.get("LETHE_MODEL_DIR")
     if env:
         return _check_dir(Path(env).expanduser(), "LETHE_MODEL_DIR")
