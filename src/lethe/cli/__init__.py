@@ -6,7 +6,7 @@ their commands on import, in the order `lethe --help` lists them.
 """
 
 from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
-from lethe.cli import records, serve, inspector, workspace
+from lethe.cli import records, serve, inspector, workspace, model
 from lethe.cli.app import app, main
 
 __all__ = [
@@ -16,6 +16,7 @@ __all__ = [
     "inspector",
     "main",
     "memories",
+    "model",
     "records",
     "relations",
     "serve",

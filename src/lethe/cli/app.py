@@ -350,10 +350,30 @@ def parse_metadata(pairs: Sequence[str] | None, raw_json: str | None) -> Any:
     return metadata
 
 
-def main() -> None:
+def _version(value: bool) -> None:
+    if value:
+        from lethe import __version__
+
+        typer.echo(f"lethe {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print lethe's version and exit.", callback=_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Long-term memory for LLM agents that forgets exactly what it is told to."""
+
+
+def main(args: list[str] | None = None) -> None:
     """Entry point of the `lethe` script and of `python -m lethe`."""
     try:
-        code = app(prog_name="lethe", standalone_mode=False)
+        code = app(args=args, prog_name="lethe", standalone_mode=False)
     except typer.TyperException as exc:  # typer's own: usage errors, unreadable files
         if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: typer printed its help
             raise SystemExit(2) from None
@@ -367,6 +387,12 @@ def main() -> None:
         typer.echo("error: aborted", err=True)
         raise SystemExit(1) from None
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def mcp_main() -> None:
+    """Entry point of the `lethe-mcp` script: `lethe mcp` under the distribution's name, so
+    `uvx lethe-mcp` starts the server with no other word."""
+    main(["mcp", *sys.argv[1:]])
 
 
 def _one_line(text: str) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lethe.cli.app import DbOpt, app
+from lethe.embed import download as model_download
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -58,6 +59,8 @@ def mcp(
     from lethe import validate
     from lethe.mcp.access import Tokens
 
+    # A first-use model download shows no progress bar: a client, not a person, reads us.
+    model_download.quiet()
     if tokens is not None and not http:
         raise typer.BadParameter("tokens apply to --http only", param_hint="--tokens")
     if tokens is None and http and os.environ.get("LETHE_MCP_TOKENS"):

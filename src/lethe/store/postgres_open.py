@@ -21,7 +21,7 @@ from lethe.store.postgres_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIO
 if TYPE_CHECKING:
     import psycopg
 
-INSTALL_HINT = "install PostgreSQL support: pip install 'lethe[postgres]'"
+INSTALL_HINT = "install PostgreSQL support: pip install 'lethe-mcp[postgres]'"
 
 
 def is_postgres_dsn(target: object) -> bool:

