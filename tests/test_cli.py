@@ -712,13 +712,14 @@ def demo_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_demo_runs_the_tour_and_cleans_up(demo_tmp: Path) -> None:
     out = ok(None, "demo").stdout
-    for step in ["1. remember", "2. similar is not same", "3. recall", "5. link", "6. episode"]:
+    for step in ["1. remember", "2. similar is not same", "5. forget by description", "10. purge"]:
         assert step in out
-    assert re.search(r"near-duplicate of mem_[0-9a-f]{12} \(0\.9\d\): Alice prefers", out), out
+    assert re.search(r"near-duplicate of mem_[0-9a-f]{12} \(0\.9\d\): Dentist appointment", out)
     assert "the same text again is not stored twice" in out
-    assert "members (3 live)" in out
-    assert "MEMORY.md" in out and "[caveat] Never email customers" in out
-    assert re.search(r"#9\s.*episode", out), out
+    assert "Executed, it deleted 0 memories" in out
+    assert re.search(r"refused mem_[0-9a-f]{12}: caveat-layer memories are protected", out), out
+    assert re.search(r"#13\s.*purge", out), out
+    assert re.search(r"memory/\d{4}-\d\d-\d\d\.md", out) and "[caveat] I am allergic" in out
     assert "was removed" in out
     assert list(demo_tmp.iterdir()) == []
 
@@ -730,9 +731,10 @@ def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
     kept = Path(match.group(1))
     assert kept.parent.parent == demo_tmp
     page = as_json(kept, "list")
-    assert page["total"] == 6  # the five, and the near-duplicate: similar is not same
+    assert page["total"] == 8  # eight, and the near-duplicate (similar is not same), one purged
     ops = [e["op"] for e in as_json(kept, "audit")]
-    assert ops == ["remember"] * 6 + ["link", "link", "episode"]
+    assert ops == ["remember"] * 9 + ["link", "forget", "restore", "purge"]
+    assert as_json(kept, "trash")["total"] == 0  # restored, and the purged one is gone
     # The demo's workspace projection stays inside its own folder.
     assert (kept.parent / "workspace").is_dir()
 
@@ -740,25 +742,23 @@ def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
 def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
     tour = as_json(None, "demo")
     remembered = tour["remembered"]
-    assert len(remembered) == 5 and all(MEMORY_ID_RE.match(i) for i in remembered)
-    tea, review, page, _, caveat = remembered
+    assert len(remembered) == 8 and all(MEMORY_ID_RE.match(i) for i in remembered)
+    tuesday, allergy, pin = remembered[0], remembered[4], remembered[7]
     near = tour["duplicate"]
     assert near["id"] not in remembered and near["again_existing"] is True
     assert [(n["id"], n["content"]) for n in near["near_duplicates"]] == [
-        (tea, "Alice prefers green tea over coffee in the morning.")
+        (tuesday, "Dentist appointment on Tuesday at 10am.")
     ]
-    # The near-duplicate says the same, so either may rank first.
-    assert tour["recall"]["hits"][0]["memory"]["id"] in {tea, near["id"]}
-    filtered = tour["recall_filtered"]["hits"]
-    assert filtered and {h["memory"]["id"] for h in filtered} <= {review, page, caveat}
-    assert [(link["kind"], {link["a"], link["b"]}) for link in tour["links"]] == [
-        ("blocks", {review, page}),
-        ("constrained_by", {page, caveat}),
-    ]
-    assert EPISODE_ID_RE.match(tour["episode"]["episode"]["id"])
-    assert [m["id"] for m in tour["episode"]["members"]] == [review, page, caveat]
+    assert tour["recall"]["hits"][0]["memory"]["id"] in {tuesday, near["id"]}
+    assert tour["forget_query"]["deleted"] == []
+    assert len(tour["forget_query"]["cosine_rule"]["would_delete"]) >= 4
+    assert tour["forget_by_id"]["result"]["executed"] == [tuesday]
+    assert [i["id"] for i in tour["protected"]["refused"]] == [allergy]
+    assert [t["memory"]["id"] for t in tour["trash"]] == [tuesday]
+    assert tour["restored"]["id"] == tuesday
+    assert tour["purge"]["result"]["executed"] == [pin]
     ops = [e["op"] for e in tour["audit"]]
-    assert ops == ["remember"] * 6 + ["link", "link", "episode"]
+    assert ops == ["remember"] * 9 + ["link", "forget", "restore", "purge"]
     assert tour["db"] is None and tour["workspace"] is None
     assert list(demo_tmp.iterdir()) == []
 
@@ -767,7 +767,7 @@ def test_demo_json_is_one_object_with_the_tours_results(demo_tmp: Path) -> None:
 def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: str) -> None:
     out = ok(db, "demo").stdout
     assert "1. remember" in out and f"kept at {db}" in out
-    assert as_json(db, "list")["total"] == 6
+    assert as_json(db, "list")["total"] == 8
     assert list(demo_tmp.iterdir()) == [], "the workspace went with the temporary folder"
 
     empty = Path(db).with_name("empty.db")
@@ -776,7 +776,7 @@ def test_demo_db_runs_the_tour_on_a_new_file_and_keeps_it(demo_tmp: Path, db: st
     tour = as_json(empty, "demo", "--keep")
     assert tour["db"] == str(empty)
     assert Path(tour["workspace"]).parent.parent == demo_tmp
-    assert as_json(empty, "list")["total"] == 6
+    assert as_json(empty, "list")["total"] == 8
 
 
 @sqlite_only  # the folder holds no new file

@@ -243,9 +243,10 @@ def import_(
 
 
 @app.command(
-    help="A two-second guided tour on a throwaway database: remember (and a near-duplicate, "
-    "stored and linked: similar is not same), recall with and without a filter, link, an "
-    "episode, the audit log.",
+    help="A guided tour of forgetting on a throwaway database, in a few seconds: remember (a "
+    "near-duplicate stored and linked), recall, link; a vague forget that deletes nothing where "
+    "a cosine rule would delete four; forget by id with its plan; a protected memory refused; "
+    "the trash, restore with links, purge and the audit trail that proves it.",
 )
 def demo(
     keep: Annotated[
