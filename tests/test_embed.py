@@ -152,9 +152,7 @@ def test_env_dir_missing_one_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         find_model_dir()
 
 
-def test_package_not_installed_and_offline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_package_not_installed_and_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Without the package the model comes from the cache, downloaded on first use
     # (tests/test_model_download.py); offline with an empty cache, the error says what to do.
     monkeypatch.delenv("LETHE_MODEL_DIR", raising=False)
