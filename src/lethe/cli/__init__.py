@@ -6,7 +6,7 @@ their commands on import, in the order `lethe --help` lists them.
 """
 
 from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
-from lethe.cli import records, serve, inspector, workspace, model
+from lethe.cli import records, serve, inspector, workspace, model, setup
 from lethe.cli.app import app, main
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "records",
     "relations",
     "serve",
+    "setup",
     "trash",
     "versions",
     "workspace",
