@@ -511,3 +511,13 @@ def test_a_name_a_verb_acts_on_is_not_the_place_of_a_trip() -> None:
         t for t, _ in members
     )
     assert _marked("delete what you know about the Java trip", others) == []
+
+
+def test_a_titles_full_stop_ends_no_sentence() -> None:
+    # "Dr. Patel" is one name in the sentence, not a new sentence that Patel starts: the
+    # appointment with Dr. Patel is not Patel's fact; "Dr. Patel moved" still is.
+    common = evidence.lowercase_words(["the dentist appointment is booked"])
+    assert evidence.read("Dentist appointment with Dr. Patel on Tuesday.", common).owner is None
+    assert evidence.read("Dr. Patel moved to Leeds.", common).owner == "patel"
+    assert evidence.read("Mr. Smith's car is red.", common).owner == "smith"
+    assert evidence.read("The user saw Dr. Patel. Maria is fine.", common).owner == evidence.USER

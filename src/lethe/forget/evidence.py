@@ -90,9 +90,11 @@ _JA_NAME = re.compile(
 )
 # Where a clause starts: the text's start, after a sentence end, a colon or a dash, and after
 # a lead-in that is no part of the fact ("FYI Daniel moved…", "Actually, Hannah got…").
+# A title's full stop ("Dr. Patel") ends no sentence.
 _CLAUSE = re.compile(
-    r"(?:^|[.;:!?。]\s*|\s[-–—]\s)"
-    r"(?:(?:fyi|btw|update|actually|correction|note|also|ok|okay|so|oh)\b[,:]?\s+)?",
+    r"(?:^|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)(?<!\bst)\.\s*|[;:!?。]\s*|\s[-–—]\s)"
+    r"(?:(?:fyi|btw|update|actually|correction|note|also|ok|okay|so|oh)\b[,:]?\s+)?"
+    r"(?:(?:dr|mr|mrs|ms|prof)\.\s+)?",
     re.IGNORECASE,
 )
 # A capitalised word, a hyphenated name whole ("Anne-Marie"), never a piece of one.
