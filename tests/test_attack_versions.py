@@ -1,5 +1,6 @@
 """Attacks on versions, confirmed protected changes, near-duplicates and the transfer of
-versions (SQLite, through the Python API).
+versions, through the Python API, on SQLite and PostgreSQL (the purge test that reads the
+SQLite files' bytes is SQLite's alone).
 
 Tests marked `xfail(strict=True)` are bugs on record: each states the rule it breaks. The
 others guard a rule the attack could not break (each was seen failing against a copy of the
@@ -22,7 +23,7 @@ from lethe.embed import Embedder
 from lethe.errors import InvalidInput, LetheError, MemoryNotFound
 from lethe.model import Draft
 
-from .backends import run_sql, snapshot
+from .backends import is_postgres, run_sql, snapshot
 from .clocks import Clock
 
 
@@ -32,8 +33,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def lm(db_path: Path, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
-    with Lethe.open(db_path, embedder=embedder, clock=clock) as lethe:
+def lm(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
+    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
         yield lethe
 
 
@@ -41,28 +42,26 @@ def _texts(mem: Lethe, memory_id: str) -> list[str]:
     return [v.content for v in mem.history(memory_id)]
 
 
-def _live_contents(db: Path) -> list[str]:
+def _live_contents(db: str) -> list[str]:
     return [r[0] for r in run_sql(db, "SELECT content FROM memories WHERE status = 'active'")]
 
 
 # --- exact duplicates: only the same text and fields are one memory ---------------------------
 
 
-def test_a_superscript_number_is_not_the_same_fact_as_plain_digits(
-    lm: Lethe, db_path: Path
-) -> None:
+def test_a_superscript_number_is_not_the_same_fact_as_plain_digits(lm: Lethe, db: str) -> None:
     plain = lm.remember("The rent is 102 euros a month")
     power = lm.remember("The rent is 10² euros a month")
     assert not power.existing and power.id != plain.id
-    assert "The rent is 10² euros a month" in _live_contents(db_path)
+    assert "The rent is 10² euros a month" in _live_contents(db)
 
 
-def test_remember_many_keeps_subscripts_apart_from_digits(lm: Lethe, db_path: Path) -> None:
+def test_remember_many_keeps_subscripts_apart_from_digits(lm: Lethe, db: str) -> None:
     report = lm.remember_many(
         [Draft(content="Valve x1 must stay closed"), Draft(content="Valve x₁ must stay closed")]
     )
     assert report.imported == 2 and report.skipped_duplicates == 0
-    assert sorted(_live_contents(db_path)) == sorted(
+    assert sorted(_live_contents(db)) == sorted(
         ["Valve x1 must stay closed", "Valve x₁ must stay closed"]
     )
 
@@ -82,9 +81,7 @@ def test_remember_many_never_takes_a_system_memory_for_a_plain_duplicate(lm: Let
     assert len(plain) == 1
 
 
-def test_codes_that_differ_by_spacing_or_case_are_different_memories(
-    lm: Lethe, db_path: Path
-) -> None:
+def test_codes_that_differ_by_spacing_or_case_are_different_memories(lm: Lethe, db: str) -> None:
     texts = [
         "Locker code is 48 21",
         "Locker code is 4821",
@@ -94,13 +91,13 @@ def test_codes_that_differ_by_spacing_or_case_are_different_memories(
     ]
     ids = {lm.remember(t).id for t in texts}
     assert len(ids) == len(texts)
-    assert sorted(_live_contents(db_path)) == sorted(texts)
+    assert sorted(_live_contents(db)) == sorted(texts)
     # the same text again, tags in another order, is the same memory: nothing written
     tagged = lm.remember("Bins go out on Thursday", tags=["home", "chores"])
-    before = snapshot(db_path)
+    before = snapshot(db)
     again = lm.remember("Bins go out on Thursday", tags=["chores", "home", "home"])
     assert again.existing and again.id == tagged.id
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     other_importance = lm.remember(
         "Bins go out on Thursday", tags=["home", "chores"], importance=0.6
     )
@@ -111,30 +108,30 @@ def test_codes_that_differ_by_spacing_or_case_are_different_memories(
 
 
 def test_a_plan_whose_changes_were_edited_after_planning_applies_nothing(
-    lm: Lethe, db_path: Path
+    lm: Lethe, db: str
 ) -> None:
     caveat = lm.remember("Never give the dog chocolate", layer="caveat")
     plan = lm.plan_update(caveat.id, tags=["dog"])
     assert not plan.needs_confirmation
     plan.changes["content"] = "Chocolate is a fine treat for the dog"
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(LetheError):
         lm.execute(plan)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     assert lm.get(caveat.id).content == "Never give the dog chocolate"
 
 
-def test_a_plan_copied_with_other_changes_applies_nothing(lm: Lethe, db_path: Path) -> None:
+def test_a_plan_copied_with_other_changes_applies_nothing(lm: Lethe, db: str) -> None:
     caveat = lm.remember("Never give the dog chocolate", layer="caveat")
     plan = lm.plan_update(caveat.id, tags=["dog"])
     swapped = plan.model_copy(update={"changes": {"layer": "episodic"}})
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(LetheError):
         lm.execute(swapped)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
-def test_a_forged_plan_cannot_overwrite_another_memory(lm: Lethe, db_path: Path) -> None:
+def test_a_forged_plan_cannot_overwrite_another_memory(lm: Lethe, db: str) -> None:
     plain = lm.remember("Apple pie recipe uses cinnamon")
     system = lm.remember("Operator rule: never share API keys", system=True)
     plan = lm.plan_update(plain.id, content="Apple pie recipe uses nutmeg")
@@ -156,19 +153,17 @@ def test_a_forged_plan_cannot_overwrite_another_memory(lm: Lethe, db_path: Path)
     ids=["empty-content", "forged-hash", "tag-newline", "huge-category"],
 )
 def test_a_forged_plan_with_invalid_changes_writes_nothing(
-    lm: Lethe, db_path: Path, changes: dict[str, Any]
+    lm: Lethe, db: str, changes: dict[str, Any]
 ) -> None:
     m = lm.remember("Keys are in the blue bowl")
     plan = lm.plan_update(m.id, tags=["home"]).model_copy(update={"changes": changes})
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(LetheError):
         lm.execute(plan)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
-def test_confirm_change_recomputes_whether_a_confirmation_is_needed(
-    lm: Lethe, db_path: Path
-) -> None:
+def test_confirm_change_recomputes_whether_a_confirmation_is_needed(lm: Lethe, db: str) -> None:
     caveat = lm.remember("Never give the dog chocolate", layer="caveat")
     plan = lm.plan_update(caveat.id, layer="episodic")
     assert plan.needs_confirmation
@@ -188,9 +183,7 @@ def test_the_second_call_cannot_carry_a_change_the_first_did_not_preview(lm: Let
     assert lm.get(caveat.id).content == "Never give the dog chocolate"
 
 
-def test_a_pending_update_confirms_neither_a_revert_nor_another_memory(
-    lm: Lethe, db_path: Path
-) -> None:
+def test_a_pending_update_confirms_neither_a_revert_nor_another_memory(lm: Lethe, db: str) -> None:
     """The pending row is for one change of one memory: a revert with the same effect, or
     the same change on another memory, is previewed again, never executed."""
     pinned = lm.remember("Allergic to penicillin")
@@ -206,21 +199,21 @@ def test_a_pending_update_confirms_neither_a_revert_nor_another_memory(
     assert lm.get(pinned.id).importance == 0.95 and lm.get(twin.id).importance == 0.95
     # a forged namespace or base never applies
     good = lm.plan_update(pinned.id, tags=["health"])
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(MemoryNotFound):
         lm.execute(good.model_copy(update={"namespace": "elsewhere"}))
     with pytest.raises(InvalidInput):
         lm.execute(good.model_copy(update={"base_sha256": "0" * 64}))
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 # --- namespaces, the trash, stale plans -------------------------------------------------------
 
 
-def test_versions_never_cross_a_namespace_or_leave_the_trash(lm: Lethe, db_path: Path) -> None:
+def test_versions_never_cross_a_namespace_or_leave_the_trash(lm: Lethe, db: str) -> None:
     m = lm.remember("Project Falcon budget is 40k", namespace="work")
     lm.update(m.id, content="Project Falcon budget is 55k", namespace="work")
-    before = snapshot(db_path)
+    before = snapshot(db)
     for call in (
         lambda: lm.history(m.id, namespace="home"),
         lambda: lm.plan_update(m.id, content="x", namespace="home"),
@@ -230,11 +223,11 @@ def test_versions_never_cross_a_namespace_or_leave_the_trash(lm: Lethe, db_path:
     ):
         with pytest.raises(MemoryNotFound):
             call()
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     plan = lm.plan_revert(m.id, 1, namespace="work")
     lm.forget([m.id], session="s", namespace="work")
     lm.forget([m.id], session="s", namespace="work")
-    before = snapshot(db_path)
+    before = snapshot(db)
     for call in (
         lambda: lm.history(m.id),
         lambda: lm.revert(m.id, 1),
@@ -243,21 +236,21 @@ def test_versions_never_cross_a_namespace_or_leave_the_trash(lm: Lethe, db_path:
     ):
         with pytest.raises(MemoryNotFound):
             call()
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
     lm.restore(m.id)
     assert _texts(lm, m.id) == ["Project Falcon budget is 55k", "Project Falcon budget is 40k"]
 
 
-def test_a_plan_made_before_an_a_b_a_change_never_applies(lm: Lethe, db_path: Path) -> None:
+def test_a_plan_made_before_an_a_b_a_change_never_applies(lm: Lethe, db: str) -> None:
     m = lm.remember("Wifi password is swordfish")
     plan = lm.plan_update(m.id, content="Wifi password is marlin")
     lm.update(m.id, content="Wifi password is tuna")
     lm.revert(m.id, 1)
     assert lm.get(m.id).content == "Wifi password is swordfish"
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(InvalidInput, match="changed since"):
         lm.execute(plan)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 # --- unprotect, then forget --------------------------------------------------------------------
@@ -346,12 +339,10 @@ def test_purge_erases_every_field_of_every_version_from_every_file(
 # --- concurrency and crashes ----------------------------------------------------------------------
 
 
-def test_concurrent_updates_from_two_handles_lose_no_text(
-    db_path: Path, embedder: Embedder
-) -> None:
+def test_concurrent_updates_from_two_handles_lose_no_text(db: str, embedder: Embedder) -> None:
     with (
-        Lethe.open(db_path, embedder=embedder) as one,
-        Lethe.open(db_path, embedder=embedder) as two,
+        Lethe.open(db, embedder=embedder) as one,
+        Lethe.open(db, embedder=embedder) as two,
     ):
         m = one.remember("Counter note zero")
         done: list[str] = []
@@ -378,28 +369,60 @@ def test_concurrent_updates_from_two_handles_lose_no_text(
         assert {v.content for v in history} == {*done, "Counter note zero"}
 
 
-def test_a_crash_while_recording_an_update_leaves_no_trace(
-    lm: Lethe, db_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_crash_while_recording_an_update_or_a_revert_leaves_no_trace(
+    lm: Lethe, db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The kept version, the changed memory (its text, vector, full-text entry, tags) and
+    the audit event are one transaction: when the audit write fails, nothing of the update
+    or the revert stays behind, on either store."""
+    from lethe.store.postgres_tx import PostgresTx
     from lethe.store.sqlite_tx import SQLiteTx
 
-    m = lm.remember("The spare key is with Mrs Patel")
-    original = SQLiteTx.append_event
+    m = lm.remember("The spare key is with Mrs Patel", tags=["home"])
+    lm.update(m.id, content="The spare key is with the neighbour", tags=["keys"])
+    query = "spare key under the plant pot"
 
-    def crash(self: SQLiteTx, **kwargs: Any) -> None:
+    def similarity() -> float:
+        [hit] = [h for h in lm.recall(query, k=5) if h.memory.id == m.id]
+        return hit.similarity
+
+    def lexical(word: str) -> list[str]:
+        return lm.store.lexical_search(word, lm._filters(None, ()), 10)
+
+    was = similarity()
+    assert lexical("neighbour") and not lexical("Patel")
+    before = snapshot(db)
+    tx_class: type[Any] = PostgresTx if is_postgres(db) else SQLiteTx
+    real = tx_class.append_event
+
+    def crash(self: Any, **kwargs: Any) -> int:
         if kwargs.get("op") in {"update", "revert"}:
             raise RuntimeError("power cut")
-        original(self, **kwargs)
+        return int(real(self, **kwargs))
 
-    monkeypatch.setattr(SQLiteTx, "append_event", crash)
-    before = snapshot(db_path)
-    with pytest.raises(RuntimeError):
-        lm.update(m.id, content="The spare key is under the plant pot")
-    assert snapshot(db_path) == before
-    monkeypatch.setattr(SQLiteTx, "append_event", original)
-    hits = lm.recall("spare key under the plant pot")
-    assert [h.memory.content for h in hits][:1] == ["The spare key is with Mrs Patel"]
-    assert lm.update(m.id, content="The spare key is under the plant pot").version == 2
+    monkeypatch.setattr(tx_class, "append_event", crash)
+    with pytest.raises(RuntimeError, match="power cut"):
+        lm.update(m.id, content="The spare key is under the plant pot", tags=["garden"])
+    assert snapshot(db) == before, "update"
+    with pytest.raises(RuntimeError, match="power cut"):
+        lm.revert(m.id, 1)
+    assert snapshot(db) == before, "revert"
+    monkeypatch.undo()
+    current = lm.get(m.id)
+    assert (current.version, current.content, current.tags) == (
+        2,
+        "The spare key is with the neighbour",
+        ("keys",),
+    )
+    assert _texts(lm, m.id) == [
+        "The spare key is with the neighbour",
+        "The spare key is with Mrs Patel",
+    ]
+    assert similarity() == pytest.approx(was), "the vector is the current text's"
+    assert lexical("neighbour") and not lexical("plant") and not lexical("Patel")
+    assert lm.update(m.id, content="The spare key is under the plant pot").version == 3
+    assert lm.revert(m.id, 1).version == 4
+    assert _texts(lm, m.id)[0] == "The spare key is with Mrs Patel"
 
 
 # --- export and import of versions ------------------------------------------------------------
@@ -420,9 +443,7 @@ def test_a_forgotten_memory_keeps_its_versions_through_export_and_import(
         assert _texts(target, m.id) == ["New phone number 555-0202", "Old phone number 555-0101"]
 
 
-def test_crafted_versions_never_touch_an_existing_memory_or_the_future(
-    lm: Lethe, db_path: Path
-) -> None:
+def test_crafted_versions_never_touch_an_existing_memory_or_the_future(lm: Lethe, db: str) -> None:
     held = lm.remember("Car is parked on level 3")
     lm.update(held.id, content="Car is parked on level 5")
     base = {
@@ -444,13 +465,13 @@ def test_crafted_versions_never_touch_an_existing_memory_or_the_future(
         {**base, "memory_id": new["id"], "version": 7, "content": "From the future"},
     ]
     twice = {**base, "memory_id": new["id"], "version": 1, "content": "Before B"}
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(InvalidInput, match="given twice"):
         lm.import_records([*records, twice])
-    assert snapshot(db_path) == before, "a file naming one version twice imports nothing"
+    assert snapshot(db) == before, "a file naming one version twice imports nothing"
     lm.import_records(records)
     assert _texts(lm, held.id) == ["Car is parked on level 5", "Car is parked on level 3"]
-    rows = run_sql(db_path, "SELECT version FROM memory_versions WHERE memory_id = ?", (new["id"],))
+    rows = run_sql(db, "SELECT version FROM memory_versions WHERE memory_id = ?", (new["id"],))
     assert rows == [(1,)]
     assert [v.version for v in lm.history(str(new["id"]))] == [2, 1]
 
@@ -494,13 +515,13 @@ _VERSION = {
     ],
 )
 def test_import_refuses_a_version_with_invalid_fields(
-    lm: Lethe, db_path: Path, bad: dict[str, Any]
+    lm: Lethe, db: str, bad: dict[str, Any]
 ) -> None:
     good = {"type": "memory", "id": "mem_aaaaaaaaaaaa", "content": "Now", "version": 2}
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(InvalidInput):
         lm.import_records([good, {**_VERSION, **bad}])
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 def test_an_export_always_imports_even_after_the_clock_stepped_back(
@@ -554,14 +575,12 @@ _BAD_CALLS: dict[str, Callable[[Lethe, str], object]] = {
 
 
 @pytest.mark.parametrize("name", sorted(_BAD_CALLS))
-def test_bad_input_is_a_lethe_error_and_changes_nothing(
-    lm: Lethe, db_path: Path, name: str
-) -> None:
+def test_bad_input_is_a_lethe_error_and_changes_nothing(lm: Lethe, db: str, name: str) -> None:
     m = lm.remember("Pinned note about bicycles", importance=0.95)
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(LetheError):
         _BAD_CALLS[name](lm, m.id)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 _CRASHING_CALLS: dict[str, Callable[[Lethe, str], object]] = {
@@ -572,12 +591,12 @@ _CRASHING_CALLS: dict[str, Callable[[Lethe, str], object]] = {
 
 
 @pytest.mark.parametrize("name", sorted(_CRASHING_CALLS))
-def test_bad_input_that_crashes_with_a_python_error(lm: Lethe, db_path: Path, name: str) -> None:
+def test_bad_input_that_crashes_with_a_python_error(lm: Lethe, db: str, name: str) -> None:
     m = lm.remember("Note about bicycles")
-    before = snapshot(db_path)
+    before = snapshot(db)
     with pytest.raises(LetheError):
         _CRASHING_CALLS[name](lm, m.id)
-    assert snapshot(db_path) == before
+    assert snapshot(db) == before
 
 
 @pytest.mark.parametrize("namespace", ["bad ns!", 5])

@@ -50,6 +50,7 @@ role = "write"
 
 CAVEAT = "Never give the dog chocolate"
 PINNED = "User is allergic to penicillin"
+GOAL = "Run a marathon in 2027"
 
 
 def run(coro: Any) -> Any:
@@ -99,20 +100,24 @@ def audit(db: str, op: str) -> list[dict[str, Any]]:
 
 
 def test_a_write_token_cannot_weaken_a_protection(served: tuple[str, str]) -> None:
-    """Rewriting a caveat, moving it out of its layer, lowering a pin: each is refused to a
-    `write` token, however often it asks and whether or not its client could ask a human;
-    the store is unchanged. Changes that weaken nothing still go through."""
+    """Rewriting a caveat or a pinned memory, moving a caveat or a goal out of its layer,
+    lowering a pin: each is refused to a `write` token, however often it asks and whether or
+    not its client could ask a human; the store is unchanged. Changes that weaken nothing
+    still go through."""
     db, url = served
     asked = elicitation("accept")
 
     async def scenario() -> None:
         async with http_client(url, TOKENS["alice"]) as alice:
             caveat, pinned = await protected(alice)
+            goal = (await call(alice, "remember", content=GOAL, layer="goal"))["memory"]["id"]
         before = snapshot(db)
         attempts: list[tuple[str, dict[str, Any]]] = [
             (caveat, {"content": "Chocolate is fine for the dog"}),
             (caveat, {"layer": "semantic"}),
             (pinned, {"importance": 0.5}),
+            (pinned, {"content": "User is not allergic to anything"}),
+            (goal, {"layer": "episodic"}),
         ]
         for elicit in (None, asked):
             async with http_client(url, TOKENS["writer"], elicit=elicit) as writer:
@@ -446,15 +451,49 @@ def test_history_is_read_only_and_confined_to_the_namespace(served: tuple[str, s
 # -- remember never refuses ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("first", "second"),
-    [
-        ("Dentist appointment on Thursday at 3pm", "Dentist appointment on Tuesday at 10am"),
-        ("User takes 100 mg of sertraline", "User takes 50 mg of sertraline"),
-    ],
-    ids=["dentist", "sertraline"],
+NEAR_PAIRS = {
+    "dentist": (
+        "Dentist appointment on Thursday at 3pm",
+        "Dentist appointment on Tuesday at 10am",
+        "dentist appointment",
+    ),
+    "sertraline": (
+        "User takes 100 mg of sertraline",
+        "User takes 50 mg of sertraline",
+        "sertraline dose",
+    ),
+    "negation": (
+        "The user likes the blue theme of the dashboard in the analytics app",
+        "The user does not like the blue theme of the dashboard in the analytics app",
+        "blue dashboard theme",
+    ),
+    "name": (
+        "The contact for the Lisbon office migration and the new payroll system is Alice Smith",
+        "The contact for the Lisbon office migration and the new payroll system is Alice Jones",
+        "who is the contact for the Lisbon migration",
+    ),
+    "amount": (
+        "The monthly rent for the apartment on Main Street is 1200 euros",
+        "The monthly rent for the apartment on Main Street is 1350 euros",
+        "monthly rent",
+    ),
+}
+
+
+OTHER_FACTS = (
+    "The garden needs watering on Sundays",
+    "Bob works at Shopify as a designer",
+    "The cat is called Miso",
 )
-def test_remember_stores_near_duplicates_and_names_them(db: str, first: str, second: str) -> None:
+
+
+@pytest.mark.parametrize(("first", "second", "question"), NEAR_PAIRS.values(), ids=NEAR_PAIRS)
+def test_remember_stores_near_duplicates_and_names_them(
+    db: str, first: str, second: str, question: str
+) -> None:
+    """Similar is not same: a changed day, dose, negation, name or amount is stored beside
+    its neighbour, named in the answer, and both are recalled."""
+
     async def scenario() -> None:
         async with stdio_client(db) as client:
             a = (await call(client, "remember", content=first))["memory"]["id"]
@@ -474,6 +513,10 @@ def test_remember_stores_near_duplicates_and_names_them(db: str, first: str, sec
             lines = text(result)
             assert f"near-duplicate {a} ({near['similarity']:.2f}): {first}" in lines
             assert "Both are stored" in lines
+            for other in OTHER_FACTS:
+                await call(client, "remember", content=other)
+            recalled = await call(client, "recall", query=question, k=2)
+            assert {h["memory"]["id"] for h in recalled["hits"]} == {a, b}, question
 
             rows = memory_rows(db)
             again = await client.call_tool("remember", {"content": second})

@@ -9,6 +9,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from lethe import Lethe
+from lethe.embed import Embedder
 from lethe.errors import EmbedderMismatch, NotALetheDatabase, SchemaTooNew, ServerUnavailable
 from lethe.store.postgres_open import connect, prepare
 from lethe.store.postgres_schema import LATEST_VERSION
@@ -142,7 +144,7 @@ def test_another_embedder_is_refused(pg_dsn: str) -> None:
         open_store(pg_dsn, dim=768)
 
 
-def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
+def test_a_version_1_database_is_migrated_in_place(pg_dsn: str, embedder: Embedder) -> None:
     """Migration 2 takes the access statistics out of the decay index (so a recall's touch
     stays a HOT update); a database made by migration 1 gets it on the next open."""
     import lethe.store.postgres_open as postgres_open
@@ -157,7 +159,7 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
         conn.execute(
             "INSERT INTO memories (id, namespace, agent, content, content_sha256, layer, "
             "category, metadata, importance, private, created_at, updated_at, status, embedding) "
-            "VALUES ('mem_0123456789ab', 'default', 'user', 'kept', 'h', 'episodic', '', '{}', "
+            "VALUES ('mem_0123456789ab', 'default', 'ann', 'kept', 'h', 'episodic', '', '{}', "
             "0.5, false, 0, 0, 'active', %s)",
             ("[" + ",".join(["0.5"] * DIM) + "]",),
         )
@@ -178,3 +180,18 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str) -> None:
         )
         # migration 4: the work committed changes still owe
         assert conn.execute("SELECT count(*) FROM owed_work").fetchone() == (0,)
+    # the row made before versions is its own version 1, made by its agent, and an update
+    # keeps it so
+    with Lethe.open(pg_dsn, embedder=embedder) as mem:
+        [v1] = mem.history("mem_0123456789ab")
+        assert (v1.version, v1.actor, v1.op, v1.current, v1.content) == (
+            1,
+            "ann",
+            "remember",
+            True,
+            "kept",
+        )
+        mem.update("mem_0123456789ab", content="changed", actor="bob")
+        v2, v1 = mem.history("mem_0123456789ab")
+        assert (v2.version, v2.actor, v2.op, v2.content) == (2, "bob", "update", "changed")
+        assert (v1.version, v1.actor, v1.op, v1.content) == (1, "ann", "remember", "kept")

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -272,10 +273,10 @@ def test_a_version_7_sqlite_file_is_migrated_with_its_memories_at_version_1(
 
 
 def test_versions_stay_out_of_the_workspace_and_the_working_context(
-    tmp_path: Path, embedder: Embedder
+    db: str, tmp_path: Path, embedder: Embedder
 ) -> None:
     workspace = tmp_path / "ws"
-    with Lethe.open(tmp_path / "m.db", embedder=embedder, workspace_dir=workspace) as mem:
+    with Lethe.open(db, embedder=embedder, workspace_dir=workspace) as mem:
         m = mem.remember("Gate code is 7391", agent="claude", importance=0.8)
         mem.attend([m.id], agent="claude")
         mem.update(m.id, content="Gate code changed; ask the concierge")
@@ -285,3 +286,39 @@ def test_versions_stay_out_of_the_workspace_and_the_working_context(
         mem.revert(m.id, 1)
         files = "".join(p.read_text() for p in workspace.rglob("*.md"))
         assert "7391" in files and "ask the concierge" not in files
+
+
+@pytest.mark.parametrize(
+    ("field", "old", "new"),
+    [
+        ("category", "health", "work"),
+        ("category", "", "work"),
+        ("private", False, True),
+        ("private", True, False),
+    ],
+    ids=["category-changed", "category-set", "private-on", "private-off"],
+)
+def test_a_category_or_private_change_alone_keeps_a_version_and_reverts(
+    tmem: Lethe, db: str, field: str, old: Any, new: Any
+) -> None:
+    """Category and privacy are versioned like the text: a change of either alone keeps the
+    old value as a version, and a revert brings it back."""
+    fields: dict[str, Any] = {"category": "health", "private": False, field: old}
+    m = tmem.remember("The physiotherapy session is on Monday mornings", **fields)
+    assert getattr(m, field) == old
+    changed = tmem.update(m.id, **{field: new}, actor="carol")
+    assert (changed.version, getattr(changed, field)) == (2, new)
+    assert getattr(tmem.get(m.id), field) == new
+    v2, v1 = tmem.history(m.id)
+    assert (getattr(v1, field), getattr(v2, field)) == (old, new)
+    others = ("content", "layer", "tags", "metadata", "importance", "agent")
+    others += ("private",) if field == "category" else ("category",)
+    assert [getattr(v1, f) for f in others] == [getattr(v2, f) for f in others]
+    [event] = tmem.audit(memory_id=m.id, op="update")
+    assert event.details["fields"] == [field] and event.actor == "carol"
+    before = run_sql(db, "SELECT count(*) FROM memory_versions")
+    back = tmem.revert(m.id, 1)
+    assert (back.version, getattr(back, field)) == (3, old)
+    assert getattr(tmem.get(m.id), field) == old
+    assert [getattr(v, field) for v in tmem.history(m.id)] == [old, new, old]
+    assert run_sql(db, "SELECT count(*) FROM memory_versions") == [(before[0][0] + 1,)]
