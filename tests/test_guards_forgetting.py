@@ -10,6 +10,7 @@ value (docs/forgetting.md), on both stores where both have it.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.engine.forgetting import previewed
 from lethe.errors import ConfirmationRequired, InvalidInput
 from lethe.forget.guard import protections
 from lethe.forget.plan import query_items
@@ -204,6 +206,58 @@ def test_a_description_deletes_only_with_its_words_and_the_floor(
     assert mem.execute(unrelated).executed == ()
     assert mem.execute(faint).executed == ()
     assert ids["below_floor"] in live_ids(db)
+
+
+AT_FLOOR = "Garden hose coiled by the rain barrel"
+UNDER_FLOOR = "Canoe paddles hung in the garage"
+JUST_UNDER = math.nextafter(0.4, 0.0)  # the largest float below 0.4
+
+
+def test_the_preview_floor_helper_includes_point_four_itself() -> None:
+    assert previewed(0.4) and previewed(1.0)
+    assert not previewed(JUST_UNDER) and not previewed(0.3999)
+
+
+@pytest.fixture
+def forced(db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Lethe, dict[str, str]]]:
+    """Two memories whose cosine to the query is forced to exactly 0.4 and to the float just
+    below it. A float32 cosine never lands on 0.4, so the store's vector search is wrapped to
+    report these two numbers; the planners above it are the real ones."""
+    cosines = {AT_FLOOR: 0.45, UNDER_FLOOR: 0.45}
+    with Lethe.open(db, embedder=ExactCosines(cosines)) as mem:
+        scope = {"source": "garden.md"}
+        ids = {
+            "at": mem.remember(AT_FLOOR, namespace="edge", metadata=scope).id,
+            "under": mem.remember(UNDER_FLOOR, namespace="edge", metadata=scope).id,
+        }
+        exact = {ids["at"]: 0.4, ids["under"]: JUST_UNDER}
+        search = mem.store.vector_search
+
+        def vector_search(*args: Any, **kwargs: Any) -> list[tuple[str, float]]:
+            return [(i, exact.get(i, s)) for i, s in search(*args, **kwargs)]
+
+        monkeypatch.setattr(mem.store, "vector_search", vector_search)
+        yield mem, ids
+
+
+def test_the_description_planner_lists_a_candidate_at_exactly_the_floor(
+    forced: tuple[Lethe, dict[str, str]],
+) -> None:
+    mem, ids = forced
+    plan = mem.plan_forget(query=QUERY, filters={"namespace": "edge"})
+    assert [(i.id, i.similarity, i.action) for i in plan.items] == [(ids["at"], 0.4, "skip")]
+
+
+def test_the_cosine_planner_keeps_a_candidate_at_exactly_the_floor(
+    forced: tuple[Lethe, dict[str, str]],
+) -> None:
+    """The user's metadata scope sends the query to the cosine planner, where every candidate
+    at or above the floor is a target: 0.4 is one, the float below it is not even listed."""
+    mem, ids = forced
+    plan = mem.plan_forget(query=QUERY, filters={"namespace": "edge", "source": "garden.md"})
+    assert [(i.id, i.similarity, i.tier, i.action) for i in plan.items] == [
+        (ids["at"], 0.4, "filter", "delete")
+    ]
 
 
 def _memory(n: int) -> Memory:

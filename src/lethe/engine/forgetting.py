@@ -69,6 +69,13 @@ CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
 
 
+def previewed(similarity: float) -> bool:
+    """Whether a query candidate is shown at all: at or above the preview floor (0.4,
+    inclusive). The one comparison both planners use, the description planner's listing and
+    the cosine planner's candidates."""
+    return similarity >= PREVIEW_THRESHOLD
+
+
 class ForgetOps(SearchOps, VersionOps, DerivedOps):
     # -- planning ------------------------------------------------------------------------
 
@@ -256,9 +263,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             for j in decision.judgements
             # A candidate that holds the identifiers the request names is listed however far
             # its vector: in another language it may be the memory meant.
-            if j.verdict != "skip"
-            or (named and j.certainty > 0)
-            or j.similarity >= PREVIEW_THRESHOLD
+            if j.verdict != "skip" or (named and j.certainty > 0) or previewed(j.similarity)
         ]
         items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
         return items, decision.ambiguous
@@ -328,7 +333,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         """The cosine planner: a filter-scoped plan (the user's scope widens it), and the
         baseline the benchmark compares the description planner with."""
         ranked, similarity = self._hybrid(query, flt, QUERY_DEPTH)
-        ids = [f.id for f in ranked if similarity.get(f.id, 0.0) >= PREVIEW_THRESHOLD]
+        ids = [f.id for f in ranked if previewed(similarity.get(f.id, 0.0))]
         live = self.store.get_many(ids)
         candidates = sorted(
             ((live[i], similarity[i]) for i in ids if i in live), key=lambda pair: -pair[1]
