@@ -1,11 +1,16 @@
 """The MCP server answers `tools/list` before its engine has loaded, over real stdio.
 
-tests/test_mcp_stdio.py holds a test of the same promise that connects the SDK's client to
-the server object in memory: it never crosses a pipe, so it cannot see a stdio server that
-waits for the store before it reads its first request. Here the server is a child process
-speaking over its stdin and stdout (lethe's own `serve_stdio`, as `lethe mcp` runs it) whose
-engine cannot open until a file exists; the test creates the file only after the tool list
-has come back through the pipe.
+This is the only test of that promise. An earlier one in tests/test_mcp_stdio.py connected
+the SDK's client to the server object in memory. Because it never crossed a pipe, it could
+not see a stdio server that waits for the store before reading its first request, and it
+was removed. The tests still in tests/test_mcp_stdio.py spawn `lethe mcp` over stdio but
+never hold its engine back. tests/test_mcp_handshake.py covers `initialize` answered before
+the SDK has loaded (it lists tools only after its gate opens), and
+tests/test_mcp_http_early.py covers the opening request answered early over HTTP.
+
+Here the server is a child process speaking over its stdin and stdout (lethe's own
+`serve_stdio`, as `lethe mcp` runs it) whose engine cannot open until a file exists; the
+test creates the file only after the tool list has come back through the pipe.
 """
 
 from __future__ import annotations
