@@ -152,7 +152,8 @@ def test_the_demo_runs_on_a_dsn_and_refuses_it_the_second_time(
     assert tour.exit_code == 0, tour.output
     assert json.loads(tour.stdout)["db"] == pg_dsn
     listed = runner.invoke(app, ["list", "--db", pg_dsn, "--json"])
-    assert json.loads(listed.stdout)["total"] == 6, "five memories and a near-duplicate"
+    # Eight remembered and a near-duplicate; the forgotten one restored, the PIN purged.
+    assert json.loads(listed.stdout)["total"] == 8
     again = runner.invoke(app, ["demo", "--db", pg_dsn])
     assert again.exit_code == 1 and "already holds memories" in again.stderr
     assert list(tmp_path.iterdir()) == []
