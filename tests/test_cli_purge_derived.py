@@ -82,7 +82,9 @@ def test_purge_shows_and_rewrites_the_summary_made_from_its_target(
     done = run(db, "purge", ids[SECRET], "--yes")
     assert done.exit_code == 0, (done.stdout, done.stderr, done.exception)
     assert f"erased {ids[SECRET]}" in done.stdout
+    # The plan first says what it will do, the result what it did.
     assert f"Also rewrites {summary_id} (" in " ".join(done.stdout.split())
+    assert f"Also rewrote {summary_id} (" in " ".join(done.stdout.split())
     summary = shown(db, summary_id)
     assert summary["status"] == "active", "rewritten, not purged: another source is left"
     assert summary["content"] == f"Summary of older memories:\n- {POTTERY}"

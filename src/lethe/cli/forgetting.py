@@ -61,8 +61,10 @@ ActorOpt = Annotated[
     "protected, with why.\n\n"
     "By id (lethe forget ID ...), the plan is carried out once confirmed: y/N at a terminal, "
     "or --yes. By --query or filters (--tag, --agent, --older-than, --filter ...; --all for a "
-    "whole namespace), it is only a plan unless --execute; a query alone then forgets at most "
-    "its clear best match, while filters forget every match.\n\n"
+    "whole namespace), it is only a plan unless --execute; a query alone then forgets only "
+    "the memories the description planner marks as meant (a fact, a subject, an identifier; "
+    "nothing when it is not sure: see docs/forgetting.md), while filters forget every match."
+    "\n\n"
     "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given "
     "(nothing was changed).",
 )

@@ -452,7 +452,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 [
                     result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
                     *(edit_notes(edited) if edited else []),
-                    *(derived_notes(plan.derived) if executed else []),
+                    *(derived_notes(plan.derived, done=True) if executed else []),
                 ]
             ),
         )

@@ -86,9 +86,13 @@ def confirmation_message(
     return "\n".join(lines)
 
 
-def derived_notes(derived: Sequence[DerivedItem]) -> list[str]:
-    """What a purge does to what was made from its targets, one line each."""
-    verbs = {"rewrite": "Also rewrites", "purge": "Also purges", "keep": "Keeps"}
+def derived_notes(derived: Sequence[DerivedItem], *, done: bool = False) -> list[str]:
+    """What a purge does (or, `done`, did) to what was made from its targets, one line each."""
+    verbs = (
+        {"rewrite": "Also rewrote", "purge": "Also purged", "keep": "Kept"}
+        if done
+        else {"rewrite": "Also rewrites", "purge": "Also purges", "keep": "Keeps"}
+    )
     return [f"{verbs[d.action]} {d.id} ({d.reason})." for d in derived]
 
 
