@@ -521,3 +521,15 @@ def test_a_titles_full_stop_ends_no_sentence() -> None:
     assert evidence.read("Dr. Patel moved to Leeds.", common).owner == "patel"
     assert evidence.read("Mr. Smith's car is red.", common).owner == "smith"
     assert evidence.read("The user saw Dr. Patel. Maria is fine.", common).owner == evidence.USER
+
+
+def test_a_noun_and_its_adjective_are_one_word() -> None:
+    # Snowball leaves "allergy" and "allergic" one letter apart ("allergi", "allerg"): the
+    # question "which allergy I have" is about "I am allergic to sesame".
+    assert evidence.words("which allergy") == evidence.words("allergic")
+    assert evidence.words("history") == evidence.words("historic")
+    assert evidence.words("my family") != evidence.words("familiar")
+    assert _marked(
+        "stop remembering which allergy I have",
+        [("I am allergic to sesame.", 0.576), ("Kenji is allergic to shellfish.", 0.5)],
+    ) == ["I am allergic to sesame."]

@@ -133,8 +133,13 @@ _ENGLISH = snowballstemmer.stemmer("english")
 
 @lru_cache(maxsize=65536)
 def _root(word: str) -> str:
-    """The Snowball (Porter 2) stem: "ordered" and "order", "allergies" and "allergy" meet."""
-    return str(_ENGLISH.stemWord(word)) if word.isascii() and word.isalpha() else word
+    """The Snowball (Porter 2) stem: "ordered" and "order", "allergies" and "allergy" meet —
+    and "allergy" and "allergic", whose stems Snowball leaves one letter apart ("allergi",
+    "allerg"), as "history" and "historic", "delivery" and "deliver" do."""
+    if not (word.isascii() and word.isalpha()):
+        return word
+    stem = str(_ENGLISH.stemWord(word))
+    return stem[:-1] if len(stem) >= 6 and stem.endswith("i") else stem
 
 
 # The verb that names something ("a dog called Pepper", "named Pepper", "its name is Pepper")
