@@ -533,3 +533,12 @@ def test_a_noun_and_its_adjective_are_one_word() -> None:
         "stop remembering which allergy I have",
         [("I am allergic to sesame.", 0.576), ("Kenji is allergic to shellfish.", 0.5)],
     ) == ["I am allergic to sesame."]
+
+
+def test_a_question_needs_less_closeness_than_a_statement() -> None:
+    # "what car I drive" shares few words with the fact that answers it: cosine 0.41 is
+    # enough for a question, not for a restated fact.
+    car = [("The user's car is a red Mazda 3, licence plate NP-7984.", 0.41)]
+    assert _marked("stop remembering what car I drive", car) == [car[0][0]]
+    assert _marked("forget that my car is nice", car) == []
+    assert _marked("stop remembering what car I drive", [(car[0][0], 0.39)]) == []

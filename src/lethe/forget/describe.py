@@ -146,6 +146,10 @@ are the same sentence with other values ("works at Novartis as an accountant" an
 Shopify as a pharmacist")."""
 FLOOR = 0.45
 """A fact request's winner needs at least this cosine, unless identifiers decided it."""
+QUESTION_FLOOR = 0.40
+"""... or this much when the request asks for the value ("what car I drive"): a question
+and the fact that answers it share fewer words, so their cosines run lower."""
+_QUESTION = re.compile(r"(?i)\s*(?:what|which|where|when|who|whom|whose|how)\b")
 
 
 def _fact(
@@ -419,7 +423,8 @@ def _doubt(
         # "previous" is not what the request is about: "my previous address" against "my old
         # e-mail" shares only the time.
         return "says none of the request's words beyond its names: not certain"
-    if not naming and top.similarity < FLOOR:
+    floor = QUESTION_FLOOR if _QUESTION.match(obj) else FLOOR
+    if not naming and top.similarity < floor:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
     if _identifier_led(obj, plain, codes) and only_holder:
         return None
