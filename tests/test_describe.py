@@ -542,3 +542,19 @@ def test_a_question_needs_less_closeness_than_a_statement() -> None:
     assert _marked("stop remembering what car I drive", car) == [car[0][0]]
     assert _marked("forget that my car is nice", car) == []
     assert _marked("stop remembering what car I drive", [(car[0][0], 0.39)]) == []
+
+
+def test_a_plural_takes_every_memory_of_its_kind() -> None:
+    # "Tom's appointments" are all of them: the plural noun is read like the memories'
+    # words ("appointments" and "appointment" meet), never someone else's, never another kind.
+    mine = [
+        ("Tom has a dermatologist appointment with Dr. Takata on Tuesday 6 August.", 0.58),
+        ("Tom's dentist appointment is on Saturday 16 September at 17:00.", 0.63),
+    ]
+    others = [
+        ("Maria has a GP appointment on Monday 8 August.", 0.55),
+        ("Tom's phone number is +1 415 555 0220.", 0.45),
+    ]
+    assert sorted(_marked("can you forget Tom's appointments?", mine + others)) == sorted(
+        t for t, _ in mine
+    )

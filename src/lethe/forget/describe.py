@@ -641,7 +641,8 @@ def _widen_plural(
     """ "All my appointments": every candidate that qualifies and holds the plural noun's
     word (or, when none holds the word, none beyond the fact decision)."""
     found = [*_PLURAL.findall(obj), *_EVERY.findall(obj)]
-    heads = {evidence._stem(w) for w in found} - evidence._STOP
+    # Read like the memories' words (Snowball stems): "appointments" is "appoint" there.
+    heads = evidence.words(" ".join(found)) - _MARKERS
     if not heads:
         return judged
     qualified = [j for j in judged if not j.reason.endswith("never a target")]
