@@ -558,3 +558,13 @@ def test_a_plural_takes_every_memory_of_its_kind() -> None:
     assert sorted(_marked("can you forget Tom's appointments?", mine + others)) == sorted(
         t for t, _ in mine
     )
+
+
+def test_the_requests_verb_used_as_a_noun_is_another_sense() -> None:
+    # "where Kenji works" asks about his job; "… for work mail" says "work" only as a noun.
+    work_mail = ("Kenji uses kenji.khan@acme.io for work mail.", 0.712)
+    job = ("Kenji joined Philips in 2022 as a product manager.", 0.569)
+    assert _marked("can you forget where Kenji works?", [work_mail, job]) == []
+    works_at = ("Kenji works at Philips as a product manager.", 0.75)
+    hiking = ("Kenji likes hiking in the Alps.", 0.45)
+    assert _marked("can you forget where Kenji works?", [works_at, hiking]) == [works_at[0]]

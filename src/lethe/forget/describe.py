@@ -381,6 +381,29 @@ def _naming(codes: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return [c for c in codes if not _YEAR.fullmatch("".join(c))]
 
 
+def _as_verb(text: str) -> frozenset[str]:
+    """Words the text uses as a verb: right after its subject ("Kenji works", "I cook")."""
+    return frozenset(w for m in _SUBJECT_VERB.finditer(text) for w in evidence.words(m.group(1)))
+
+
+def _only_as_noun(text: str, wanted: frozenset[str]) -> bool:
+    """Every time the text says one of the words, a determiner or a preposition comes right
+    before it ("for work mail", "a cook")."""
+    seen = False
+    for m in re.finditer(r"[A-Za-z]+", text):
+        if not evidence.words(m.group(0)) & wanted:
+            continue
+        seen = True
+        if not _NOUN_BEFORE.search(text[: m.start()]):
+            return False
+    return seen
+
+
+_SUBJECT_VERB = re.compile(r"\b(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+([a-z]{3,})\b")
+_NOUN_BEFORE = re.compile(
+    r"(?i)\b(?:a|an|the|my|his|her|their|your|our|its|for|of|at|from|by|with)\s+$"
+)
+
 _MARKERS = frozenset((evidence.PAST, evidence.PRESENT, evidence.NOT))
 """Words that say when or whether a fact holds, never what it is about."""
 
@@ -423,6 +446,14 @@ def _doubt(
         # "previous" is not what the request is about: "my previous address" against "my old
         # e-mail" shares only the time.
         return "says none of the request's words beyond its names: not certain"
+    acted = _as_verb(obj) & content & r.words
+    if not naming and acted and acted == content & r.words and _only_as_noun(r.text, acted):
+        # "where Kenji works" against "Kenji uses … for work mail": the request's verb is a
+        # noun there, another sense of the word.
+        return (
+            f"says {', '.join(sorted(acted))} only as a noun, where the request does it: "
+            "not certain"
+        )
     floor = QUESTION_FLOOR if _QUESTION.match(obj) else FLOOR
     if not naming and top.similarity < floor:
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
