@@ -215,14 +215,27 @@ def test_already_forgotten_target_is_reported_not_found(mem: Lethe) -> None:
 
 
 def test_unknown_id_gets_suggestions(mem: Lethe) -> None:
+    """Only ids within two edits are suggested, each with the start of its content; an id
+    that shares six digits (but differs in the other six) is no suggestion."""
     memory = mem.remember("User lives in San Francisco")
     hexpart = memory.id[4:]
-    near = f"mem_{hexpart[:6]}{'0' * 6}" if hexpart[6:] != "0" * 6 else f"mem_{hexpart[:6]}ffffff"
-    answer = mem.forget(near, session="s")
+    two = "".join("0" if c != "0" else "1" for c in hexpart[-2:])
+    answer = mem.forget(f"mem_{hexpart[:10]}{two}", session="s")
     assert answer.status == "not_found"
     [missing] = answer.not_found
-    assert missing.message.startswith("Memory not found") and memory.id in missing.suggestions
-    assert "recall" in missing.message
+    assert missing.message.startswith("Memory not found") and missing.suggestions == (memory.id,)
+    assert missing.previews == ("User lives in San Francisco",) and "recall" in missing.message
+    six = "".join("0" if c != "0" else "1" for c in hexpart[6:])
+    [far] = mem.forget(f"mem_{hexpart[:6]}{six}", session="s").not_found
+    assert far.suggestions == () and memory.id not in far.message
+
+
+def test_an_id_in_the_trash_is_said_to_be_there(mem: Lethe) -> None:
+    memory = mem.remember("User lives in San Francisco")
+    mem.execute(mem.plan_forget([memory.id]))
+    [missing] = mem.forget(memory.id, session="s").not_found
+    assert missing.state == "trash" and missing.suggestions == ()
+    assert "already in the trash" in missing.message and "restore" in missing.message
 
 
 def test_ambiguous_query_deletes_nothing(mem: Lethe) -> None:
@@ -453,7 +466,7 @@ def test_purge_of_old_trash_respects_the_namespace(cmem: Lethe, clock: Clock) ->
 
 def test_unknown_ids_in_a_plan_are_reported_with_suggestions(mem: Lethe) -> None:
     known = mem.remember("User likes jazz")
-    typo = known.id[:10] + ("000000" if known.id[10:] != "000000" else "111111")
+    typo = known.id[:14] + ("00" if known.id[14:] != "00" else "11")
     plan = mem.plan_forget([known.id, typo])
     assert plan.not_found == (typo,)
     assert f"Memory not found: {typo}" in plan.notes and known.id in plan.notes

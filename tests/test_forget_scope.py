@@ -122,7 +122,11 @@ def test_suggestions_stay_inside_the_namespace(mem: Lethe) -> None:
     typo = typo_at(secret.id, 15)
     [missing] = mem.forget(typo, session="chat").not_found
     assert secret.id not in missing.suggestions and secret.id not in missing.message
-    assert missing.suggestions == (mine.id,), "only ids of the caller's own namespace"
+    assert missing.suggestions == () and missing.previews == ()
+    [own] = mem.forget(typo_at(mine.id, 15), session="chat").not_found
+    assert own.suggestions == (mine.id,), "an id of the caller's own namespace is suggested"
+    [there] = mem.forget(typo, session="chat", namespace="private").not_found
+    assert there.suggestions == (secret.id,) and there.previews == (secret.preview(60),)
 
 
 def test_requests_are_counted(db: str, embedder: Embedder) -> None:

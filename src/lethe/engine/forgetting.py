@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from difflib import SequenceMatcher
 from typing import Any, Literal, overload
 
 from lethe import validate
@@ -57,9 +56,9 @@ from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
+from lethe.suggest import whereabouts
 
 MAX_IDS = 100
-SUGGESTIONS = 5
 ALL_NAMESPACES = "*"
 QUERY_DEPTH = 50
 _RAW_IDENTIFIER = re.compile(r"[^\s,;:!?()]*\d[^\s,;:!?()]*|[^\s@]+@[^\s@]+")
@@ -189,7 +188,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             )
             items = criteria_items(matches, what)
         items = self._flag_unprotected(items)
-        missing = [self._not_found(i, lookup_ns) for i in not_found]
+        missing = [self._not_found(i, lookup_ns, operation) for i in not_found]
         warnings = []
         if len(items) > MANY_MATCHES:
             warnings.append(
@@ -573,27 +572,6 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         and the workspace."""
         self._project(touched, owed, erased=operation == "purge" and bool(touched))
 
-    def _closest_ids(self, memory_id: str, namespace: str | None) -> list[str]:
-        """Live ids that look most like a mistyped one, from the caller's namespace only (a
-        suggestion must not reveal ids behind the isolation boundary).
-
-        Candidates share a prefix (longest first) or the last four characters; they are
-        ranked by string similarity, so a typo anywhere in the id still finds its original.
-        """
-        kind, _, hexpart = memory_id.partition("_")
-        pool: set[str] = set()
-        for n in (8, 6, 4, 2, 0):
-            pool.update(
-                self.store.ids_like(prefix=f"{kind}_{hexpart[:n]}", namespace=namespace, limit=20)
-            )
-            if len(pool) >= SUGGESTIONS:
-                break
-        if len(hexpart) >= 4:
-            pool.update(self.store.ids_like(suffix=hexpart[-4:], namespace=namespace, limit=20))
-        pool.discard(memory_id)
-        ranked = sorted(pool, key=lambda i: (-SequenceMatcher(None, i, memory_id).ratio(), i))
-        return ranked[:SUGGESTIONS]
-
     def _requested_event(
         self,
         tx: StoreTx,
@@ -633,14 +611,37 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             content_sha256=pending.content_sha256,
         )
 
-    def _not_found(self, memory_id: str, namespace: str | None) -> NotFoundItem:
-        suggestions = self._closest_ids(memory_id, namespace)
+    def _not_found(
+        self, memory_id: str, namespace: str | None, operation: Operation = "forget"
+    ) -> NotFoundItem:
+        """Why an id named for a forget or purge is not there: it is in the trash already,
+        it was purged, or it is unknown, and then the ids within two edits of it (from the
+        caller's namespace only: a suggestion must not reveal ids behind the isolation
+        boundary), each with a preview."""
+        statuses = ("active", "forgotten") if operation == "purge" else ("active",)
+        where = whereabouts(self.store, memory_id, namespace, statuses)
+        when = f" on {where.at:%Y-%m-%d %H:%M} UTC" if where.at else ""
+        if where.state == "trash":
+            return NotFoundItem(
+                id=memory_id,
+                state="trash",
+                message=f"Memory {memory_id} is already in the trash (forgotten by "
+                f"{where.by}{when}; restore brings it back)",
+            )
+        if where.state == "purged":
+            return NotFoundItem(
+                id=memory_id,
+                state="purged",
+                message=f"Memory {memory_id} was purged (erased for good) by {where.by}{when}",
+            )
+        suggestions = tuple(s.id for s in where.suggestions)
         hint = "search with recall (or forget by query) to find the exact id"
         if suggestions:
             hint = f"did you mean {', '.join(suggestions)}? Otherwise {hint}"
         return NotFoundItem(
             id=memory_id,
-            suggestions=tuple(suggestions),
+            suggestions=suggestions,
+            previews=tuple(s.preview for s in where.suggestions),
             message=f"Memory not found: {memory_id} ({hint})",
         )
 

@@ -174,7 +174,7 @@ class SweepOps(TrashOps, MemoryOps):
         *,
         session: str,
         actor: str,
-        answer: Literal["decline", "cancel"] = "decline",
+        answer: Literal["decline", "cancel", "accept_without_content"] = "decline",
     ) -> None:
         """The human said no to a sweep: nothing is forgotten, and that is on the record."""
         self._sweep_event(plan, "forget_declined", session, actor, {"answer": answer})

@@ -101,7 +101,7 @@ class TwoCallOps(ForgetOps):
                 refused=tuple(refused_now),
                 notes=result_notes(operation, executed, [], [], (), refused_now),
             )
-        missing = tuple(self._not_found(i, namespace) for i in plan.not_found)
+        missing = tuple(self._not_found(i, namespace, operation) for i in plan.not_found)
         refused = (*plan.refused, *refused_now)
         return Confirmation(
             status=confirmation_status(executed, awaiting, refused, missing),
@@ -127,11 +127,12 @@ class TwoCallOps(ForgetOps):
         session: str,
         namespace: str = DEFAULT_NAMESPACE,
         operation: Literal["forget", "purge", "update"] = "forget",
-        answer: Literal["decline", "cancel"] = "decline",
+        answer: Literal["decline", "cancel", "accept_without_content"] = "decline",
         actor: str | None = None,
     ) -> int:
         """The human said no (e.g. to an MCP elicitation): drop pending items and record it.
-        `answer` keeps apart a refusal ("decline") from a dismissed question ("cancel");
+        `answer` keeps apart a refusal ("decline") from a dismissed question ("cancel") and
+        from an accept that carried no answer ("accept_without_content", which is no yes);
         `actor` is who the audit log names (default: the session)."""
         session = validate.label(session, "session")
         who = validate.label(actor, "actor") if actor else session

@@ -17,7 +17,12 @@ class _Frozen(BaseModel):
 
 class NotFoundItem(_Frozen):
     id: str
+    state: Literal["unknown", "trash", "purged"] = "unknown"
+    """Never stored here (or not in this namespace), already in the trash, or purged."""
     suggestions: tuple[str, ...] = ()
+    """Ids within two edits of it, nearest first (only for an unknown id)."""
+    previews: tuple[str, ...] = ()
+    """The start of each suggestion's content, in the same order."""
     message: str
 
 

@@ -208,9 +208,13 @@ class Store(Protocol):
         self, namespace: str | None, *, limit: int, offset: int, before: datetime | None = None
     ) -> tuple[list[Memory], int]: ...
 
-    def ids_like(
-        self, *, prefix: str = "", suffix: str = "", namespace: str | None, limit: int
-    ) -> list[str]: ...
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], *, namespace: str | None, status: str
+    ) -> list[str]:
+        """Ids that start with one of `prefixes` (each an id's kind and some of its hex
+        digits), of memories with this status, in this namespace (any, for None). Each
+        prefix is one range of the id index: no scan of the table."""
+        ...
 
     def pending_all(self, session: str | None = None) -> list[Pending]: ...
 

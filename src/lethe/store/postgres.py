@@ -440,20 +440,24 @@ class PostgresStore(PostgresTransferReads, PostgresVersionReads, PostgresOwedWor
         where = " AND ".join(clauses)
         return self._page(where, params, "forgotten_at", limit, offset)
 
-    def ids_like(
-        self, *, prefix: str = "", suffix: str = "", namespace: str | None, limit: int
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], *, namespace: str | None, status: str
     ) -> list[str]:
-        def escape(text: str) -> str:
-            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-        clauses = ["status = 'active'", "id LIKE %s"]
-        params: list[Any] = [f"{escape(prefix)}%{escape(suffix)}"]
+        # A prefix of hex digits is the range [prefix, prefix || 'g') of the primary key,
+        # read in its order (so the planner walks that index, whatever the table's size)
+        # up to a bound far above what a prefix of six hex digits holds.
+        sql = (
+            "SELECT m.id FROM unnest(%s::text[]) AS p(prefix) CROSS JOIN LATERAL ("
+            "SELECT id, status, namespace FROM memories WHERE id >= p.prefix "
+            "AND id < p.prefix || 'g' ORDER BY id LIMIT 10000) AS m "
+            "WHERE left(m.id, length(p.prefix)) = p.prefix AND m.status = %s"
+        )
+        params: list[Any] = [list(prefixes), status]
         if namespace is not None:
-            clauses.append("namespace = %s")
+            sql += " AND m.namespace = %s"
             params.append(namespace)
-        sql = f"SELECT id FROM memories WHERE {' AND '.join(clauses)} ORDER BY id LIMIT %s"
         with self._read() as conn:
-            return [r["id"] for r in conn.execute(sql.encode(), [*params, limit])]
+            return [r["id"] for r in conn.execute(sql.encode(), params)]
 
     def pending_all(self, session: str | None = None) -> list[Pending]:
         sql, params = "SELECT * FROM pending_confirmations", list[Any]()

@@ -442,22 +442,21 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
             ).fetchall()
         return [memory_from_row(r) for r in rows], total
 
-    def ids_like(
-        self, *, prefix: str = "", suffix: str = "", namespace: str | None, limit: int
+    def ids_with_prefixes(
+        self, prefixes: Sequence[str], *, namespace: str | None, status: str
     ) -> list[str]:
-        """Live ids with this prefix and suffix (to suggest the id a caller half-remembered)."""
-
-        def escape(text: str) -> str:
-            return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-        clauses = ["status = 'active'", "id LIKE ? ESCAPE '\\'"]
-        params: list[Any] = [f"{escape(prefix)}%{escape(suffix)}"]
+        # A prefix of hex digits is the range [prefix, prefix + "g") of the id index ("g"
+        # follows every hex digit). The unary + keeps the planner on that index.
+        sql = (
+            "SELECT m.id FROM json_each(?) AS p CROSS JOIN memories AS m "
+            "ON m.id >= p.value AND m.id < p.value || 'g' WHERE +m.status = ?"
+        )
+        params: list[Any] = [json.dumps(list(prefixes)), status]
         if namespace is not None:
-            clauses.append("namespace = ?")
+            sql += " AND +m.namespace = ?"
             params.append(namespace)
-        sql = f"SELECT id FROM memories WHERE {' AND '.join(clauses)} ORDER BY id LIMIT ?"
         with self._lock:
-            return [r[0] for r in self._conn.execute(sql, [*params, limit])]
+            return [r[0] for r in self._conn.execute(sql, params)]
 
     def pending_all(self, session: str | None = None) -> list[Pending]:
         sql, params = "SELECT * FROM pending_confirmations", list[Any]()
