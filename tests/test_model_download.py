@@ -4,6 +4,7 @@ server that serves the real MiniLM files, and misbehaves on purpose."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +37,12 @@ def no_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def _leftovers(cache: Path) -> list[str]:
-    return sorted(p.name for p in cache.rglob("*") if p.is_file())
+    """The files in the cache but its lock and its record of what was verified."""
+    return sorted(
+        p.name
+        for p in cache.rglob("*")
+        if p.is_file() and p.name not in (".lock", ".verified.json")
+    )
 
 
 def test_first_use_downloads_verifies_and_then_uses_the_cache(
@@ -235,3 +241,103 @@ def test_the_mcp_server_asks_for_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     assert serve.model_download._quiet is True
     with download.terminal_progress() as bar:
         assert bar is None
+
+
+def test_a_cached_file_changed_since_it_was_verified_is_hashed_and_replaced(
+    no_package: Path, source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Size is not proof: a file of the right size with other bytes (zeroed by a crash or by
+    hand) is never used; fetching again repairs it."""
+    with model_server(source) as (endpoint, served):
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        folder = find_model_dir()
+        weights = folder / "model.safetensors"
+        data = bytearray(weights.read_bytes())
+        data[-4096:] = bytes(4096)
+        weights.write_bytes(bytes(data))
+        assert download.cached() is None
+        assert find_model_dir() == folder
+        assert served.requests[-1].endswith("/model.safetensors")
+        assert download._sha256(weights) == download.FILES[-1].sha256
+
+
+def test_processes_fetching_at_once_take_turns(
+    no_package: Path, source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    with model_server(source) as (endpoint, served):
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        errors: list[BaseException] = []
+
+        def one() -> None:
+            try:
+                download.fetch()
+            except BaseException as e:
+                errors.append(e)
+
+        threads = [threading.Thread(target=one) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not errors
+        assert len(served.requests) == 3, "the others found the files already there"
+        assert download.cached() == download.cache_dir()
+
+
+def test_a_partial_file_left_by_a_killed_download_is_swept(
+    no_package: Path, source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    folder = download.cache_dir()
+    folder.mkdir(parents=True)
+    stale = folder / ".model.safetensors.abc123.partial"
+    stale.write_bytes(b"half")
+    old = time.time() - download.STALE_PARTIAL - 5
+    os.utime(stale, (old, old))
+    fresh = folder / ".tokenizer.json.def456.partial"
+    fresh.write_bytes(b"another process is writing this")
+    with model_server(source) as (endpoint, _):
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+        download.fetch()
+    assert not stale.exists()
+    assert fresh.exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("HF_ENDPOINT", "huggingface.co", "HF_ENDPOINT must be an http(s):// or file:// URL"),
+        ("LETHE_MODEL_URL", "ftp://mirror/x", "LETHE_MODEL_URL must be an http(s):// or file://"),
+        ("LETHE_MODEL_TIMEOUT", "inf", "LETHE_MODEL_TIMEOUT must be a number"),
+        ("LETHE_MODEL_TIMEOUT", "1e309", "LETHE_MODEL_TIMEOUT must be a number"),
+    ],
+)
+def test_bad_download_settings_are_clear_errors(
+    no_package: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(EmbedderUnavailable, match=re.escape(message)):
+        download.fetch()
+    assert download.cached() is None
+
+
+def test_lethe_model_url_may_be_a_local_folder(
+    no_package: Path, source: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LETHE_MODEL_URL", str(source))
+    assert download.fetch() == download.cache_dir()
+    assert download.cached() == download.cache_dir()
+
+
+def test_an_offline_variable_set_to_no_is_not_offline(
+    no_package: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LETHE_OFFLINE", "0")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(EmbedderUnavailable) as info:
+        download.fetch()
+    assert "downloads are off (HF_HUB_OFFLINE)" in str(info.value)

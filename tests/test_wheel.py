@@ -97,7 +97,13 @@ def test_the_installed_package_is_not_the_source_tree(installed: Installed) -> N
     assert missing.returncode != 0, "the model package must not be installed beside the wheel"
     version = installed.lethe("--version")
     assert version.returncode == 0 and version.stdout.strip() == f"lethe {__version__}"
-    assert (installed.bin / "lethe-mcp").is_file()
+    as_server = subprocess.run(
+        [str(installed.bin / "lethe-mcp"), "--version"],
+        env=installed.env,
+        capture_output=True,
+        text=True,
+    )
+    assert as_server.returncode == 0 and as_server.stdout.strip() == f"lethe {__version__}"
 
 
 def test_remember_recall_and_forget_through_the_cli(installed: Installed) -> None:
@@ -118,7 +124,7 @@ def test_remember_recall_and_forget_through_the_cli(installed: Installed) -> Non
 
 
 def test_forget_by_two_calls_through_lethe_mcp(installed: Installed) -> None:
-    async def scenario() -> None:
+    async def scenario() -> str:
         params = StdioServerParameters(
             command=str(installed.bin / "lethe-mcp"),
             args=["--db", str(installed.home / "mcp.db")],
@@ -132,7 +138,9 @@ def test_forget_by_two_calls_through_lethe_mcp(installed: Installed) -> None:
             assert first["status"] == "pending" and first["pending_ids"] == [memory]
             second = await call(client, "forget", memory_id=memory)
             assert second["status"] == "executed" and second["deleted_ids"] == [memory]
-            trash = await call(client, "list_trash")
-            assert [i["memory"]["id"] for i in trash["items"]] == [memory]
+            return memory
 
-    asyncio.run(scenario())
+    memory = asyncio.run(scenario())
+    trash = installed.lethe("trash", "--db", str(installed.home / "mcp.db"), "--json")
+    assert trash.returncode == 0, trash.stderr
+    assert [i["memory"]["id"] for i in json.loads(trash.stdout)["items"]] == [memory]

@@ -11,9 +11,15 @@ pinned too: the hub serving other bytes under the same name is an error, not an 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
+import json
+import math
 import os
 import sys
+import tempfile
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -75,41 +81,97 @@ def cache_dir() -> Path:
 
 
 def base_url() -> str:
-    """$LETHE_MODEL_URL (a folder holding the files), else the hub at $HF_ENDPOINT."""
-    explicit = os.environ.get("LETHE_MODEL_URL")
+    """$LETHE_MODEL_URL (a folder holding the files: a URL or a local path), else the hub at
+    $HF_ENDPOINT."""
+    explicit = os.environ.get("LETHE_MODEL_URL", "").strip()
     if explicit:
-        return explicit.rstrip("/")
-    endpoint = (os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/")
-    return f"{endpoint}/{REPO}/resolve/{REVISION}"
+        if "://" not in explicit:
+            return Path(explicit).expanduser().resolve().as_uri()
+        return _checked_url(explicit.rstrip("/"), "LETHE_MODEL_URL")
+    endpoint = (os.environ.get("HF_ENDPOINT", "").strip() or DEFAULT_ENDPOINT).rstrip("/")
+    return f"{_checked_url(endpoint, 'HF_ENDPOINT')}/{REPO}/resolve/{REVISION}"
+
+
+def _checked_url(url: str, name: str) -> str:
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in ("http", "https", "file") or not url.split("://", 1)[1]:
+        raise EmbedderUnavailable(
+            f"{name} must be an http(s):// or file:// URL, not {url!r}",
+            hint=f"for example {name}=https://huggingface.co, or unset it",
+        )
+    return url
 
 
 def offline() -> bool:
     """Downloads are off: $LETHE_OFFLINE, or the hub's own $HF_HUB_OFFLINE."""
-    return any(os.environ.get(k, "").strip().lower() in _TRUE for k in _OFFLINE_VARS)
+    return bool(_offline_vars())
+
+
+def _offline_vars() -> list[str]:
+    return [k for k in _OFFLINE_VARS if os.environ.get(k, "").strip().lower() in _TRUE]
 
 
 _OFFLINE_VARS = ("LETHE_OFFLINE", "HF_HUB_OFFLINE")
+_VERIFIED = ".verified.json"
+"""What was checked: each file's size and modification time when its digest matched."""
 
 
 def cached() -> Path | None:
-    """The cached model folder when every file is there at its pinned size (each was
-    verified before it took its name)."""
+    """The cached model folder when every file is there and is the file that was verified:
+    the same size and modification time as when its SHA-256 matched, else hashed again (a
+    file changed since, by hand or by anything else, is never used unverified)."""
     folder = cache_dir()
-    for f in FILES:
-        path = folder / f.name
-        if not path.is_file() or path.stat().st_size != f.size:
-            return None
+    try:
+        seen = _read_verified(folder)
+        for f in FILES:
+            stat = (folder / f.name).stat()
+            if stat.st_size != f.size:
+                return None
+            if seen.get(f.name) == [stat.st_size, stat.st_mtime_ns]:
+                continue
+            if _sha256(folder / f.name) != f.sha256:
+                return None
+            seen[f.name] = [stat.st_size, stat.st_mtime_ns]
+            _write_verified(folder, seen)
+    except OSError:
+        return None
     return folder
+
+
+def _read_verified(folder: Path) -> dict[str, list[int]]:
+    try:
+        data = json.loads((folder / _VERIFIED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _write_verified(folder: Path, seen: dict[str, list[int]]) -> None:
+    """Best effort: without the record the files are hashed again next time."""
+    with contextlib.suppress(OSError):
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".verified.", suffix=".partial")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(seen, out)
+        os.replace(tmp, folder / _VERIFIED)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def fetch(progress: Progress | None = None, timeout: float | None = None) -> Path:
     """Download what is missing from the cache and return the folder. Raises
-    EmbedderUnavailable saying what failed and what to do; nothing unverified stays."""
+    EmbedderUnavailable saying what failed and what to do; nothing unverified stays.
+    Processes fetching at once take turns (a lock file): the second finds the files there."""
     folder = cache_dir()
     if offline():
         raise EmbedderUnavailable(
             f"the embedding model is not in {folder} and downloads are off "
-            f"({', '.join(k for k in _OFFLINE_VARS if os.environ.get(k))})",
+            f"({', '.join(_offline_vars())})",
             hint=OFFLINE_HINT,
         )
     try:
@@ -120,12 +182,62 @@ def fetch(progress: Progress | None = None, timeout: float | None = None) -> Pat
             hint="set LETHE_CACHE_DIR to a writable folder, or LETHE_MODEL_DIR to a model folder",
         ) from None
     wait = timeout if timeout is not None else _timeout()
-    for f in FILES:
-        target = folder / f.name
-        if target.is_file() and target.stat().st_size == f.size:
-            continue
-        _download(f, f"{base_url()}/{f.name}", target, progress, wait)
+    root = base_url()
+    with _locked(folder):
+        _sweep_partials(folder)
+        seen = _read_verified(folder)
+        for f in FILES:
+            target = folder / f.name
+            try:
+                stat = target.stat()
+                if stat.st_size == f.size and (
+                    seen.get(f.name) == [stat.st_size, stat.st_mtime_ns]
+                    or _sha256(target) == f.sha256
+                ):
+                    seen[f.name] = [stat.st_size, stat.st_mtime_ns]
+                    continue
+            except OSError:
+                pass
+            _download(f, f"{root}/{f.name}", target, progress, wait)
+            stat = target.stat()
+            seen[f.name] = [stat.st_size, stat.st_mtime_ns]
+            _write_verified(folder, seen)
+        _write_verified(folder, seen)
     return folder
+
+
+@contextmanager
+def _locked(folder: Path) -> Iterator[None]:
+    """One download at a time per cache folder (POSIX advisory lock; elsewhere, none)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = (folder / ".lock").open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+STALE_PARTIAL = 600.0
+"""Seconds after which a temporary download file no process writes any more is removed (a
+download killed by a signal leaves one)."""
+
+
+def _sweep_partials(folder: Path) -> None:
+    now = time.time()
+    for path in folder.glob(".*.partial"):
+        with contextlib.suppress(OSError):
+            if now - path.stat().st_mtime > STALE_PARTIAL:
+                path.unlink()
 
 
 def _timeout() -> float:
@@ -136,29 +248,43 @@ def _timeout() -> float:
         value = float(raw)
     except ValueError:
         value = -1.0
-    if not value > 0:
+    if not (value > 0 and math.isfinite(value) and value <= MAX_TIMEOUT):
         raise EmbedderUnavailable(
-            f"LETHE_MODEL_TIMEOUT must be a number of seconds above 0, not {raw!r}",
+            f"LETHE_MODEL_TIMEOUT must be a number of seconds above 0 and at most "
+            f"{MAX_TIMEOUT:.0f}, not {raw!r}",
             hint="unset it to wait 30 s",
         )
     return value
 
 
+MAX_TIMEOUT = 86400.0
+
+
 def _download(f: ModelFile, url: str, target: Path, progress: Progress | None, wait: float) -> None:
-    partial = target.with_name(f".{f.name}.{os.getpid()}.partial")
+    """Stream into a temporary file of this call's own (no other process can write it),
+    hashing what is written, synced before it takes its name."""
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{f.name}.", suffix=".partial")
+    partial = Path(name)
     digest = hashlib.sha256()
     got = 0
     try:
         request = urllib.request.Request(url, headers={"User-Agent": "lethe"})
-        with urllib.request.urlopen(request, timeout=wait) as response, partial.open("wb") as out:
-            while chunk := response.read(_CHUNK):
-                if got + len(chunk) > f.size:
-                    raise _Bad(f"{f.name} from {url} is longer than the {f.size} bytes pinned")
-                out.write(chunk)
-                digest.update(chunk)
-                got += len(chunk)
-                if progress is not None:
-                    progress(f.name, got, f.size)
+        with os.fdopen(fd, "wb") as out:
+            try:
+                response = urllib.request.urlopen(request, timeout=wait)
+            except ValueError as e:
+                raise _Bad(f"cannot download {f.name} from {url!r}: {e}") from None
+            with response:
+                while chunk := response.read(_CHUNK):
+                    if got + len(chunk) > f.size:
+                        raise _Bad(f"{f.name} from {url} is longer than the {f.size} bytes pinned")
+                    out.write(chunk)
+                    digest.update(chunk)
+                    got += len(chunk)
+                    if progress is not None:
+                        progress(f.name, got, f.size)
+            out.flush()
+            os.fsync(out.fileno())
         if got != f.size:
             raise _Bad(f"{f.name} from {url} ended after {got} of {f.size} bytes")
         if digest.hexdigest() != f.sha256:
@@ -173,13 +299,29 @@ def _download(f: ModelFile, url: str, target: Path, progress: Progress | None, w
         raise EmbedderUnavailable(
             f"could not download {f.name}: {url} answered {e.code} {e.reason}", hint=MIRROR_HINT
         ) from None
-    except (urllib.error.URLError, OSError) as e:
-        reason = getattr(e, "reason", None) or e
+    except urllib.error.URLError as e:
         raise EmbedderUnavailable(
-            f"could not download {f.name} from {url}: {reason}", hint=MIRROR_HINT
+            f"could not download {f.name} from {url}: {e.reason}", hint=MIRROR_HINT
+        ) from None
+    except TimeoutError as e:
+        raise EmbedderUnavailable(
+            f"could not download {f.name} from {url}: {e or 'timed out'}", hint=MIRROR_HINT
+        ) from None
+    except OSError as e:
+        if e.filename is not None or e.errno in _DISK_ERRORS:
+            raise EmbedderUnavailable(
+                f"could not write {f.name} into {target.parent}: {e.strerror or e}",
+                hint="free some space or set LETHE_CACHE_DIR to a writable folder with 100 MB free",
+            ) from None
+        raise EmbedderUnavailable(
+            f"could not download {f.name} from {url}: {e}", hint=MIRROR_HINT
         ) from None
     finally:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
+
+
+_DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
 class _Bad(Exception):
