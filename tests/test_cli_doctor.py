@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -264,3 +265,35 @@ def test_the_clients_set_up_to_run_lethe(tmp_path: Path, isolated_env: Path) -> 
     clients = checks(report(db))["clients"]  # a warning: status 0
     assert clients["status"] == "warn" and "which is gone" in clients["summary"]
     assert "claude-code 'memory'" in clients["summary"]
+
+
+def test_a_log_left_by_a_killed_writer_stays_as_it_is(tmp_path: Path) -> None:
+    """doctor opens the store read-only: the write-ahead log a killed writer left is read, not
+    checkpointed into the database (a read-write connection's close would do that)."""
+    import subprocess
+
+    db = tmp_path / "s.db"
+    remember(str(db), "The user prefers tea")
+    killed = (
+        "import os, sqlite3\n"
+        f"c = sqlite3.connect({str(db)!r})\n"
+        "c.execute('PRAGMA wal_autocheckpoint=0')\n"
+        "c.execute('UPDATE memories SET importance = 0.6')\n"
+        "c.commit()\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", killed], check=True)
+    wal = db.with_name("s.db-wal")
+    before = (db.read_bytes(), wal.read_bytes())
+    assert checks(report(str(db)))["store"]["status"] == "ok"
+    assert (db.read_bytes(), wal.read_bytes()) == before
+
+
+def test_a_client_file_with_a_byte_order_mark_is_read(tmp_path: Path, isolated_env: Path) -> None:
+    db = str(tmp_path / "m.db")
+    cursor = isolated_env / ".cursor" / "mcp.json"
+    cursor.parent.mkdir()
+    entry = {"command": sys.executable, "args": ["mcp"]}
+    cursor.write_bytes(b"\xef\xbb\xbf" + json.dumps({"mcpServers": {"lethe": entry}}).encode())
+    clients = checks(report(db))["clients"]
+    assert clients["facts"]["unreadable"] == []

@@ -199,8 +199,17 @@ def check_sqlite(path: Path) -> Check:
             facts=facts,
         )
     facts["bytes"] = path.stat().st_size
-    with path.open("rb") as handle:
-        header = handle.read(16)
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(16)
+    except OSError as exc:
+        return Check(
+            "store",
+            "fail",
+            f"cannot read {path}: {exc.strerror or exc}",
+            "check its permissions",
+            facts,
+        )
     if header and header != b"SQLite format 3\x00":
         return Check(
             "store",
@@ -218,8 +227,10 @@ def check_sqlite(path: Path) -> Check:
             facts,
         )
     try:
-        # mode=rw never creates the file; query_only keeps this connection from writing.
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, timeout=2.0)
+        # mode=ro never creates the file and never writes it: not even the checkpoint that
+        # closing the last read-write connection would run on a write-ahead log a killed
+        # writer left (doctor changes nothing).
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
     except sqlite3.Error as exc:
         return Check("store", "fail", f"cannot open {path}: {exc}", None, facts)
     try:
@@ -451,11 +462,15 @@ def check_clients() -> Check:
     for key in CLIENTS:
         path = config_path(key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            # A byte-order mark is allowed, as 'lethe setup' allows (and keeps) it.
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
         except FileNotFoundError:
             continue
-        except (OSError, ValueError):
-            unreadable.append(f"{key} ({path})")
+        except OSError as exc:
+            unreadable.append(f"{key} ({path}: {exc.strerror or exc})")
+            continue
+        except ValueError:
+            unreadable.append(f"{key} ({path}: not JSON)")
             continue
         servers = data.get(SERVERS_KEY) if isinstance(data, dict) else None
         for name, entry in (servers or {}).items() if isinstance(servers, dict) else ():
@@ -484,7 +499,8 @@ def check_clients() -> Check:
         hint = (
             "run 'lethe setup CLIENT' again from the installation you use"
             if gone
-            else "fix the file: 'lethe setup' refuses to edit a file that is not JSON"
+            else "fix the file (its permissions, or its JSON: 'lethe setup' refuses to edit a "
+            "file that is not JSON)"
         )
         return Check("clients", "warn", "; ".join(parts), hint, facts)
     if not found:
