@@ -260,6 +260,12 @@ class CandidateOut(Output):
         )
 
 
+class SuggestionOut(Output):
+    id: str
+    preview: str
+    """The start of its content."""
+
+
 class MissingOut(Output):
     id: str
     suggestions: list[str]
