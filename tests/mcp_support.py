@@ -21,12 +21,20 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 LETHE = str(Path(sys.executable).parent / "lethe")
 
 
+def every_tool(extra: tuple[str, ...]) -> list[str]:
+    """`extra` with `--tools full` unless it names a profile: these tests call every tool,
+    while `lethe mcp` shows only the core ones by default (tests/test_mcp_profiles.py)."""
+    return list(extra) if "--tools" in extra else ["--tools", "full", *extra]
+
+
 def stdio_params(
     db: Path | str, *extra: str, env: dict[str, str] | None = None
 ) -> StdioServerParameters:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
     return StdioServerParameters(
-        command=LETHE, args=["mcp", "--db", str(db), *extra], env={**clean, **(env or {})}
+        command=LETHE,
+        args=["mcp", "--db", str(db), *every_tool(extra)],
+        env={**clean, **(env or {})},
     )
 
 
@@ -111,7 +119,7 @@ def http_server(db: Path | str, *extra: str) -> Iterator[str]:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
     proc = subprocess.Popen(
-        [LETHE, "mcp", "--http", "--port", str(port), "--db", str(db), *extra],
+        [LETHE, "mcp", "--http", "--port", str(port), "--db", str(db), *every_tool(extra)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -335,7 +335,7 @@ def test_sweep_execute_asks_a_client_that_can_be_asked(db: str, embedder: Embedd
         async with stdio_client(db, env=auto, elicit=no) as client:
             report = await call(client, "sweep")
             before = snapshot(db)
-            declined = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
+            declined = await call(client, "execute_sweep", plan_id=report["plan_id"])
             assert declined["executed"] is False and declined["dropped_ids"] == []
             assert "said no" in declined["message"]
             after = snapshot(db)
@@ -348,11 +348,11 @@ def test_sweep_execute_asks_a_client_that_can_be_asked(db: str, embedder: Embedd
             assert refusal["details"]["plan"] == report["plan_id"]
             asked = await call(client, "audit_log", op="confirmation_requested")
             assert [e["details"]["plan"] for e in asked["events"]] == [report["plan_id"]]
-            again = await error(client, "sweep", execute=True, plan_id=report["plan_id"])
+            again = await error(client, "execute_sweep", plan_id=report["plan_id"])
             assert "plan_id of a sweep report" in again, "a declined plan is dropped"
         async with stdio_client(db, env=auto, elicit=yes) as client:
             report = await call(client, "sweep")
-            done = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
+            done = await call(client, "execute_sweep", plan_id=report["plan_id"])
             assert done["executed"] is True and done["dropped_ids"] == [old]
 
     run(scenario())
@@ -366,7 +366,7 @@ def test_sweep_execute_asks_over_the_2026_retry_flow(db: str, embedder: Embedder
     env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
     port = free_port()
     proc = subprocess.Popen(
-        [LETHE, "mcp", "--http", "--port", str(port), "--db", db],
+        [LETHE, "mcp", "--http", "--port", str(port), "--db", db, "--tools", "full"],
         env={**env, "LETHE_DECAY_POLICY": "auto"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -376,7 +376,7 @@ def test_sweep_execute_asks_over_the_2026_retry_flow(db: str, embedder: Embedder
         url = f"http://127.0.0.1:{port}/mcp"
         async with http_client(url, elicit=no, mode="auto") as client:
             report = await call(client, "sweep")
-            declined = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
+            declined = await call(client, "execute_sweep", plan_id=report["plan_id"])
             assert declined["executed"] is False and old in live_ids(db)
 
     try:

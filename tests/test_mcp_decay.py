@@ -30,15 +30,19 @@ def test_sweep_reports_and_executes_only_under_auto(db: str, embedder: Embedder)
             report = await call(client, "sweep")
             assert report["executed"] is False and report["drop"] == 1
             assert [s["id"] for s in report["samples"]] == [old]
-            assert "policy is 'suggest'" in await error(client, "sweep", execute=True)
+            assert "policy is 'suggest'" in await error(
+                client, "execute_sweep", plan_id="sweep_000000000000"
+            )
         assert snapshot(db) == before
         async with stdio_client(db, env={"LETHE_DECAY_POLICY": "auto"}) as client:
-            assert "plan_id of a sweep report" in await error(client, "sweep", execute=True)
+            assert "plan_id of a sweep report" in await error(
+                client, "execute_sweep", plan_id="sweep_000000000000"
+            )
             report = await call(client, "sweep")
             assert report["executed"] is False and live_ids(db) == {old, *live_ids(db)}
-            done = await call(client, "sweep", execute=True, plan_id=report["plan_id"])
+            done = await call(client, "execute_sweep", plan_id=report["plan_id"])
             assert done["executed"] is True and done["dropped_ids"] == [old]
-            again = await error(client, "sweep", execute=True, plan_id=report["plan_id"])
+            again = await error(client, "execute_sweep", plan_id=report["plan_id"])
             assert "plan_id of a sweep report" in again, "a plan is carried out once"
             assert old in {i["memory"]["id"] for i in (await call(client, "list_trash"))["items"]}
         assert old not in live_ids(db) and len(live_ids(db)) == 1

@@ -30,7 +30,7 @@ def inspect(db: Path, *args: str) -> Any:
 def test_inspector_lists_tools_and_calls_remember_and_recall(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     tools = {t["name"]: t for t in inspect(db, "--method", "tools/list")["tools"]}
-    assert {"remember", "recall", "forget", "audit_log"} <= set(tools)
+    assert {"remember", "recall", "forget", "history"} <= set(tools)
     assert tools["forget"]["annotations"]["destructiveHint"] is True
     assert tools["recall"]["annotations"]["readOnlyHint"] is True
 

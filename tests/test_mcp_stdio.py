@@ -27,6 +27,7 @@ READ_ONLY = {
     "audit_log",
     "context",
     "search_memories",
+    "sweep",
 }
 
 
@@ -45,7 +46,7 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
             "create_episode",
             "forget",
             "restore",
-            "sweep",
+            "execute_sweep",
             "consolidate",
             "search_memories",
             "delete_memories",

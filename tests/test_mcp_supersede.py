@@ -24,8 +24,10 @@ def test_remember_supersedes_replaces_in_place_and_history_keeps_the_old(db: str
         async with stdio_client(db, name="claude-code") as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
             schema = tools["remember"].input_schema["properties"]["supersedes"]
-            assert "updated in place" in schema["description"]
-            assert "supersedes" in (tools["remember"].description or "")
+            assert schema["pattern"] == "^(mem|sys)_[0-9a-f]{12}$"
+            said = tools["remember"].description or ""
+            assert "supersedes: the id of a memory this text corrects" in said
+            assert "updated in place" in said
 
             old = (await call(client, "remember", content=OLD, layer="semantic"))["memory"]["id"]
             result = await client.call_tool("remember", {"content": NEW, "supersedes": old})

@@ -144,3 +144,46 @@ def test_forget_by_two_calls_through_lethe_mcp(installed: Installed) -> None:
     trash = installed.lethe("trash", "--db", str(installed.home / "mcp.db"), "--json")
     assert trash.returncode == 0, trash.stderr
     assert [i["memory"]["id"] for i in json.loads(trash.stdout)["items"]] == [memory]
+
+
+def test_the_tour_the_doctor_and_the_inspector_run_from_the_wheel(installed: Installed) -> None:
+    """What the wheel must carry beyond code: the demo's store, the inspector's templates
+    and static files, and doctor's view of the installed model."""
+    import time
+    import urllib.request
+
+    from .mcp_support import free_port
+
+    tour = installed.lethe("demo", "--json")
+    assert tour.returncode == 0, tour.stderr
+    assert json.loads(tour.stdout)["forget_query"]
+    doctor = installed.lethe("doctor", "--json")
+    assert doctor.returncode == 0, doctor.stdout
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["model"]["status"] == "ok"
+    assert str(installed.home / "cache") in checks["model"]["summary"]
+    port = free_port()
+    ui = subprocess.Popen(
+        [str(installed.bin / "lethe"), "ui", "--port", str(port)],
+        env=installed.env,
+        cwd=installed.home,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as page:
+                    body = page.read().decode()
+                    break
+            except OSError:
+                assert ui.poll() is None, ui.stderr.read() if ui.stderr else ""
+                assert time.monotonic() < deadline, "the inspector did not answer"
+                time.sleep(0.2)
+        assert "lethe" in body.lower() and "<form" in body
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/style.css") as script:
+            assert script.status == 200
+    finally:
+        ui.terminate()
+        ui.wait(timeout=30)

@@ -45,6 +45,18 @@ def mcp(
         bool,
         typer.Option("--allow-purge", help="Offer the purge tool (erasure that cannot be undone)."),
     ] = False,
+    tools: Annotated[
+        str,
+        typer.Option(
+            "--tools",
+            metavar="PROFILE",
+            envvar="LETHE_MCP_TOOLS",
+            help="Which tools clients are shown: core (remember, recall, get_memory, "
+            "update_memory, forget, restore, history), full (every tool), or tool names "
+            "separated by commas. Each client sees only those its role allows.",
+            show_default=True,
+        ),
+    ] = "core",
     actor: Annotated[
         str | None,
         typer.Option(
@@ -57,7 +69,9 @@ def mcp(
     ] = None,
 ) -> None:
     from lethe import validate
+    from lethe.errors import InvalidInput
     from lethe.mcp.access import Tokens
+    from lethe.mcp.profiles import parse_tools
 
     # A first-use model download shows no progress bar: a client, not a person, reads us.
     model_download.quiet()
@@ -66,6 +80,10 @@ def mcp(
     if tokens is None and http and os.environ.get("LETHE_MCP_TOKENS"):
         tokens = Path(os.environ["LETHE_MCP_TOKENS"])
     grants = Tokens.load(tokens) if tokens is not None else Tokens({})
+    try:
+        profile = parse_tools(tools, allow_purge=allow_purge)
+    except InvalidInput as exc:
+        raise typer.BadParameter(str(exc), param_hint="--tools") from None
     if actor is not None:
         if grants:
             raise typer.BadParameter(
@@ -87,6 +105,7 @@ def mcp(
             loader=EngineLoader(open_engine),
             tokens=grants,
             allow_purge=allow_purge,
+            profile=profile,
             local_actor=actor,
         )
         return build_server(runtime)

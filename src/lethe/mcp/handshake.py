@@ -26,10 +26,10 @@ TITLE = "lethe memory"
 INSTRUCTIONS = """lethe is the user's long-term memory. remember stores, recall searches
 (results carry ids and similarity). Forgetting is careful: forget(query=…) only lists
 candidates; forget(memory_id=…) needs the user's confirmation (asked directly, or by calling
-again with the same id). Forgotten memories can be restored from the trash; audit_log shows
-every change. consolidate finds near-duplicates, sweep reports what decay would forget,
-context/attend manage an agent's working memory, and the forget-mode prompt runs one
-natural-language forget instruction with search_memories/delete_memories."""
+again with the same id). Forgotten memories can be restored from the trash. Tools take an
+optional namespace (default: your first). Which tools are listed depends on the server's
+profile (lethe mcp --tools) and your role; the forget-mode prompt runs one natural-language
+forget instruction and adds its tools to the list."""
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """Protocol versions reachable through `initialize`, oldest first (the SDK's own list)."""
@@ -40,8 +40,10 @@ MODERN_VERSIONS = ("2026-07-28",)
 CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": False},
     "resources": {"listChanged": False, "subscribe": False},
-    "tools": {"listChanged": False},
+    "tools": {"listChanged": True},
 }
+"""`tools.listChanged`: forget mode's tools join a session's list when it requests the
+`forget-mode` prompt (`lethe.mcp.server.declare_tools_changed` makes the SDK say the same)."""
 
 DISCOVER_CAPABILITIES: dict[str, Any] = {
     "prompts": {"listChanged": True},

@@ -15,57 +15,46 @@ from pydantic import Field
 from lethe.errors import LetheError
 from lethe.mcp.wire import text_problem
 
-MemoryId = Annotated[
-    str,
-    Field(
-        pattern=r"^(mem|sys)_[0-9a-f]{12}$",
-        description="A memory id: mem_ followed by 12 hex digits, as returned by remember/recall",
-    ),
-]
+MemoryId = Annotated[str, Field(pattern=r"^(mem|sys)_[0-9a-f]{12}$")]
+"""No description: the pattern says the form, and every tool holding an id would repeat it
+in what a model reads (see `lethe.mcp.profiles` on the size of that)."""
 EpisodeId = Annotated[
     str, Field(pattern=r"^ep_[0-9a-f]{12}$", description="An episode id: ep_ + 12 hex digits")
 ]
-Namespace = Annotated[
-    str | None,
-    Field(
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$",
-        description="Namespace to work in (isolation boundary); default: your first namespace",
-    ),
+Namespace = Annotated[str | None, Field(max_length=64)]
+"""Checked by the grant (`Grant.namespace`), which says what a namespace may hold; the default
+(the caller's first namespace) is told once, in the server's instructions."""
+Content = Annotated[str, Field(min_length=1, max_length=32_768)]
+EpisodeSummary = Annotated[
+    str, Field(min_length=1, max_length=32_768, description="The episode's summary")
 ]
-Content = Annotated[str, Field(min_length=1, max_length=32_768, description="The memory text")]
-ConfirmationCode = Annotated[
-    str,
-    Field(
-        pattern=r"^[0-9a-f]{16}$",
-        description="The code a first forget/purge/update_memory call returned (clients "
-        "without a session)",
-    ),
-]
+ConfirmationCode = Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
+"""The code a first forget/purge/update_memory answer carried (clients without a session);
+the answer itself says to pass it back."""
 Seq = Annotated[int, Field(ge=0, le=2**53 - 1)]
 """An event sequence number or a paging offset: never above what JSON numbers hold exactly."""
-Query = Annotated[str, Field(min_length=1, max_length=2_000, description="What to search for")]
+Query = Annotated[str, Field(min_length=1, max_length=2_000)]
 Tag = Annotated[str, Field(min_length=1, max_length=64)]
-Tags = Annotated[list[Tag], Field(max_length=32, description="Tags (at most 32)")]
+Tags = Annotated[list[Tag], Field(max_length=32)]
 Label = Annotated[str, Field(max_length=128)]
-Reason = Annotated[
-    str, Field(max_length=128, description="Why (one line; kept in the history and audit log)")
-]
+Reason = Annotated[str, Field(max_length=128, description="Why (kept in its history)")]
 LayerName = Literal["episodic", "semantic", "learning", "caveat", "goal"]
-Importance = Annotated[float, Field(ge=0.0, le=1.0, description="0.0-1.0; >= 0.9 pins it")]
-Metadata = Annotated[dict[str, Any], Field(description="A JSON object of your own fields")]
+Importance = Annotated[float, Field(ge=0.0, le=1.0, description=">= 0.9 pins it (protected)")]
+Metadata = dict[str, Any]
+TagsMode = Literal["any", "all"]
 Where = Annotated[
     list[Annotated[str, Field(max_length=500)]],
     Field(
         max_length=20,
-        description='Metadata conditions such as "year >= 2025" or "@metadata.source = notes.md"',
+        description="FIELD OP VALUE; OP: = != < <= > >= in contains; FIELD: importance, "
+        "created_at, layer… or @metadata.NAME",
     ),
 ]
 Filters = Annotated[
     dict[str, Any],
     Field(
-        description="Scope a forget query: agent, layer, category, tags, since, until, "
-        'or metadata fields such as {"source": "notes.md"}. Only metadata fields widen a '
-        "deletion beyond the single clear best match.",
+        description="Scope a query: agent, layer, category, tags, since, until; other keys "
+        "are metadata fields to equal",
     ),
 ]
 
@@ -76,8 +65,54 @@ def forbid_unknown_arguments(tool: Tool) -> Tool:
     model = tool.fn_metadata.arg_model
     model.model_config["extra"] = "forbid"
     model.model_rebuild(force=True)
-    tool.parameters = model.model_json_schema(by_alias=True)
+    tool.parameters = compact_schema(model.model_json_schema(by_alias=True))
     return tool
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """An input schema without what tells a model nothing, since every model reads it in
+    every conversation (see `lethe.mcp.profiles`): pydantic's titles ("Memory Id" for
+    memory_id), `additionalProperties: true` (the default), `1.0` for `1`, and for an
+    optional argument the `anyOf [..., null]` with `default: null` (an optional argument is
+    simply not in `required`: omit it rather than send null). Bounds, patterns, enums,
+    defaults and descriptions stay. The arguments are still checked by the full model,
+    which also takes an explicit null."""
+    out = {k: _compact(v) for k, v in schema.items() if k != "title"}
+    out["properties"] = {
+        name: _optional(_compact(prop)) for name, prop in schema.get("properties", {}).items()
+    }
+    return out
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_compact(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        k: int(v) if isinstance(v, float) and v.is_integer() else _compact(v)
+        for k, v in node.items()
+        if not _says_nothing(k, v)
+    }
+
+
+def _says_nothing(key: str, value: Any) -> bool:
+    """A pydantic title (a string `title`, never a property named title) or the default
+    `additionalProperties: true`."""
+    return (key == "title" and isinstance(value, str)) or (key, value) == (
+        "additionalProperties",
+        True,
+    )
+
+
+def _optional(prop: dict[str, Any]) -> dict[str, Any]:
+    """`{"anyOf": [X, {"type": "null"}], "default": null, ...}` as X with the same keys."""
+    choices = prop.get("anyOf")
+    if not (isinstance(choices, list) and {"type": "null"} in choices and len(choices) == 2):
+        return prop
+    [kept] = [c for c in choices if c != {"type": "null"}]
+    rest = {k: v for k, v in prop.items() if k != "anyOf" and not (k == "default" and v is None)}
+    return {**kept, **rest}
 
 
 ToolSpec = tuple[Callable[..., Any], str, ToolAnnotations, str]
@@ -101,13 +136,26 @@ class TextTool(Tool):
 
 def strict_tools(specs: Sequence[ToolSpec]) -> list[Tool]:
     """Tools from their functions, each refusing arguments it does not declare and strings
-    that are not text."""
+    that are not text. Every tool is `openWorldHint: false`: each works on this server's own
+    store, never on the outside world. A description's lines are joined into paragraphs (a
+    line break costs two characters of JSON in every conversation; see `lethe.mcp.profiles`)."""
     return [
         forbid_unknown_arguments(
-            TextTool.from_function(fn, title=title, description=text, annotations=annotations)
+            TextTool.from_function(
+                fn,
+                title=title,
+                description=paragraphs(text),
+                annotations=annotations.model_copy(update={"open_world_hint": False}),
+            )
         )
         for fn, title, annotations, text in specs
     ]
+
+
+def paragraphs(text: str) -> str:
+    """`text` with the line breaks inside each paragraph made spaces; paragraphs (blank-line
+    separated) stay one per line."""
+    return "\n".join(" ".join(p.split()) for p in text.strip().split("\n\n") if p.strip())
 
 
 @contextmanager

@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context
 from mcp_types.version import is_version_at_least
 
 from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
+from lethe.mcp.profiles import CORE_PROFILE, Profile
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -78,6 +79,8 @@ class Runtime:
     loader: EngineLoader
     tokens: Tokens = field(default_factory=lambda: Tokens({}))
     allow_purge: bool = False
+    profile: Profile = CORE_PROFILE
+    """`lethe mcp --tools`: which tools clients are shown (see `lethe.mcp.profiles`)."""
     local_actor: str | None = None
     """`lethe mcp --actor NAME`: who the audit log names for a client without a token (stdio,
     or loopback HTTP without tokens), in place of the name the client gave in `initialize`."""

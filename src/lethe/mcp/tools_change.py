@@ -318,18 +318,10 @@ def change_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-UPDATE_MEMORY = """Change a memory: content (re-embedded), layer, category, tags, metadata
-(replaces the object) or merge_metadata (sets only the keys given), importance, private;
-reason says why. The old version stays restorable (history) until the memory is purged.
+UPDATE_MEMORY = """Change a memory's fields; merge_metadata sets only the keys given. The old
+version stays restorable (history) until the memory is purged. A change that weakens a
+protection (the text of a caveat, goal or pinned memory; leaving caveat/goal; importance below
+0.9) needs the forget role and is confirmed like forget."""
 
-A change that weakens a protection (the text of a caveat, goal or pinned memory; a move out
-of the caveat/goal layer; importance lowered below 0.9) needs the forget role and is
-confirmed like a forget: the user is asked directly when your client supports elicitation;
-otherwise the first call answers "Please confirm: …" and changes nothing. Ask the user; if
-they agree, make the same call again within 5 minutes (with confirmation="<code>" if the
-answer carried one)."""
-
-HISTORY = """Every version of a memory, newest first: its content and fields, who made it
-(actor), how (op), when (valid_from/valid_until) and why (reason). Updates keep the old
-version here until the memory is purged. There is no revert tool: to go back, call
-update_memory with the old version's content and fields."""
+HISTORY = """Every version of a memory, newest first: who, how, when and why. To go back,
+call update_memory with an old version's content and fields."""

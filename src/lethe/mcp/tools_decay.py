@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from lethe.errors import LetheError
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
-from lethe.forget.sweep import SweepPlan
+from lethe.forget.sweep import SweepPlan, SweepResult
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Label, MemoryId, Namespace, ToolSpec, strict_tools, tool_errors
 from lethe.mcp.runtime import Runtime, can_elicit
@@ -35,10 +35,10 @@ if TYPE_CHECKING:
 QUESTION_SAMPLES = 5
 """How many of a sweep's targets the question to the human names."""
 SweepPlanId = Annotated[
-    str | None,
+    str,
     Field(
         pattern=r"^sweep_[0-9a-f]{12}$",
-        description="With execute: the plan_id of a report from this session",
+        description="The plan_id of a sweep report from this session",
     ),
 ]
 
@@ -145,16 +145,64 @@ def _sweep_question(mem: "Lethe", plan: SweepPlan) -> str:
     )
 
 
+def _sweep_answer(
+    mem: "Lethe",
+    plan: SweepPlan,
+    ns: str,
+    result: SweepResult | None = None,
+    declined: Literal["decline", "cancel"] | None = None,
+) -> CallToolResult:
+    """A sweep's answer: the report, or what carrying it out did (or that the human said no)."""
+    samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
+    out = SweepOut(
+        plan_id=plan.id,
+        namespace=ns,
+        policy=plan.policy,
+        executed=result is not None,
+        scanned=plan.scanned,
+        keep=plan.keep,
+        compress=plan.compress,
+        drop=plan.drop,
+        samples=[SweepItemOut(**s.model_dump()) for s in samples],
+        dropped_ids=list(result.dropped) if result else [],
+        compressed_ids=list(result.compressed) if result else [],
+        summary_ids=list(result.summary_ids) if result else [],
+        message=result.notes
+        if result
+        else f"The user said no ({declined}); nothing was forgotten."
+        if declined
+        else plan.notes,
+    )
+    lines = [
+        f"{plan.scanned} scanned: {plan.keep} keep, {plan.compress} compress, "
+        f"{plan.drop} drop (policy {plan.policy})",
+        *(f"- {s.id} {s.action} (risk {s.risk:g}, heat {s.heat:g})" for s in out.samples),
+        out.message,
+    ]
+    if result:
+        guidance = "Forgotten memories are in the trash; restore undoes any of them."
+    elif declined:
+        guidance = "Nothing was forgotten. Do not ask again unless the user brings it up."
+    elif plan.executable and (plan.compress or plan.drop):
+        guidance = (
+            "This is a plan. If the user agrees, call execute_sweep("
+            f"plan_id={plan.id!r}) within {int(mem.settings.confirm_ttl_seconds)} s."
+        )
+    else:
+        guidance = (
+            "This is a report. Forget chosen ids with forget, or ask the operator to "
+            "allow automatic sweeps (decay_policy = auto)."
+        )
+    return reply(out, lines, guidance)
+
+
 def decay_tools(rt: Runtime) -> list[Tool]:
     def confirm_sweep(
-        ctx: Context,
-        execute: bool = False,
-        plan_id: str | None = None,
-        namespace: str | None = None,
+        ctx: Context, plan_id: str | None = None, namespace: str | None = None
     ) -> Elicit[ConfirmSweep] | None:
         """Ask the human, when the client lets us, before a sweep forgets anything. Whatever
         stops the sweep (no such plan, the policy, the role) is left for the tool to say."""
-        if not execute or not plan_id or not can_elicit(ctx):
+        if not plan_id or not can_elicit(ctx):
             return None
         try:
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
@@ -168,82 +216,44 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             mem.sweep_asked(plan, session=rt.session(ctx, grant), actor=rt.actor(ctx, grant))
         return Elicit(_sweep_question(mem, plan), ConfirmSweep)
 
-    def sweep(
+    def sweep(ctx: Context, namespace: Namespace = None) -> Annotated[CallToolResult, SweepOut]:
+        with tool_errors():
+            mem, grant, ns = rt.enter(ctx, "read", namespace)
+            plan = mem.sweep(namespace=ns, actor=rt.actor(ctx, grant))
+            rt.keep_sweep_plan(rt.session(ctx, grant), plan)
+        return _sweep_answer(mem, plan, ns)
+
+    def execute_sweep(
         ctx: Context,
         answer: Annotated[ElicitationResult[ConfirmSweep], Resolve(confirm_sweep)],
-        execute: bool = False,
-        plan_id: SweepPlanId = None,
+        plan_id: SweepPlanId,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, SweepOut]:
         with tool_errors():
-            mem, grant, ns = rt.enter(ctx, "forget" if execute else "read", namespace)
+            mem, grant, ns = rt.enter(ctx, "forget", namespace)
             session = rt.session(ctx, grant)
             result = None
             declined: Literal["decline", "cancel"] | None = None
-            if execute:
-                # A plan is carried out only as it was shown: a report first, then its id.
-                mem.check_sweep_allowed()
-                plan = rt.take_sweep_plan(session, plan_id or "")
-                if plan is None or plan.namespace != ns:
-                    raise ToolError(
-                        "execute needs the plan_id of a sweep report from this session: call "
-                        "sweep without execute, show the plan to the user, then pass its id"
-                    )
-                asked = isinstance(answer, AcceptedElicitation) and answer.data is not None
-                if not isinstance(answer, AcceptedElicitation) or (
-                    asked and not (isinstance(answer.data, ConfirmSweep) and answer.data.confirm)
-                ):
-                    # The human said no: the plan is dropped, nothing is forgotten.
-                    declined = "cancel" if isinstance(answer, CancelledElicitation) else "decline"
-                    mem.sweep_declined(
-                        plan, session=session, actor=rt.actor(ctx, grant), answer=declined
-                    )
-                else:
-                    result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
+            # A plan is carried out only as it was shown: a report first, then its id.
+            mem.check_sweep_allowed()
+            plan = rt.take_sweep_plan(session, plan_id)
+            if plan is None or plan.namespace != ns:
+                raise ToolError(
+                    "execute_sweep needs the plan_id of a sweep report from this session: call "
+                    "sweep, show the plan to the user, then pass its id"
+                )
+            asked = isinstance(answer, AcceptedElicitation) and answer.data is not None
+            if not isinstance(answer, AcceptedElicitation) or (
+                asked and not (isinstance(answer.data, ConfirmSweep) and answer.data.confirm)
+            ):
+                # The human said no: the plan is dropped, nothing is forgotten.
+                declined = "cancel" if isinstance(answer, CancelledElicitation) else "decline"
+                mem.sweep_declined(
+                    plan, session=session, actor=rt.actor(ctx, grant), answer=declined
+                )
             else:
-                plan = mem.sweep(namespace=ns, actor=rt.actor(ctx, grant))
-                rt.keep_sweep_plan(session, plan)
-        samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
-        out = SweepOut(
-            plan_id=plan.id,
-            namespace=ns,
-            policy=plan.policy,
-            executed=result is not None,
-            scanned=plan.scanned,
-            keep=plan.keep,
-            compress=plan.compress,
-            drop=plan.drop,
-            samples=[SweepItemOut(**s.model_dump()) for s in samples],
-            dropped_ids=list(result.dropped) if result else [],
-            compressed_ids=list(result.compressed) if result else [],
-            summary_ids=list(result.summary_ids) if result else [],
-            message=result.notes
-            if result
-            else f"The user said no ({declined}); nothing was forgotten."
-            if declined
-            else plan.notes,
-        )
-        lines = [
-            f"{plan.scanned} scanned: {plan.keep} keep, {plan.compress} compress, "
-            f"{plan.drop} drop (policy {plan.policy})",
-            *(f"- {s.id} {s.action} (risk {s.risk:g}, heat {s.heat:g})" for s in out.samples),
-            out.message,
-        ]
-        if result:
-            guidance = "Forgotten memories are in the trash; restore undoes any of them."
-        elif declined:
-            guidance = "Nothing was forgotten. Do not ask again unless the user brings it up."
-        elif plan.executable and (plan.compress or plan.drop):
-            guidance = (
-                "This is a plan. If the user agrees, call sweep(execute=true, "
-                f"plan_id={plan.id!r}) within {int(mem.settings.confirm_ttl_seconds)} s."
-            )
-        else:
-            guidance = (
-                "This is a report. Forget chosen ids with forget, or ask the operator to "
-                "allow automatic sweeps (decay_policy = auto)."
-            )
-        return reply(out, lines, guidance)
+                result = mem.execute_sweep(plan, actor=rt.actor(ctx, grant))
+        return _sweep_answer(mem, plan, ns, result, declined)
 
     def consolidate(
         ctx: Context,
@@ -336,20 +346,30 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         ),
         (
             sweep,
-            "Decay sweep",
-            ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+            "Decay report",
+            ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
             SWEEP,
+        ),
+        (
+            execute_sweep,
+            "Carry out a decay sweep",
+            ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
+            EXECUTE_SWEEP,
         ),
     ]
     return strict_tools(specs)
 
 
-SWEEP = """Score every memory by heat (recent, frequent, important = hot) and forgetting risk
-(cold, unimportant, long untouched), and report what would be compressed into a summary or
-dropped. A dry run unless execute=true, and execute works only when the server's decay
-policy is 'auto' (default 'suggest': report only; 'off': nothing is proposed). Protected
-memories (caveat, goal, importance >= 0.9) are never touched; everything forgotten goes to
-the trash and can be restored."""
+SWEEP = """Report what decay would forget: every memory scored by heat (recent, frequent,
+important = hot) and forgetting risk (cold, unimportant, long untouched), and which would be
+compressed into a summary or dropped. Changes nothing. Protected memories (caveat, goal,
+importance >= 0.9) are never proposed; with the server's decay_policy off, nothing is. Under
+decay_policy auto the answer's plan_id can be carried out with execute_sweep."""
+
+EXECUTE_SWEEP = """Carry out a sweep report of this session by its plan_id, only under the
+server's decay_policy auto: drops go to the trash; compressed memories are summarized in a new
+memory and go to the trash. The user is asked first when your client supports it. Everything
+forgotten can be restored."""
 
 CONSOLIDATE = """List near-duplicate memories (cosine >= 0.90 unless threshold is given) with
 both contents and their similarity, most similar first. Deletes nothing: if one of a pair is

@@ -379,26 +379,12 @@ def _candidates(
     return reply(out, lines, guidance)
 
 
-FORGET = """Forget memories safely. Forgotten memories go to the trash (restore undoes it).
-
-1. Find: forget(query="San Francisco") only LISTS candidates with ids, similarity and how
-   sure the planner is that the request means each (certainty); it never deletes. Show them
-   to the user and let them choose.
-2. Delete by exact id: forget(memory_id="mem_…") (or memory_ids=[…]).
-   - If your client supports elicitation, the user is asked directly; only their "accept"
-     deletes.
-   - Otherwise the first call returns "Please confirm: …" and deletes nothing. Ask the user;
-     if they agree, call forget again with the same id within 5 minutes to delete it. If
-     the answer carries a confirmation code (clients without a session), pass it back:
-     forget(memory_id="mem_…", confirmation="<code>").
-
-Example: User: "Delete my memory about San Francisco" → forget(query="San Francisco") →
-"mem_a1… User lives in San Francisco (0.69)", "mem_b2… User visited San Francisco last year
-(0.54)" → ask which → forget(memory_id="mem_a1…") → "Please confirm…" → user: "yes" →
-forget(memory_id="mem_a1…") → deleted.
-
-Protected memories (caveat and goal layers, importance >= 0.9, sys_ ids) are refused with the
-reason and a hint. filters scope a query; only metadata fields widen what it matches."""
+FORGET = """Forget memories: they go to the trash, and restore undoes it.
+forget(query="San Francisco") only lists candidates; show them to the user.
+forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: they are asked
+directly if your client can; otherwise the first call answers "Please confirm" and deletes
+nothing, and the same call again within 5 minutes deletes (with confirmation="<code>" if the
+answer gave one). Protected memories (caveat, goal, importance >= 0.9) are refused."""
 
 PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
 membership, workspace lines and the content inside audit events. Cannot be undone. Same
@@ -407,9 +393,8 @@ confirmation as forget: elicitation, or the same call twice within 5 minutes."""
 LIST_TRASH = """List forgotten memories (restorable) with who forgot them and when they will
 be purged automatically."""
 
-RESTORE = """Bring a forgotten memory back from the trash, with its links, episode membership
-and workspace lines exactly as they were."""
+RESTORE = """Bring a forgotten memory back from the trash, with its links and episodes."""
 
 AUDIT_LOG = """Read the append-only audit log: every remember, update, link, forget, restore,
-purge, declined or expired confirmation, with actor and time. Filter by memory_id or op
-(e.g. "forget"); page with after_seq."""
+purge, declined or expired confirmation, with actor and time. Filter by memory_id or op, e.g.
+audit_log(op="forget"); page with after_seq."""

@@ -17,7 +17,15 @@ from pydantic import Field
 from lethe import prompts
 from lethe.forget.session import ForgetSession
 from lethe.mcp.outputs import Output, reply
-from lethe.mcp.params import MemoryId, Query, ToolSpec, Where, strict_tools, tool_errors
+from lethe.mcp.params import (
+    Filters,
+    MemoryId,
+    Query,
+    ToolSpec,
+    Where,
+    strict_tools,
+    tool_errors,
+)
 from lethe.mcp.runtime import Runtime
 
 
@@ -84,7 +92,7 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
     def search_memories(
         query: Query,
         ctx: Context,
-        filters: Annotated[dict[str, Any], Field(description="metadata fields")] | None = None,
+        filters: Filters | None = None,
         where: Where | None = None,
     ) -> Annotated[CallToolResult, SearchOut]:
         with tool_errors():
@@ -119,15 +127,18 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
             search_memories,
             "Forget mode: search",
             ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=False),
-            "Forget mode (prompt forget-mode): find candidates for the instruction. At most 3 "
-            "searches; each candidate has a score and whether it is deletable.",
+            "Only for the forget-mode prompt: find candidates for its instruction (at most 3 "
+            "searches a session), each with a score and whether it is deletable, e.g. "
+            'search_memories(query="trip", filters={"source": "notes.md"}). To forget a '
+            "memory otherwise, use forget.",
         ),
         (
             delete_memories,
             "Forget mode: delete",
             ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False),
-            "Forget mode: delete deletable candidates by id. Refused while the forget-mode "
-            "prompt's dryRun is true (the default); sys_ ids are never deleted.",
+            "Only for the forget-mode prompt: delete candidates that a search of this session "
+            "marked deletable. Refused while the prompt's dryRun is true (the default). To "
+            "forget a memory otherwise, use forget.",
         ),
     ]
     return strict_tools(specs)

@@ -32,6 +32,7 @@ from lethe.mcp.outputs import (
 from lethe.mcp.params import (
     Content,
     EpisodeId,
+    EpisodeSummary,
     Importance,
     Label,
     LayerName,
@@ -40,6 +41,7 @@ from lethe.mcp.params import (
     Namespace,
     Query,
     Tags,
+    TagsMode,
     ToolSpec,
     Where,
     strict_tools,
@@ -99,32 +101,18 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     def remember(
         content: Content,
         ctx: Context,
-        layer: Annotated[LayerName | None, Field(description="Default: episodic (events)")] = None,
+        layer: LayerName | None = None,
         category: Label | None = None,
         tags: Tags | None = None,
         metadata: Metadata | None = None,
         importance: Annotated[
-            float | None, Field(ge=0.0, le=1.0, description="0.0-1.0 (default 0.5); >= 0.9 pins it")
+            float | None, Field(ge=0.0, le=1.0, description="Default 0.5; >= 0.9 pins it")
         ] = None,
-        private: Annotated[
-            bool | None, Field(description="Keep it out of the workspace files (default false)")
-        ] = None,
-        agent: Annotated[
-            Label | None, Field(description="Whose memory it is (default: user)")
-        ] = None,
+        private: Annotated[bool | None, Field(description="Not in workspace files")] = None,
+        agent: Label | None = None,
         namespace: Namespace = None,
-        allow_duplicate: Annotated[
-            bool,
-            Field(description="Store a second copy even of the same text with the same fields"),
-        ] = False,
-        supersedes: Annotated[
-            MemoryId | None,
-            Field(
-                description="The id of a memory this new text replaces (e.g. 'Alice works at "
-                "Shopify' when Alice now works at Stripe): it is updated in place, its old "
-                "text kept in its history; the fields you give apply, the others stay"
-            ),
-        ] = None,
+        allow_duplicate: bool = False,
+        supersedes: MemoryId | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "write", namespace)
@@ -225,11 +213,11 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     def recall(
         query: Query,
         ctx: Context,
-        k: Annotated[int, Field(ge=1, le=100, description="How many results (1-100)")] = 10,
+        k: Annotated[int, Field(ge=1, le=100)] = 10,
         layer: LayerName | None = None,
         category: Label | None = None,
         tags: Tags | None = None,
-        tags_mode: Annotated[str, Field(pattern="^(any|all)$")] = "any",
+        tags_mode: TagsMode = "any",
         agent: Label | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
@@ -240,7 +228,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             Field(
                 ge=0.0,
                 le=1.0,
-                description="Drop results whose cosine similarity to the query is below this (0-1)",
+                description="Drop hits less similar (cosine)",
             ),
         ] = None,
     ) -> Annotated[CallToolResult, RecallOut]:
@@ -316,7 +304,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         return reply(out, lines, "Linking again changes the confidence.")
 
     def create_episode(
-        summary: Content,
+        summary: EpisodeSummary,
         memory_ids: Annotated[list[MemoryId], Field(min_length=1, max_length=100)],
         ctx: Context,
         importance: Importance = 0.5,
@@ -356,29 +344,15 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-REMEMBER = """Store one memory (a fact, an event, a lesson) for later recall.
+REMEMBER = """Store a memory. Never refuses: an exact duplicate returns the stored one
+(existing=true); a near-duplicate is stored too and named in the answer. layer: episodic
+(events, the default), semantic (facts), learning, caveat or goal (both protected).
+agent: whose memory it is. supersedes: the id of a memory this text corrects; it
+is updated in place, its old text kept in its history."""
 
-Never refuses. The same text with the same fields already stored: that memory is returned
-(existing=true), nothing new is written. Similar is not same ("Thursday at 3pm" vs "Tuesday
-at 10am"): near-duplicates (cosine >= 0.95) are stored too and named in the answer with id,
-similarity and content, so you can keep both, update one or forget one. Links the new memory
-to up to 5 similar ones. layer: episodic (events), semantic (facts), learning, caveat
-(warnings, protected from forgetting), goal (protected). importance 0-1; >= 0.9 pins it
-(protected). agent: whose memory it is (not who you are: the audit log names the client).
-
-supersedes: when the new text corrects or replaces a stored memory ("Alice now works at
-Stripe" for "Alice works at Shopify"), give that memory's id. It is updated in place in one
-step: its old text is kept in its history, the fields you give apply and the others stay, and
-recall then returns only the current fact. A protected memory (caveat, goal, pinned) is
-refused: change it with update_memory, which the user confirms."""
-
-RECALL = """Search memories by meaning and words (hybrid vector + full-text ranking).
-
-Results are ordered by the fused score (vector and full-text ranks combined), not by
-similarity alone; every hit carries its cosine similarity (0-1) and that score.
-min_similarity (0-1) drops results whose cosine is below it. Narrow with layer, category,
-tags (tags_mode any/all), agent, since/until (ISO times) and metadata conditions in `where`
-("year >= 2025", 'source = "notes.md"', "@metadata.lang in [\\"en\\", \\"fr\\"]")."""
+RECALL = """Search memories by meaning and words. Hits are ordered by the fused score, not by
+similarity; each shows both. since/until take ISO 8601 times. Example:
+recall(query="trips", where=["@metadata.year >= 2025"])."""
 
 RECALL_ORDER = (
     "Ordered by the fused score (vector and full-text ranks combined), not by similarity "
@@ -386,7 +360,7 @@ RECALL_ORDER = (
     "query (0-1). Cite ids when you use a memory."
 )
 
-GET_MEMORY = "Read one memory by id, with its links. Forgotten memories are not returned."
+GET_MEMORY = "Read one memory by id, with its links."
 
 LINK_MEMORIES = """Link two memories of one namespace (kind defaults to "related"; confidence
 0-1). Linking an existing pair again sets the new confidence."""
