@@ -22,6 +22,7 @@ from .mcp_support import (
     http_client,
     http_server,
     stdio_client,
+    text,
 )
 from .test_mcp_stdio import SEED_000
 
@@ -132,11 +133,15 @@ def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[str, st
             )
             hits = (await call(pets, "recall", query="San Francisco"))["hits"]
             assert [h["memory"]["id"] for h in hits] == [cat["id"]]
-            assert "not found" in (await error(pets, "get_memory", memory_id=home)).lower()
-            for _ in range(2):
-                answer = await call(pets, "forget", memory_id=home)
-                assert answer["status"] == "not_found" and answer["deleted_ids"] == []
-                assert home not in str(answer["not_found"][0]["suggestions"])
+            message = await error(pets, "get_memory", memory_id=home)
+            assert f"No memory {home} in namespace pets" in message
+            near = home[:-1] + ("0" if home[-1] != "0" else "1")
+            for memory_id in (home, home, near):
+                result = await pets.call_tool("forget", {"memory_id": memory_id})
+                assert result.is_error and result.structured_content is not None
+                assert result.structured_content["error"] == "not_found"
+                assert result.structured_content["suggestions"] == []
+                assert "default" not in text(result), "nothing of the other namespace"
         async with http_client(url, TOKENS["reader"]) as reader:
             assert (await call(reader, "recall", query="San Francisco"))["hits"]
             for tool, args in (

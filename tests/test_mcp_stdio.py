@@ -264,13 +264,18 @@ def test_protected_memories_are_refused_with_reason_and_hint(db: str) -> None:
             pinned = await call(
                 client, "remember", content="User is allergic to nuts", importance=0.95
             )
-            for memory in (caveat, pinned):
+            for memory, reason, way in (
+                (caveat, "caveat-layer memories are protected", 'layer="semantic"'),
+                (pinned, "pinned (importance 0.95 >= 0.9)", "importance=0.5"),
+            ):
                 memory_id = memory["memory"]["id"]
                 for _ in range(2):
-                    answer = await call(client, "forget", memory_id=memory_id)
-                    assert answer["status"] == "refused" and answer["deleted_ids"] == []
-                    [refused] = answer["refused"]
-                    assert refused["id"] == memory_id and refused["protection"] and refused["hint"]
+                    result = await client.call_tool("forget", {"memory_id": memory_id})
+                    assert result.is_error and result.structured_content is not None
+                    refused = result.structured_content
+                    assert refused["error"] == "protected"
+                    assert refused["memory_ids"] == [memory_id] and reason in refused["message"]
+                    assert f'update_memory(memory_id="{memory_id}", {way})' in refused["hint"]
             assert len(live_ids(db)) == 2
 
     run(scenario())
@@ -291,7 +296,7 @@ def test_malformed_arguments_are_refused_and_the_server_lives(db: str) -> None:
                 ("remember", {"content": "   "}, "empty"),
                 ("recall", {"query": "jazz", "k": 0}, "k"),
                 ("get_memory", {"memory_id": "mem_zz"}, "memory_id"),
-                ("get_memory", {"memory_id": "mem_0123456789ab"}, "not found"),
+                ("get_memory", {"memory_id": "mem_0123456789ab"}, "no memory mem_0123456789ab"),
                 ("forget", {}, "memory_id"),
                 ("forget", {"memory_id": "mem_0123456789ab", "query": "x"}, "not both"),
                 ("forget", {"memory_ids": []}, "memory_ids"),
@@ -317,10 +322,12 @@ def test_unknown_id_gets_suggestions(db: str) -> None:
         async with stdio_client(db) as client:
             home = (await call(client, "remember", content=SEED_000[0]))["memory"]["id"]
             typo = home[:-1] + ("0" if home[-1] != "0" else "1")
-            answer = await call(client, "forget", memory_id=typo)
-            assert answer["status"] == "not_found"
-            [missing] = answer["not_found"]
-            assert missing["suggestions"] == [home] and "recall" in missing["message"]
+            result = await client.call_tool("forget", {"memory_id": typo})
+            assert result.is_error and result.structured_content is not None
+            missing = result.structured_content
+            assert missing["error"] == "not_found" and missing["memory_ids"] == [typo]
+            assert missing["suggestions"] == [{"id": home, "preview": SEED_000[0]}]
+            assert f'forget(memory_id="{home}")' in missing["hint"] and "recall" in missing["hint"]
 
     run(scenario())
 

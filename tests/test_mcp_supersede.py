@@ -88,10 +88,11 @@ def test_remember_supersedes_refuses_a_protected_or_foreign_memory(db: str) -> N
             )
             assert f"{caveat_id} is protected (caveat-layer" in message
             assert "nothing was changed" in message
-            assert f"update_memory(memory_id='{caveat_id}'" in message
+            assert f'update_memory(memory_id="{caveat_id}", content=…)' in message
             assert "the user must confirm it" in message
             message = await error(client, "remember", content=NEW, supersedes=work_id)
-            assert "no memory with this id in namespace 'default'" in message
+            assert f"No memory {work_id} in namespace default" in message
+            assert "work" not in message, "nothing of the other namespace"
             message = await error(client, "remember", content=NEW, supersedes="mem_nope")
             assert "supersedes" in message
             assert snapshot(db) == before

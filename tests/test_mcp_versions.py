@@ -335,8 +335,8 @@ def test_elicitation_over_http_in_both_eras(served: tuple[str, str], mode: str) 
 
 
 def test_an_accept_without_an_answer_changes_nothing(db: str) -> None:
-    """A client that accepts with no content gets a tool error, not a crash, and nothing
-    changes: only an explicit yes confirms."""
+    """A client that accepts with no content has not said yes: it counts as a decline (on
+    the record as one), not a crash, and nothing changes: only an explicit yes confirms."""
     callback = elicitation("accept", None)
 
     async def scenario() -> None:
@@ -344,15 +344,17 @@ def test_an_accept_without_an_answer_changes_nothing(db: str) -> None:
             caveat, pinned = await protected(client)
             tea = (await call(client, "remember", content="User likes tea"))["memory"]["id"]
             rows = memory_rows(db)
-            message = await error(client, "update_memory", memory_id=pinned, importance=0.1)
-            assert "no content" in message
-            message = await error(client, "forget", memory_id=tea)
-            assert "no content" in message
+            answer = await call(client, "update_memory", memory_id=pinned, importance=0.1)
+            assert answer["status"] == "declined" and "without an answer" in answer["message"]
+            answer = await call(client, "forget", memory_id=tea)
+            assert answer["status"] == "declined" and "without an answer" in answer["message"]
             assert memory_rows(db) == rows and live_ids(db) == {caveat, pinned, tea}
             assert (await call(client, "recall", query="penicillin"))["hits"], "server lives"
 
     run(scenario())
     assert len(callback.asked) == 2
+    answers = [(d["memory_id"], d["details"]["answer"]) for d in audit(db, "forget_declined")]
+    assert len(answers) == 2 and {a for _, a in answers} == {"accept_without_content"}
 
 
 def test_the_forget_question_says_the_memory_was_protected_moments_ago(db: str) -> None:
@@ -440,7 +442,9 @@ def test_history_is_read_only_and_confined_to_the_namespace(served: tuple[str, s
             message = await error(alice, "history", memory_id=memory_id, namespace="work")
             assert "may not use namespace" in message
             unknown = memory_id[:-1] + ("0" if memory_id[-1] != "0" else "1")
-            assert "not found" in (await error(alice, "history", memory_id=unknown)).lower()
+            message = await error(alice, "history", memory_id=unknown)
+            assert f"No memory {unknown} in namespace default" in message
+            assert f'history(memory_id="{memory_id}")' in message, "the id it was close to"
             for _ in range(2):
                 await call(alice, "forget", memory_id=memory_id)
             assert "in the trash" in await error(alice, "history", memory_id=memory_id)

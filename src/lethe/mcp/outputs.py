@@ -268,12 +268,32 @@ class SuggestionOut(Output):
 
 class MissingOut(Output):
     id: str
-    suggestions: list[str]
+    state: Literal["unknown", "trash", "purged"] = "unknown"
+    """Not in this namespace, already in the trash, or purged (erased for good)."""
+    suggestions: list[SuggestionOut]
+    """For an unknown id: ids within two edits of it, nearest first, with previews."""
     message: str
 
     @classmethod
     def of(cls, item: NotFoundItem) -> MissingOut:
-        return cls(id=item.id, suggestions=list(item.suggestions), message=item.message)
+        return cls(
+            id=item.id,
+            state=item.state,
+            suggestions=[
+                SuggestionOut(id=i, preview=p)
+                for i, p in zip(item.suggestions, item.previews, strict=False)
+            ],
+            message=item.message,
+        )
+
+    def line(self) -> str:
+        """What the model reads about it."""
+        if self.state == "trash":
+            return f'- {self.id} is already in the trash: restore(memory_id="{self.id}") undoes it'
+        if self.state == "purged":
+            return f"- {self.id} was purged (erased for good): it cannot be restored"
+        close = ", ".join(f'{s.id} ("{s.preview}")' for s in self.suggestions)
+        return f"- not found: {self.id}" + (f"; did you mean {close}?" if close else "")
 
 
 ForgetStatus = Literal[

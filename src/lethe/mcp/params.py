@@ -7,12 +7,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from lethe.errors import LetheError
+from lethe.mcp.refusals import (
+    AcceptedWithoutAnswer,
+    Failed,
+    Refused,
+    Watch,
+    accepted_without_answer,
+    refusal_of,
+)
 from lethe.mcp.wire import text_problem
 
 MemoryId = Annotated[str, Field(pattern=r"^(mem|sys)_[0-9a-f]{12}$")]
@@ -120,9 +128,15 @@ ToolSpec = tuple[Callable[..., Any], str, ToolAnnotations, str]
 
 
 class TextTool(Tool):
-    """A tool that refuses, before anything runs (even a question to the human), an argument
-    holding a string that is not storable text: a NUL character or a lone surrogate, wherever
-    it is (content, a tag, a metadata key, a where expression)."""
+    """A tool whose every refusal has one shape (`lethe.mcp.refusals`): `isError: true`, one
+    line saying what is wrong, and a hint naming the tool and arguments to call next.
+
+    It refuses, before anything runs (even a question to the human), an argument holding a
+    string that is not storable text: a NUL character or a lone surrogate, wherever it is
+    (content, a tag, a metadata key, a where expression). The SDK's schema check (pydantic's
+    report) becomes one line naming each argument and the form it takes. An elicitation the
+    client accepted without an answer is no yes: the tool runs as if the human declined, and
+    the refusal is audited as one."""
 
     async def run(
         self, arguments: dict[str, Any], context: Any, convert_result: bool = False
@@ -130,8 +144,32 @@ class TextTool(Tool):
         for name, value in arguments.items():
             problem = text_problem(value, name)
             if problem is not None:
-                raise ToolError(f"Error executing tool {self.name}: {problem}")
-        return await super().run(arguments, context, convert_result)
+                hint = f"Call {self.name} again with {name} as text without that character."
+                return Refused(problem, hint, kind="invalid_argument").answer()
+        try:
+            return await super().run(arguments, context, convert_result)
+        except UnexpectedToolError:
+            raise  # a crash: the SDK logs it and tells the model nothing of it
+        except ToolError as exc:
+            if self.resolved_params and accepted_without_answer(exc.__cause__):
+                return await self._as_declined(arguments, context, convert_result)
+            return refusal_of(exc, self.name, self.parameters).answer()
+
+    async def _as_declined(
+        self, arguments: dict[str, Any], context: Any, convert_result: bool
+    ) -> Any:
+        """Run the body with every question answered "no" (`AcceptedWithoutAnswer`)."""
+        direct: dict[str, Any] = {name: AcceptedWithoutAnswer() for name in self.resolved_params}
+        if self.context_kwarg is not None:
+            direct[self.context_kwarg] = context
+        try:
+            validated = self.fn_metadata.validate_arguments(arguments)
+            result = await self.fn_metadata.call_fn(self.fn, self.is_async, validated, direct)
+        except ToolError as exc:
+            return refusal_of(exc, self.name, self.parameters).answer()
+        except Exception as exc:
+            raise UnexpectedToolError(f"Error executing tool {self.name}") from exc
+        return self.fn_metadata.convert_result(result) if convert_result else result
 
 
 def strict_tools(specs: Sequence[ToolSpec]) -> list[Tool]:
@@ -159,11 +197,12 @@ def paragraphs(text: str) -> str:
 
 
 @contextmanager
-def tool_errors() -> Iterator[None]:
-    """lethe's own errors become tool errors with their message and hint; the server lives."""
+def tool_errors() -> Iterator[Watch]:
+    """lethe's own errors become refusals (`TextTool` gives them the tool's name); the server
+    lives. `watch.ids(...)` names the ids the call is about, so that a "not found" says what
+    became of each (in the trash, purged, or the ids within two edits of it)."""
+    watch = Watch()
     try:
-        yield
-    except LetheError as exc:
-        raise ToolError(str(exc)) from None
-    except TimeoutError as exc:
-        raise ToolError(str(exc)) from None
+        yield watch
+    except (LetheError, TimeoutError) as exc:
+        raise Failed(exc, watch) from None

@@ -30,6 +30,7 @@ from lethe.mcp.access import AccessDenied, Grant
 from lethe.mcp.handshake import INSTRUCTIONS, NAME, TITLE
 from lethe.mcp.params import tool_errors
 from lethe.mcp.profiles import FORGET_MODE, ROLE, TOOLS
+from lethe.mcp.refusals import Failed
 from lethe.mcp.runtime import Runtime
 from lethe.mcp.tools_change import change_tools
 from lethe.mcp.tools_decay import decay_tools
@@ -88,9 +89,12 @@ class LetheServer(MCPServer[dict[str, Any]]):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
         if context is not None and name in ROLE and self._tool_manager.get_tool(name) is not None:
-            with tool_errors():
-                why, grant = self.hidden_because(name, context)
-                refuse(name, why, grant, self.runtime)
+            try:
+                with tool_errors():
+                    why, grant = self.hidden_because(name, context)
+                    refuse(name, why, grant, self.runtime)
+            except Failed as exc:  # in the one shape of every refusal (lethe.mcp.refusals)
+                return exc.refusal(name).answer()
         return await super().call_tool(name, arguments, context)
 
     async def get_prompt(

@@ -8,23 +8,21 @@ token alone."""
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    CancelledElicitation,
     Context,
     Elicit,
     ElicitationResult,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
 from lethe.forget.change import UpdatePlan
-from lethe.mcp.access import ROLES, AccessDenied, Grant
+from lethe.mcp.access import ROLES, Grant
 from lethe.mcp.outputs import (
     FieldChangeOut,
     HistoryOut,
@@ -51,6 +49,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
+from lethe.mcp.refusals import Refused, declined, said
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, WRITE, with_links
 from lethe.model import Memory
@@ -67,11 +66,20 @@ def _may_weaken_protection(grant: Grant) -> bool:
     return ROLES.index(grant.role) >= ROLES.index("forget")
 
 
-def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> AccessDenied:
-    return AccessDenied(
-        f"{plan.notes} This client's role is {grant.role!r}; a change that weakens a "
-        "protection needs 'forget'. Nothing was changed",
-        hint="ask the user to make this change with a client holding the forget role",
+def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> Refused:
+    what = (
+        f"it would no longer be protected ({'; '.join(plan.lost)})"
+        if plan.lost
+        else f"it is protected ({plan.protection}) and its text would change"
+    )
+    return Refused(
+        f"This change to {plan.memory_id} weakens a protection: {what}. This client's role is "
+        f"{grant.role!r}; a change that weakens a protection needs 'forget'. Nothing was changed.",
+        "Tell the user: they can make it with a client holding the forget role (or lethe "
+        "update on the command line). Changes that weaken nothing (tags, category, metadata, "
+        "a higher importance) need only write: update_memory makes them at once.",
+        kind="role",
+        memory_ids=[plan.memory_id],
     )
 
 
@@ -180,8 +188,9 @@ def change_tools(rt: Runtime) -> list[Tool]:
         and the caller may make it at all: the model cannot answer for them."""
         if not can_elicit(ctx):
             return None
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, memory_id=memory_id)
             if not _may_weaken_protection(grant):
                 return None  # refused by the tool itself, without a question
             change = _change(
@@ -223,8 +232,9 @@ def change_tools(rt: Runtime) -> list[Tool]:
         """`answer` is what the resolver produced: the human's answer, or an accept without
         data when no question was asked (no protection weakened, or a client that cannot be
         asked: then the two-call rule applies)."""
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, memory_id=memory_id)
             actor = rt.actor(ctx, grant)
             change = _change(
                 content,
@@ -271,7 +281,13 @@ def change_tools(rt: Runtime) -> list[Tool]:
             asked = rt.take_change((session, memory_id, _key(change)))
             if isinstance(data, ConfirmChange) and data.confirm:
                 if asked is None:
-                    raise ToolError("the question is no longer open; call update_memory again")
+                    raise Refused(
+                        "The question to the user is no longer open; nothing was changed.",
+                        "Call update_memory again with the same arguments: the user is asked "
+                        "again.",
+                        kind="confirmation",
+                        memory_ids=[memory_id],
+                    )
                 m = mem.execute(asked, actor=actor, via="elicitation")
                 mem.answered(session=session, operation="update", memory_ids=[memory_id])
                 message = (
@@ -279,26 +295,25 @@ def change_tools(rt: Runtime) -> list[Tool]:
                     f"version {asked.base_version} stays in its history."
                 )
                 return _update_answer(mem, asked, m, ns, "updated", message)
-            said: Literal["decline", "cancel"] = (
-                "cancel" if isinstance(answer, CancelledElicitation) else "decline"
-            )
+            answered = said(answer)
             mem.decline(
                 [memory_id],
                 session=session,
                 namespace=ns,
                 operation="update",
-                answer=said,
+                answer=answered,
                 actor=actor,
             )
             current = mem.get(memory_id, namespace=ns)
-        message = f"The user said no ({said}); nothing was changed."
+        message = declined(answered, "changed")
         return _update_answer(mem, asked, current, ns, "declined", message)
 
     def history(
         memory_id: MemoryId, ctx: Context, namespace: Namespace = None
     ) -> Annotated[CallToolResult, HistoryOut]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, _, ns = rt.enter(ctx, "read", namespace)
+            about.ids(mem, ns, memory_id=memory_id)
             versions = mem.history(memory_id, namespace=ns)
         out = HistoryOut(
             memory_id=memory_id, namespace=ns, versions=[VersionOut.of(v) for v in versions]

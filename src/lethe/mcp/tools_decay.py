@@ -5,17 +5,15 @@ plan_id; when the client can ask its human (elicitation), only their yes carries
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    CancelledElicitation,
     Context,
     Elicit,
     ElicitationResult,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
@@ -25,6 +23,8 @@ from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.forget.sweep import SweepPlan, SweepResult
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Label, MemoryId, Namespace, ToolSpec, strict_tools, tool_errors
+from lethe.mcp.refusals import Answer, Refused, call, said
+from lethe.mcp.refusals import declined as said_no
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.model import DEFAULT_AGENT
 from lethe.working import WorkingContext
@@ -150,7 +150,7 @@ def _sweep_answer(
     plan: SweepPlan,
     ns: str,
     result: SweepResult | None = None,
-    declined: Literal["decline", "cancel"] | None = None,
+    declined: Answer | None = None,
 ) -> CallToolResult:
     """A sweep's answer: the report, or what carrying it out did (or that the human said no)."""
     samples = [*plan.samples_of("drop"), *plan.samples_of("compress")]
@@ -169,7 +169,7 @@ def _sweep_answer(
         summary_ids=list(result.summary_ids) if result else [],
         message=result.notes
         if result
-        else f"The user said no ({declined}); nothing was forgotten."
+        else said_no(declined, "forgotten")
         if declined
         else plan.notes,
     )
@@ -233,21 +233,25 @@ def decay_tools(rt: Runtime) -> list[Tool]:
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
             session = rt.session(ctx, grant)
             result = None
-            declined: Literal["decline", "cancel"] | None = None
+            declined: Answer | None = None
             # A plan is carried out only as it was shown: a report first, then its id.
             mem.check_sweep_allowed()
             plan = rt.take_sweep_plan(session, plan_id)
             if plan is None or plan.namespace != ns:
-                raise ToolError(
-                    "execute_sweep needs the plan_id of a sweep report from this session: call "
-                    "sweep, show the plan to the user, then pass its id"
+                raise Refused(
+                    f"No sweep report {plan_id} of this session in {ns} is waiting (it was "
+                    "carried out, declined, or made by another session); nothing was forgotten.",
+                    "execute_sweep takes the plan_id of a sweep report from this session: call "
+                    "sweep() for a new report, show its plan to the user, then (if they agree) "
+                    f"{call('execute_sweep', plan_id=...)} with its plan_id.",
+                    kind="confirmation",
                 )
             asked = isinstance(answer, AcceptedElicitation) and answer.data is not None
             if not isinstance(answer, AcceptedElicitation) or (
                 asked and not (isinstance(answer.data, ConfirmSweep) and answer.data.confirm)
             ):
                 # The human said no: the plan is dropped, nothing is forgotten.
-                declined = "cancel" if isinstance(answer, CancelledElicitation) else "decline"
+                declined = said(answer)
                 mem.sweep_declined(
                     plan, session=session, actor=rt.actor(ctx, grant), answer=declined
                 )
@@ -313,8 +317,9 @@ def decay_tools(rt: Runtime) -> list[Tool]:
         agent: Label = DEFAULT_AGENT,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, ContextOut]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, memory_ids=memory_ids)
             actor = rt.actor(ctx, grant)
             working = mem.attend(memory_ids, agent=agent, namespace=ns, actor=actor)
         out = _context_out(working, ns)

@@ -7,17 +7,15 @@ MCP session. A query never deletes here: it only lists candidates to choose from
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import (
     AcceptedElicitation,
-    CancelledElicitation,
     Context,
     Elicit,
     ElicitationResult,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
@@ -33,6 +31,7 @@ from lethe.mcp.outputs import (
     MemoryDetail,
     MemoryOut,
     MissingOut,
+    SuggestionOut,
     TrashEntryOut,
     TrashOut,
     candidate_line,
@@ -50,8 +49,10 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
+from lethe.mcp.refusals import Refused, call, declined, nothing_done, said
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, with_links
+from lethe.suggest import PREVIEW_CHARS
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -67,7 +68,11 @@ class ConfirmForget(BaseModel):
 
 def _ids(memory_id: str | None, memory_ids: list[str] | None) -> list[str]:
     if memory_id and memory_ids:
-        raise ToolError("give memory_id or memory_ids, not both")
+        raise Refused(
+            "forget takes memory_id or memory_ids, not both; nothing was deleted.",
+            f"Call {call('forget', memory_ids=[memory_id, *memory_ids])} to forget them all.",
+            kind="invalid_argument",
+        )
     return [memory_id] if memory_id else list(memory_ids or [])
 
 
@@ -96,9 +101,19 @@ def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> Forget
     )
 
 
-def _from_result(r: ForgetResult, ns: str) -> ForgetOut:
+def _from_result(r: ForgetResult, ns: str, mem: "Lethe") -> ForgetOut:
+    close = [s for i in r.not_found for s in r.suggestions.get(i, ())]
+    held = mem.store.get_many(close, active_only=False) if close else {}
     missing = [
-        MissingOut(id=i, suggestions=list(r.suggestions.get(i, ())), message=f"not found: {i}")
+        MissingOut(
+            id=i,
+            suggestions=[
+                SuggestionOut(id=s, preview=held[s].preview(PREVIEW_CHARS))
+                for s in r.suggestions.get(i, ())
+                if s in held
+            ],
+            message=f"not found: {i}",
+        )
         for i in r.not_found
     ]
     status = "executed" if r.executed and not (r.refused or r.stale or missing) else "partial"
@@ -117,7 +132,8 @@ def _from_result(r: ForgetResult, ns: str) -> ForgetOut:
 
 
 def _answer(out: ForgetOut) -> CallToolResult:
-    lines = [out.message]
+    said_elsewhere = {m.message for m in out.not_found}  # each has its own line, below
+    lines = [line for line in out.message.splitlines() if line not in said_elsewhere]
     lines += [f"- deleted {i}" for i in out.deleted_ids]
     lines += [
         f"- awaiting confirmation: {i}"
@@ -125,18 +141,13 @@ def _answer(out: ForgetOut) -> CallToolResult:
         for i in out.pending_ids
     ]
     lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
-    lines += [f"- {m.message}" for m in out.not_found]
-    if out.pending_ids and out.confirmation:
-        lines.append(f"confirmation: {out.confirmation}")
+    lines += [m.line() for m in out.not_found]
+    if out.pending_ids:
+        if out.confirmation:
+            lines.append(f"confirmation: {out.confirmation}")
         guidance = (
-            "Ask the user to confirm. If they agree, call the same tool again with the same "
-            f'id(s) and confirmation="{out.confirmation}" within {out.expires_in_seconds} s; '
-            "if not, do nothing."
-        )
-    elif out.pending_ids:
-        guidance = (
-            "Ask the user to confirm. If they agree, call the same tool again with the same "
-            f"id(s) within {out.expires_in_seconds} s; if not, do nothing."
+            f"Ask the user to confirm. If they agree, call {_again(out)} within "
+            f"{out.expires_in_seconds} s; if not, do nothing."
         )
     elif out.deleted_ids and out.operation == "forget":
         guidance = "Forgotten memories stay in the trash; restore undoes it (list_trash)."
@@ -145,6 +156,19 @@ def _answer(out: ForgetOut) -> CallToolResult:
     else:
         guidance = "Nothing more was deleted. Use the exact ids from recall or forget(query=…)."
     return reply(out, lines, guidance)
+
+
+def _again(out: ForgetOut) -> str:
+    """The call that confirms what is pending (the same ids, from the same session)."""
+    ids = out.pending_ids
+    args: dict[str, Any] = (
+        {"memory_id": ids[0]}
+        if out.operation == "forget" and len(ids) == 1
+        else {"memory_ids": ids}
+    )
+    if out.confirmation:
+        args["confirmation"] = out.confirmation
+    return call(out.operation, **args)
 
 
 def forget_tools(rt: Runtime) -> list[Tool]:
@@ -208,6 +232,8 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                     operation=operation,
                     actor=rt.actor(ctx, grant),
                 )
+                if not (c.awaiting or (c.executed and c.executed.executed)):
+                    raise nothing_done(mem, ns, operation, ids, c.refused)
                 out = _from_confirmation(c, operation, ns)
                 if c.awaiting:
                     out.confirmation = code
@@ -217,23 +243,21 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                 plan = plan or _plan(mem, operation, ids, ns, rt.actor(ctx, grant))
                 result = mem.execute(plan, actor=rt.actor(ctx, grant))
                 mem.answered(session=session, operation=operation, memory_ids=ids)
-                return _answer(_from_result(result, ns))
-            said: Literal["decline", "cancel"] = (
-                "cancel" if isinstance(answer, CancelledElicitation) else "decline"
-            )
+                return _answer(_from_result(result, ns, mem))
+            answered = said(answer)
             mem.decline(
                 ids,
                 session=session,
                 namespace=ns,
                 operation=operation,
-                answer=said,
+                answer=answered,
                 actor=rt.actor(ctx, grant),
             )
         out = ForgetOut(
             status="declined",
             operation=operation,
             namespace=ns,
-            message=f"The user said no ({said}); nothing was deleted.",
+            message=declined(answered, "deleted"),
         )
         return _answer(out)
 
@@ -250,10 +274,20 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         ids = _ids(memory_id, memory_ids)
         if query is not None:
             if ids:
-                raise ToolError("give ids or a query, not both")
+                raise Refused(
+                    "forget takes ids or a query, not both; nothing was deleted.",
+                    f"{call('forget', query=query)} lists candidates and deletes nothing; "
+                    f"{call('forget', memory_ids=ids)} forgets those ids once the user confirms.",
+                    kind="invalid_argument",
+                )
             return _candidates(rt, ctx, query, filters, namespace)
         if not ids:
-            raise ToolError("give memory_id, memory_ids or query (to find candidates first)")
+            raise Refused(
+                "forget needs memory_id, memory_ids or query; nothing was deleted.",
+                f"Find candidates with {call('forget', query=...)} (it deletes nothing), then "
+                f"forget the one the user means with {call('forget', memory_id=...)}.",
+                kind="invalid_argument",
+            )
         return run(ctx, "forget", ids, namespace, answer, confirmation)
 
     def purge(
@@ -264,7 +298,12 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         confirmation: ConfirmationCode | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
         if not rt.allow_purge:
-            raise ToolError("purge is disabled; start the server with --allow-purge to enable it")
+            raise Refused(
+                "purge is disabled on this server; nothing was erased.",
+                f"{call('forget', memory_ids=memory_ids)} moves them to the trash instead; the "
+                "operator enables purge with lethe mcp --allow-purge.",
+                kind="disabled",
+            )
         return run(ctx, "purge", list(memory_ids), namespace, answer, confirmation)
 
     def list_trash(
@@ -302,8 +341,9 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     def restore(
         memory_id: MemoryId, ctx: Context, namespace: Namespace = None
     ) -> Annotated[CallToolResult, MemoryDetail]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, want="trash", memory_id=memory_id)
             m = mem.restore(memory_id, actor=rt.actor(ctx, grant), namespace=ns)
             out = with_links(mem, m, ns)
         lines = [f"Restored {m.id} with {len(out.links)} links:", memory_line(out.memory)]

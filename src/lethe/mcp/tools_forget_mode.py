@@ -5,6 +5,7 @@ prompt; the model cannot lift it."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time.
 import json
+import weakref
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
@@ -15,7 +16,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from lethe import prompts
-from lethe.forget.session import ForgetSession
+from lethe.forget.session import ForgetModeRefusal, ForgetSession
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import (
     Filters,
@@ -26,6 +27,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
+from lethe.mcp.refusals import Refused, call
 from lethe.mcp.runtime import Runtime
 
 
@@ -76,7 +78,32 @@ def forget_mode_prompt(rt: Runtime) -> Prompt:
     )
 
 
+def _dry_run(prompted: bool, ids: list[str]) -> Refused:
+    """delete_memories in a dry run: outside forget mode it points to forget; in a dry-run
+    forget mode, to the plan (and to what the user can do)."""
+    forget = call("forget", memory_ids=ids)
+    if not prompted:
+        return Refused(
+            "delete_memories works only in forget mode that the user started (the forget-mode "
+            "prompt with dryRun false); nothing was deleted.",
+            f"To forget these memories, call {forget}: the user confirms it.",
+            kind="forget_mode",
+            memory_ids=ids,
+        )
+    return Refused(
+        "This forget mode is a dry run (dryRun true): delete_memories is refused; nothing was "
+        "deleted.",
+        "Answer with the plan JSON. If the user wants them gone, they run the forget-mode "
+        f"prompt again with dryRun false, or you call {forget} and they confirm it.",
+        kind="forget_mode",
+        memory_ids=ids,
+    )
+
+
 def forget_mode_tools(rt: Runtime) -> list[Tool]:
+    # The dry runs opened by a tool called without the forget-mode prompt.
+    implicit: weakref.WeakSet[ForgetSession] = weakref.WeakSet()
+
     def session_of(ctx: Context, query: str) -> ForgetSession:
         """This MCP session's forget mode; without the prompt, a dry run of this query."""
         mem, grant, ns = rt.enter(ctx, "read", None)
@@ -86,6 +113,7 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
             session = ForgetSession(
                 mem, query, namespace=ns, dry_run=True, actor=rt.actor(ctx, grant)
             )
+            implicit.add(session)
             rt.keep_forget_session(key, session)
         return session
 
@@ -96,7 +124,16 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
         where: Where | None = None,
     ) -> Annotated[CallToolResult, SearchOut]:
         with tool_errors():
-            found = session_of(ctx, query).search_memories(query, filters, where or ())
+            try:
+                found = session_of(ctx, query).search_memories(query, filters, where or ())
+            except ForgetModeRefusal as exc:
+                raise Refused(
+                    f"{exc.message}; nothing was searched.",
+                    "Decide from the candidates already found: delete_memories(ids=[…]) with "
+                    "deletable ones (when the user allowed deleting), or answer with the plan "
+                    "JSON; ask the user for more specific criteria if none fits.",
+                    kind="forget_mode",
+                ) from None
         out = SearchOut(
             searches_left=found["searchesLeft"],
             ambiguous=found["ambiguous"],
@@ -116,6 +153,8 @@ def forget_mode_tools(rt: Runtime) -> list[Tool]:
         with tool_errors():
             session = session_of(ctx, "delete")
             rt.enter(ctx, "forget", session.namespace)  # the role and namespace, every time
+            if session.dry_run:
+                raise _dry_run(session not in implicit, list(ids))
             done = session.delete_memories(ids)
             result = session.result()
         out = DeleteOut(deleted_ids=done["deletedIds"], refused=done["refused"], result=result)

@@ -47,6 +47,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
+from lethe.mcp.refusals import Refused, call
 from lethe.mcp.runtime import Runtime
 from lethe.model import EpisodeView, Memory, Remembered
 
@@ -114,8 +115,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         allow_duplicate: bool = False,
         supersedes: MemoryId | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, supersedes=supersedes)
             try:
                 m = mem.remember(
                     content,
@@ -132,11 +134,14 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                     supersedes=supersedes,
                 )
             except ConfirmationRequired as exc:
-                raise superseding_protected(
-                    exc.plan,
-                    hint=f"to change it, call update_memory(memory_id={exc.plan.memory_id!r}, "
-                    "content=...): it shows the change and the user must confirm it; or "
-                    "remember the new fact without supersedes and keep both",
+                target = exc.plan.memory_id
+                change = call("update_memory", memory_id=target, content=...)
+                raise Refused(
+                    f"{superseding_protected(exc.plan).message}.",
+                    f"To change it, call {change}: it shows the change and the user must "
+                    "confirm it; or remember the new fact without supersedes and keep both.",
+                    kind="protected",
+                    memory_ids=[target],
                 ) from None
             detail = with_links(mem, m, ns)
             was = superseded_text(mem, m, ns)
@@ -275,8 +280,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     def get_memory(
         memory_id: MemoryId, ctx: Context, namespace: Namespace = None
     ) -> Annotated[CallToolResult, MemoryDetail]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, _, ns = rt.enter(ctx, "read", namespace)
+            about.ids(mem, ns, memory_id=memory_id)
             m = mem.get(memory_id, namespace=ns)
             out = with_links(mem, m, ns)
         lines = [memory_line(out.memory), f"importance {m.importance}, agent {m.agent}"]
@@ -294,8 +300,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, LinkOut]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, a=a, b=b)
             link = mem.link(
                 a, b, kind=kind, confidence=confidence, actor=rt.actor(ctx, grant), namespace=ns
             )
@@ -310,8 +317,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         importance: Importance = 0.5,
         namespace: Namespace = None,
     ) -> Annotated[CallToolResult, EpisodeOut]:
-        with tool_errors():
+        with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
+            about.ids(mem, ns, memory_ids=memory_ids)
             episode = mem.create_episode(
                 summary, memory_ids, importance=importance, namespace=ns, actor=rt.actor(ctx, grant)
             )
