@@ -64,8 +64,16 @@ class EngineLoader:
         self.start()
         if not self._ready.wait(OPEN_TIMEOUT_S):
             raise TimeoutError("the memory store is still opening; try again in a moment")
-        if self._error is not None:
-            raise self._error
+        error = self._error
+        if error is not None:
+            with self._lock:
+                # The next call opens again: the model may have been fetched meanwhile, the
+                # network be back, the server be up (a failure is not kept until a restart).
+                if self._error is error:
+                    self._error = None
+                    self._started = False
+                    self._ready.clear()
+            raise error
         assert self._engine is not None
         return self._engine
 
