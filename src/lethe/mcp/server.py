@@ -30,7 +30,7 @@ from lethe.mcp.access import AccessDenied, Grant
 from lethe.mcp.handshake import INSTRUCTIONS, NAME, TITLE
 from lethe.mcp.params import tool_errors
 from lethe.mcp.profiles import FORGET_MODE, ROLE, TOOLS
-from lethe.mcp.refusals import Failed
+from lethe.mcp.refusals import Failed, Refused
 from lethe.mcp.runtime import Runtime
 from lethe.mcp.tools_change import change_tools
 from lethe.mcp.tools_decay import decay_tools
@@ -88,7 +88,21 @@ class LetheServer(MCPServer[dict[str, Any]]):
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> Any:
-        if context is not None and name in ROLE and self._tool_manager.get_tool(name) is not None:
+        if self._tool_manager.get_tool(name) is None:
+            # The SDK would answer in its own words; a model gets the one shape, and the
+            # tools it may call instead.
+            shown = sorted(self.shown(list(TOOLS), context)) if context is not None else []
+            return Refused(
+                f"there is no tool {name!r} on this server",
+                f"call one of: {', '.join(shown)}"
+                + (
+                    " (purge needs the server started with --allow-purge)"
+                    if name == "purge"
+                    else ""
+                ),
+                kind="unknown_tool",
+            ).answer()
+        if context is not None and name in ROLE:
             try:
                 with tool_errors():
                     why, grant = self.hidden_because(name, context)
