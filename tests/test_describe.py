@@ -568,3 +568,15 @@ def test_the_requests_verb_used_as_a_noun_is_another_sense() -> None:
     works_at = ("Kenji works at Philips as a product manager.", 0.75)
     hiking = ("Kenji likes hiking in the Alps.", 0.45)
     assert _marked("can you forget where Kenji works?", [works_at, hiking]) == [works_at[0]]
+
+
+def test_an_identifier_grouped_otherwise_is_found_on_both_stores(mem: Lethe) -> None:
+    """ "282 662 077 7" is the memory's "2826-6207-77": none of the request's groups is a
+    word of the memory, so the full-text search also looks for the identifier's first
+    characters; the digits decide, and a number one digit off is never taken."""
+    target = mem.remember("The user wrote down the insurance number 2826-6207-77.").id
+    mem.remember("The user wrote down the insurance number 2826-6207-78.")
+    for n in range(30):
+        mem.remember(f"Filler memory number {n} about gardening and the weather.")
+    plan = mem.plan_forget(query="please drop anything with 282 662 077 7 from your memory")
+    assert [i.id for i in plan.targets] == [target]

@@ -66,6 +66,8 @@ SUBJECT_DEPTH = 500
 """A subject request ("everything about Alice") also takes this many full-text matches."""
 CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
+MAX_PREFIX = 12
+"""Longest first part of an identifier searched as a word of its own."""
 
 
 def previewed(similarity: float) -> bool:
@@ -302,7 +304,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         ]
         # An identifier inside text written without spaces (「認証コード779641を削除して」) is
         # no word of the full-text index: search its groups on their own.
-        groups = [g for code in identifiers(request.object) for g in code if len(g) >= 3]
+        codes = identifiers(request.object)
+        groups = [g for code in codes for g in code if len(g) >= 3]
+        # ... and its first characters, which a memory that groups it otherwise ("282 662 077
+        # 7" stored as "2826-6207-77") holds as its first word.
+        groups += [
+            "".join(code)[:n]
+            for code in codes
+            for n in range(3, min(len("".join(code)), MAX_PREFIX) + 1)
+        ]
         if groups:
             held = self.store.lexical_search(" ".join(dict.fromkeys(groups)), flt, QUERY_DEPTH)
             missing = [i for i in held if i not in similarity]
