@@ -31,6 +31,11 @@ from lethe.model import Draft, Memory
         ("マイナポータルの認証コードは96320。忘れて", "マイナポータルの認証コードは96320", "fact"),
         ("田村さんについて覚えていることは全部忘れて", "田村さん", "subject"),
         ("the dentist appointment", "the dentist appointment", "fact"),
+        ("把Marco的所有信息都删掉", "Marco", "subject"),
+        ("删除关于Marco的一切", "Marco", "subject"),
+        ("Marco的事忘了吧", "Marco", "subject"),
+        ("请删除Marco的电话号码", "Marco的电话号码", "fact"),
+        ("删除Alice欠我35000元这件事", "Alice欠我35000元这件事", "fact"),
     ],
 )
 def test_the_instruction_is_read_apart_from_its_object(

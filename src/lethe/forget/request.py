@@ -97,6 +97,17 @@ _JA_TAIL = re.compile(
     r"\s*(?:は|を|も)?\s*(?:もう)?\s*" + _JA_VERB + r"[。．.!！]*$"
 )
 _JA_MATTER = re.compile(r"件|^のこと|について|に関")
+
+# Chinese: 「把X(的所有信息)都删掉」, 「删除(关于)X的一切」, 「X的事忘了吧」 (a subject), while
+# 「删除Alice欠我35000元这件事」 ("this matter") is one fact.
+_ZH_VERB = r"(?:删掉|删除|删了|忘掉|忘记|忘了|清除|去掉)"
+_ZH_LEAD = re.compile(r"^(?:请|麻烦)?(?:你)?(?:把|将)")
+_ZH_LEAD_VERB = re.compile(r"^(?:请|麻烦)?(?:你)?" + _ZH_VERB + r"(?P<about>关于)?")
+_ZH_TAIL = re.compile(r"(?:都|全都|全部)?(?:给我)?" + _ZH_VERB + r"(?:吧|了|掉)?[。．.!！]*$")
+_ZH_SCOPE = re.compile(
+    r"(?:的)?(?:所有|全部|一切)(?:的)?(?:信息|记忆|内容|事情|事|东西|资料)?(?:都)?$"
+    r"|的(?:事情|事)$"
+)
 _JA_SCOPE_LEAD = re.compile(r"^(?:全部|すべて|全て)\s*")
 
 
@@ -139,6 +150,7 @@ def read(text: str) -> Request:
         # 「〜の件」「〜のこと」「〜について」 name a matter, not one sentence: every memory of it.
         subject = subject or bool(m.group("scope")) or bool(_JA_MATTER.search(m.group(0)))
         obj = obj[:at]
+    obj, subject = _chinese(obj, subject)
     m = _JA_SCOPE_LEAD.match(obj)
     if m and m.end() < len(obj):
         subject = True
@@ -149,6 +161,24 @@ def read(text: str) -> Request:
     if _WH.match(obj):
         subject = False
     return Request(text=raw, object=obj or raw, scope="subject" if subject else "fact")
+
+
+def _chinese(obj: str, subject: bool) -> tuple[str, bool]:
+    """The object of a Chinese request, and whether it asks for a whole subject."""
+    lead = _ZH_LEAD.match(obj) or _ZH_LEAD_VERB.match(obj)
+    tail = _ZH_TAIL.search(obj)
+    if lead is None and tail is None:
+        return obj, subject
+    start = lead.end() if lead else 0
+    end = tail.start() if tail and tail.start() >= start else len(obj)
+    if lead is not None and lead.groupdict().get("about"):
+        subject = True
+    inner = obj[start:end]
+    scope = _ZH_SCOPE.search(inner)
+    if scope and scope.start() > 0:
+        subject = True
+        inner = inner[: scope.start()]
+    return (inner, subject) if inner.strip() else (obj, subject)
 
 
 WINDOW = 200
