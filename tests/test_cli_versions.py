@@ -25,6 +25,7 @@ from typer.testing import CliRunner, Result
 from lethe.cli import app, confirming
 
 from .conftest import snapshot, sqlite_only
+from .near_pairs import NEAR_PAIRS
 
 runner = CliRunner()
 
@@ -389,26 +390,6 @@ def test_bad_revert_and_history_input_is_one_line_and_changes_nothing(db: str) -
 
 
 # -- remember: similar is not same --------------------------------------------------------
-
-NEAR_PAIRS = {
-    "day and time": (DENTIST, "Dentist appointment on Thursday at 3pm", "dentist appointment"),
-    "dose": ("takes 50 mg of sertraline", "takes 100 mg of sertraline", "sertraline dose"),
-    "negation": (
-        "The user likes the blue theme of the dashboard in the analytics app",
-        "The user does not like the blue theme of the dashboard in the analytics app",
-        "blue dashboard theme",
-    ),
-    "name": (
-        "The contact for the Lisbon office migration and the new payroll system is Alice Smith",
-        "The contact for the Lisbon office migration and the new payroll system is Alice Jones",
-        "who is the contact for the Lisbon migration",
-    ),
-    "amount": (
-        "The monthly rent for the apartment on Main Street is 1200 euros",
-        "The monthly rent for the apartment on Main Street is 1350 euros",
-        "monthly rent",
-    ),
-}
 
 
 def test_near_duplicates_are_all_stored_recalled_and_named(db: str) -> None:

@@ -29,6 +29,7 @@ from .mcp_support import (
     stdio_client,
     text,
 )
+from .near_pairs import NEAR_PAIRS
 
 TOKENS = {
     "alice": "alice-token-0123456789abcdef",
@@ -453,35 +454,6 @@ def test_history_is_read_only_and_confined_to_the_namespace(served: tuple[str, s
 
 
 # -- remember never refuses ---------------------------------------------------------------------
-
-
-NEAR_PAIRS = {
-    "dentist": (
-        "Dentist appointment on Thursday at 3pm",
-        "Dentist appointment on Tuesday at 10am",
-        "dentist appointment",
-    ),
-    "sertraline": (
-        "User takes 100 mg of sertraline",
-        "User takes 50 mg of sertraline",
-        "sertraline dose",
-    ),
-    "negation": (
-        "The user likes the blue theme of the dashboard in the analytics app",
-        "The user does not like the blue theme of the dashboard in the analytics app",
-        "blue dashboard theme",
-    ),
-    "name": (
-        "The contact for the Lisbon office migration and the new payroll system is Alice Smith",
-        "The contact for the Lisbon office migration and the new payroll system is Alice Jones",
-        "who is the contact for the Lisbon migration",
-    ),
-    "amount": (
-        "The monthly rent for the apartment on Main Street is 1200 euros",
-        "The monthly rent for the apartment on Main Street is 1350 euros",
-        "monthly rent",
-    ),
-}
 
 
 OTHER_FACTS = (
