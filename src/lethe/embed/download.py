@@ -121,21 +121,30 @@ def cached() -> Path | None:
     the same size and modification time as when its SHA-256 matched, else hashed again (a
     file changed since, by hand or by anything else, is never used unverified)."""
     folder = cache_dir()
-    try:
-        seen = _read_verified(folder)
-        for f in FILES:
-            stat = (folder / f.name).stat()
-            if stat.st_size != f.size:
-                return None
-            if seen.get(f.name) == [stat.st_size, stat.st_mtime_ns]:
-                continue
-            if _sha256(folder / f.name) != f.sha256:
-                return None
-            seen[f.name] = [stat.st_size, stat.st_mtime_ns]
-            _write_verified(folder, seen)
-    except OSError:
+    seen = _read_verified(folder)
+    before = dict(seen)
+    if not all(_verified(folder, f, seen) for f in FILES):
         return None
+    if seen != before:
+        _write_verified(folder, seen)
     return folder
+
+
+def _verified(folder: Path, f: ModelFile, seen: dict[str, list[int]]) -> bool:
+    """Whether `folder` holds `f` as pinned: recorded in `seen` as verified at its present
+    size and modification time, or hashed now (and then recorded there)."""
+    try:
+        stat = (folder / f.name).stat()
+        if stat.st_size != f.size:
+            return False
+        mark = [stat.st_size, stat.st_mtime_ns]
+        if seen.get(f.name) != mark:
+            if _sha256(folder / f.name) != f.sha256:
+                return False
+            seen[f.name] = mark
+    except OSError:
+        return False
+    return True
 
 
 def _read_verified(folder: Path) -> dict[str, list[int]]:
@@ -187,17 +196,9 @@ def fetch(progress: Progress | None = None, timeout: float | None = None) -> Pat
         _sweep_partials(folder)
         seen = _read_verified(folder)
         for f in FILES:
+            if _verified(folder, f, seen):
+                continue
             target = folder / f.name
-            try:
-                stat = target.stat()
-                if stat.st_size == f.size and (
-                    seen.get(f.name) == [stat.st_size, stat.st_mtime_ns]
-                    or _sha256(target) == f.sha256
-                ):
-                    seen[f.name] = [stat.st_size, stat.st_mtime_ns]
-                    continue
-            except OSError:
-                pass
             _download(f, f"{root}/{f.name}", target, progress, wait)
             stat = target.stat()
             seen[f.name] = [stat.st_size, stat.st_mtime_ns]
