@@ -141,6 +141,8 @@ def test_search_forget_cancel_confirm_trash_restore_audit(
     page.get_by_label("Why").fill("moved away")
     page.get_by_role("button", name="Forget…").click()
     dialog = page.locator("dialog.plan")
+    # app.js makes the dialog modal once the page has loaded: wait for it (a slow machine).
+    page.wait_for_function("() => document.querySelector('dialog.plan')?.matches(':modal')")
     assert dialog.is_visible()
     assert dialog.evaluate("d => d.matches(':modal')"), "the dialog is modal"
     assert home in dialog.locator("ul.targets").inner_text()
@@ -197,6 +199,8 @@ def test_revert_asks_first_cancel_keeps_confirm_brings_it_back(
     # The revert shows what it would change, in a modal dialog; cancel keeps everything.
     page.get_by_role("button", name="Revert to version 1…").click()
     dialog = page.locator("dialog.plan")
+    # app.js makes the dialog modal once the page has loaded: wait for it (a slow machine).
+    page.wait_for_function("() => document.querySelector('dialog.plan')?.matches(':modal')")
     assert dialog.is_visible() and dialog.evaluate("d => d.matches(':modal')")
     assert dialog.locator("h1").inner_text() == "Revert to version 1?"
     text = dialog.locator("tr[data-field=content]")
