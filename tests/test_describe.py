@@ -137,14 +137,53 @@ def test_a_correction_names_the_memory_it_supersedes_and_not_someone_elses() -> 
 
 
 def test_a_word_said_only_by_memories_that_cannot_be_meant_is_wording() -> None:
-    """ "plate" is said only by memories holding another car or another code, farther in
+    """ "licence" is said only by memories holding another car or another code, farther in
     meaning than the best match: it is how that fact is worded there, not a sign that the
     request means another memory. The same word said by one closer in meaning is doubt."""
-    request = "forget that Julia drives a green Fiat 500 with plate HB-7017"
+    request = "forget that Julia drives a green Fiat 500 with licence plate HB-7017"
     target = "Julia drives a green Fiat 500 (HB-7017)."
     other = "Julia's car is a black Skoda Octavia, licence plate HB-7016."
     assert _marked(request, [(target, 0.93), (other, 0.80)]) == [target]
     assert _marked(request, [(target, 0.93), (other, 0.94)]) == []
+
+
+def test_the_word_naming_an_identifier_is_said_by_holding_it() -> None:
+    """ "plate" names HB-7017, "mobile" the number: a memory holding the identifier holds
+    what the word names, however close the memory that says the word with another value.
+    A qualifier of the name ("personal" e-mail) is not a name: it still has to be said."""
+    request = "forget that Julia drives a green Fiat 500 with plate HB-7017"
+    target = "Julia drives a green Fiat 500 (HB-7017)."
+    other = "Julia's car is a green Fiat 500, licence plate HB-7016."
+    assert _marked(request, [(target, 0.93), (other, 0.94)]) == [target]
+    request = "Please delete that Nina's mobile is +49 151 2345 6421"
+    target = "Nina can be reached on +49 151 2345 6421."
+    other = "Mobile of Nina: +49 171 2345 6421."
+    assert _marked(request, [(target, 0.81), (other, 0.92)]) == [target]
+    request = "forget that Lucas's personal e-mail address is lucas.novak@gmail.com"
+    work = "Lucas uses lucas.novak@gmail.com for work mail."
+    personal = "Lucas uses lucas.novak@fastmail.com for personal mail."
+    assert _marked(request, [(work, 0.90), (personal, 0.93)]) == []
+
+
+def test_a_word_of_the_same_attribute_says_it_and_a_word_of_the_same_kind_does_not() -> None:
+    """ "allergic" and "reacts", "address" and "lives": the same attribute worded
+    otherwise. "dog" and "rabbit", "cabin" and "parents' house" are other facts."""
+    request = "remove the fact that I am allergic to latex"
+    target = "Careful: the user reacts badly to latex."
+    twin = "The user is allergic to sesame."
+    assert _marked(request, [(target, 0.59), (twin, 0.47)]) == [target]
+    request = "Please forget that Maria's address is 110 Baker Street, Amsterdam"
+    target = "Maria lives at 110 Baker Street, Amsterdam."
+    twin = "Home address of Maria: 120 Baker Street, Amsterdam."
+    assert _marked(request, [(target, 0.92), (twin, 0.95)]) == [target]
+    request = "My dog is called Pepper. Forget that, please."
+    rabbit = "My rabbit is called Pepper and is 13 years old."
+    dog = "The user has a 13-year-old dog named Luna."
+    assert _marked(request, [(rabbit, 0.80), (dog, 0.70)]) == []
+    request = "please delete that the Wi-Fi password at Emma's parents' house is marble-35"
+    cabin = "Emma's cabin Wi-Fi: marble-35."
+    twin = "The Wi-Fi password at Emma's parents' house is marble-36."
+    assert _marked(request, [(cabin, 0.75), (twin, 0.98)]) == []
 
 
 def test_plans_on_the_store_mark_exactly_what_the_request_means(mem: Lethe) -> None:

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from lethe.forget import evidence
+from lethe.forget import evidence, wording
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import identifiers
 from lethe.model import Memory, Supersession
@@ -59,7 +59,8 @@ def likely_superseded(
         changed = _changed(new, old, new_codes, set(identifiers(memory.content)))
         if not changed:
             continue
-        share = evidence.coverage(frozenset(attribute), old.words, weights) if attribute else 0.0
+        said = old.words | wording.said_otherwise(attribute, old.words)
+        share = evidence.coverage(frozenset(attribute), said, weights) if attribute else 0.0
         why = [
             "the same person's fact" if new.owner else "nobody else's fact",
             f"says the same attribute ({share:.0%} of its words, cosine {cosine:.2f})",

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from lethe.forget import compound, evidence
+from lethe.forget import compound, evidence, wording
 from lethe.forget.compound import Edit
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import holds_all, identifiers, shown
@@ -459,7 +459,11 @@ def _doubt(
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
     if _identifier_led(obj, plain, codes) and only_holder:
         return None
-    lacking = plain - r.words
+    # A word it words otherwise is not lacking: the name of an identifier it holds ("my
+    # mobile is +44 …" against "I can be reached on +44 …"), or another word of the same
+    # attribute ("allergic" against "reacts badly"): `wording`.
+    lacking = plain - r.words - wording.naming_words(obj)
+    lacking -= wording.said_otherwise(lacking, r.words)
     if not lacking:
         return None
     elsewhere = {

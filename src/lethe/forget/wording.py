@@ -1,0 +1,130 @@
+"""When a word of a request is missing from a memory only because the memory words it
+another way.
+
+The description planner doubts a best match that leaves unsaid a word of the request which
+other memories say: "forget Lucas's *personal* e-mail" must not take "Lucas's work e-mail".
+That doubt is right when the missing word is a value or a qualifier (personal/work, cabin/
+parents' house, dog/rabbit) and wrong when it is only another wording of the same attribute
+("my *mobile* is +44 …" against "I can be reached on +44 …", "Maria's *address* is …"
+against "Maria lives at …"). Two rules tell them apart, neither a threshold:
+
+1. **A word that names an identifier is said by holding the identifier.** In "my mobile is
+   +44 7700 900139", "plate EW-8478" or "the code was 44762", the word right before the
+   identifier (or before the "is"/"was"/":" that leads to it) is what the identifier is. A
+   memory that holds that very identifier holds what the word names, however it words it.
+   Only the single head word counts: "personal" in "personal e-mail address is …" is a
+   qualifier that tells two e-mail addresses apart, and stays a word the memory must say.
+2. **Words of one attribute.** A small thesaurus of the relations that personal memories
+   state (where someone lives, works, what they take, are allergic to, how they are reached,
+   flights, debts, birthdays, memberships, partners): a memory that says another word of the
+   same group says the attribute. The groups hold relation words only — never values or
+   qualifiers of one kind (dog and rabbit, work and personal, dentist and optician are
+   different facts and share no group), and never a word whose other common sense would join
+   two unrelated facts ("flat" is also a coffee, "house" a place of its own, "take" is too
+   common to say medication).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from lethe.forget import evidence
+
+_GROUPS = (
+    "phone telephone mobile cell cellphone landline reach reached reachable call whatsapp",
+    "address live lives lived living reside resides residence resident home apartment",
+    "work works worked working job employer employed employee employment hired career "
+    "occupation profession",
+    "allergy allergies allergic allergen react reacts reaction intolerant intolerance anaphylaxis",
+    "medication medicine meds prescribed prescription dose dosage pill pills tablet tablets",
+    "flight flights fly flies flew flying flown plane airline",
+    "birthday birth birthdate",
+    "owe owes owed borrow borrowed lend lent loan debt",
+    "member membership subscription subscribed subscriber",
+    "married marry spouse wife husband engaged fiance fiancee",
+    "appointment booked booking scheduled",
+    "car drive drives driving vehicle",
+    "mail email inbox",
+    "password passcode passphrase passkey",
+)
+"""One relation per line: how a person is reached by phone, where they live, where they
+work, what they react to, what they are prescribed, a flight, a birthday, money owed, a
+membership, a partner, a booked visit, a car, e-mail, a secret that opens something."""
+
+
+@lru_cache(maxsize=1)
+def _kin() -> dict[str, frozenset[str]]:
+    """Each word (as `evidence.words` reads it) with the other words of its group."""
+    out: dict[str, set[str]] = {}
+    for group in _GROUPS:
+        stems = evidence.words(group)
+        for s in stems:
+            out.setdefault(s, set()).update(stems - {s})
+    return {s: frozenset(k) for s, k in out.items()}
+
+
+def said_otherwise(lacking: Iterable[str], said: frozenset[str]) -> frozenset[str]:
+    """The lacking words whose attribute the memory's words say in another word."""
+    kin = _kin()
+    return frozenset(w for w in lacking if kin.get(w, frozenset()) & said)
+
+
+_COPULA = re.compile(r"\s*(?:\b(?:is|was|are|were)\b|[:=])\s*$", re.IGNORECASE)
+_HEAD = re.compile(r"([A-Za-z][A-Za-z'-]*)\s*$")
+_IDENTIFIER = re.compile(r"(?<!\S)[^\s]*[0-9@][^\s]*")
+_BEFORE_NOUN = re.compile(
+    r"(?:^|[,;(]|\b(?:a|an|the|my|your|his|her|its|our|their|with|of|for|no|new|old)|'s?)\s*$",
+    re.IGNORECASE,
+)
+_PREFIX = re.compile(r"(?:\b[A-Z]{1,4}|[#$£€¥])\s*$")
+"""Letters or a sign written before an identifier's digits belong to it ("IB 6616", "#42")."""
+_CLAUSE = re.compile(r"[,;]|\bthat\b", re.IGNORECASE)
+_PREPOSITION = re.compile(r"\s\b(?:at|of|for|to|in|on|from|with)\b", re.IGNORECASE)
+_CALENDAR = re.compile(
+    r"(?i)^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:january|february|march|april|may|"
+    r"june|july|august|september|october|november|december)$"
+)
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def naming_words(obj: str) -> frozenset[str]:
+    """The head noun right before each identifier of the request: "mobile" in "my mobile is
+    +44 …", "plate" in "with plate EW-8478", "code" in "the verification code 44762". A
+    lowercase word only (a name is a value, not what the value is) that is a noun — the
+    identifier follows it through "is"/"was"/":", or a determiner, a preposition or the
+    start of a clause comes before it (not "takes" in "Hannah takes 200 mg") — never a day or
+    a month (a date names the day, not the fact), never before a bare year."""
+    out: set[str] = set()
+    for m in _IDENTIFIER.finditer(obj):
+        if _YEAR.fullmatch(m.group(0).strip(".,;)")):
+            continue
+        before = _PREFIX.sub("", obj[: m.start()])
+        copula = _COPULA.search(before)
+        if copula:
+            # The subject of "is" is a noun phrase whose head comes before its first
+            # preposition: "the password at Emma's parents' house is …" names a password.
+            before = before[: copula.start()]
+            phrase = _CLAUSE.split(before)[-1]
+            first = _PREPOSITION.search(phrase)
+            if first:
+                before = before[: len(before) - len(phrase) + first.start()]
+        head = _HEAD.search(before)
+        if head is None:
+            continue
+        word = head.group(1)
+        if not word.islower() or _CALENDAR.match(word):
+            continue
+        ahead = before[: head.start()]
+        noun = copula is not None or _BEFORE_NOUN.search(ahead) is not None
+        if not noun:
+            prior = _HEAD.search(ahead)
+            noun = (
+                prior is not None
+                and prior.group(1).islower()
+                and bool(_BEFORE_NOUN.search(ahead[: prior.start()]))
+            )
+        if noun:
+            out.update(evidence.words(word))
+    return frozenset(out)

@@ -1,0 +1,67 @@
+"""Words a memory says another way (forget/wording.py): the head word naming an identifier,
+and words of one attribute — never a qualifier, a value or a word of the same kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from lethe.forget import evidence
+from lethe.forget.wording import naming_words, said_otherwise
+
+
+@pytest.mark.parametrize(
+    ("request_text", "named"),
+    [
+        ("my mobile is +44 7700 900139", {"mobil"}),
+        ("I drive a red Mazda 3 with plate EW-8478", {"plate"}),
+        ("My tax portal verification code was 44762", {"code"}),
+        ("the verification code for my bank login was 44762", {"code"}),
+        ("the Wi-Fi password at Emma's parents' house is marble-35", {"password"}),
+        ("Bob's flight to Austin is IB 6616 on Friday 10 December", {"flight"}),
+        ("booking reference FDL9PS", {"refer"}),
+        # A verb before a number is not what the number is; a name is a value; a date
+        # names a day; a year says when.
+        ("Hannah takes 200 mg of lisinopril", set()),
+        ("Bob owes Nina $85", set()),
+        ("my flight is on Friday 10 December", set()),
+        ("my address from 2023", set()),
+        # Only the head: "personal" qualifies the e-mail address it names.
+        ("Lucas's personal e-mail address is lucas.novak@gmail.com", {"address"}),
+    ],
+)
+def test_the_head_word_before_an_identifier_names_it(request_text: str, named: set[str]) -> None:
+    assert naming_words(request_text) == named
+
+
+@pytest.mark.parametrize(
+    ("word", "memory"),
+    [
+        ("mobile", "I can be reached on +1 415 555 0689"),
+        ("address", "Maria lives at 110 Baker Street"),
+        ("allergic", "Careful: the user reacts badly to latex"),
+        ("flight", "Bob flies to Austin on Friday"),
+        ("works", "Bob's employer is Zalando"),
+        ("medication", "Hannah is prescribed lisinopril"),
+    ],
+)
+def test_a_word_of_the_same_attribute_is_said_otherwise(word: str, memory: str) -> None:
+    lacking = evidence.words(word)
+    assert said_otherwise(lacking, evidence.words(memory)) == lacking
+
+
+@pytest.mark.parametrize(
+    ("word", "memory"),
+    [
+        # Values and qualifiers of one kind are other facts.
+        ("dog", "My rabbit is called Pepper"),
+        ("personal", "Lucas uses it for work mail"),
+        ("dentist", "The user sees the optician on Friday"),
+        ("cabin", "The Wi-Fi at Emma's parents' house"),
+        # A word in another common sense joins nothing.
+        ("address", "The user prefers a flat white in the morning"),
+        ("phone", "Nina lost her wedding ring"),
+        ("medication", "The user would like to take up sourdough baking"),
+    ],
+)
+def test_a_value_a_qualifier_or_another_sense_is_not_said_otherwise(word: str, memory: str) -> None:
+    assert said_otherwise(evidence.words(word), evidence.words(memory)) == frozenset()
