@@ -166,16 +166,17 @@ def test_the_word_naming_an_identifier_is_said_by_holding_it() -> None:
 
 
 def test_a_word_of_the_same_attribute_says_it_and_a_word_of_the_same_kind_does_not() -> None:
-    """ "allergic" and "reacts", "address" and "lives": the same attribute worded
-    otherwise. "dog" and "rabbit", "cabin" and "parents' house" are other facts."""
-    request = "remove the fact that I am allergic to latex"
-    target = "Careful: the user reacts badly to latex."
-    twin = "The user is allergic to sesame."
-    assert _marked(request, [(target, 0.59), (twin, 0.47)]) == [target]
+    """ "address" and "lives", "flight" and "flies": the same relation worded otherwise.
+    "dog" and "rabbit", "cabin" and "parents' house", "allergic" and "reacts angrily" are
+    other facts."""
     request = "Please forget that Maria's address is 110 Baker Street, Amsterdam"
     target = "Maria lives at 110 Baker Street, Amsterdam."
     twin = "Home address of Maria: 120 Baker Street, Amsterdam."
     assert _marked(request, [(target, 0.92), (twin, 0.95)]) == [target]
+    request = "please forget that Bob's flight to Austin is IB 6616 on Friday 10 December"
+    target = "Bob flies to Austin on Friday 10 December (IB 6616, ref GUDT7P)."
+    twin = "Bob's flight to Austin is IB 6616 on Wednesday 9 December."
+    assert _marked(request, [(target, 0.87), (twin, 0.95)]) == [target]
     request = "My dog is called Pepper. Forget that, please."
     rabbit = "My rabbit is called Pepper and is 13 years old."
     dog = "The user has a 13-year-old dog named Luna."
@@ -184,6 +185,27 @@ def test_a_word_of_the_same_attribute_says_it_and_a_word_of_the_same_kind_does_n
     cabin = "Emma's cabin Wi-Fi: marble-35."
     twin = "The Wi-Fi password at Emma's parents' house is marble-36."
     assert _marked(request, [(cabin, 0.75), (twin, 0.98)]) == []
+    request = "forget that Alice is allergic to cats"
+    angry = "Alice reacts angrily to cats on the table."
+    other = "Bob is allergic to cats."
+    assert _marked(request, [(angry, 0.68), (other, 0.70)]) == []
+
+
+def test_a_memory_that_names_its_identifier_otherwise_is_another_fact() -> None:
+    """The same number named "home phone" is not the fax the request names; a date is no
+    name of a fact: "gave birth on 3 May" is not a birthday on 3 May."""
+    request = "forget that my fax is 020 7946 0000"
+    phone = "My home phone is 020 7946 0000."
+    fax = "My old fax was 020 7946 0011."
+    assert _marked(request, [(phone, 0.58), (fax, 0.89)]) == []
+    request = "forget that my salary is $85,000"
+    savings = "I have $85,000 in savings."
+    salary = "My salary used to be $70,000."
+    assert _marked(request, [(savings, 0.86), (salary, 0.92)]) == []
+    request = "forget that Maria's birthday is 3 May"
+    birth = "Maria gave birth to Leo on 3 May."
+    moved = "Maria's birthday was moved."
+    assert _marked(request, [(birth, 0.86), (moved, 0.92)]) == []
 
 
 def test_plans_on_the_store_mark_exactly_what_the_request_means(mem: Lethe) -> None:

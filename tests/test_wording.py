@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lethe.forget import evidence
-from lethe.forget.wording import naming_words, said_otherwise
+from lethe.forget.wording import names_identifiers, naming_words, said_otherwise
 
 
 @pytest.mark.parametrize(
@@ -25,6 +25,9 @@ from lethe.forget.wording import naming_words, said_otherwise
         ("Bob owes Nina $85", set()),
         ("my flight is on Friday 10 December", set()),
         ("my address from 2023", set()),
+        # A date names a day, not the fact: any event may fall on it.
+        ("my birthday is 3 May", set()),
+        ("the office is room 214", {"room"}),
         # Only the head: "personal" qualifies the e-mail address it names.
         ("Lucas's personal e-mail address is lucas.novak@gmail.com", {"address"}),
     ],
@@ -38,9 +41,9 @@ def test_the_head_word_before_an_identifier_names_it(request_text: str, named: s
     [
         ("mobile", "I can be reached on +1 415 555 0689"),
         ("address", "Maria lives at 110 Baker Street"),
-        ("allergic", "Careful: the user reacts badly to latex"),
         ("flight", "Bob flies to Austin on Friday"),
         ("works", "Bob's employer is Zalando"),
+        ("owes", "Bob's debt to Nina"),
         ("medication", "Hannah is prescribed lisinopril"),
     ],
 )
@@ -61,7 +64,34 @@ def test_a_word_of_the_same_attribute_is_said_otherwise(word: str, memory: str) 
         ("address", "The user prefers a flat white in the morning"),
         ("phone", "Nina lost her wedding ring"),
         ("medication", "The user would like to take up sourdough baking"),
+        ("allergic", "Alice reacts angrily to cats on the table"),
+        ("car", "My hard drive is broken"),
+        ("car", "I sold my driving lessons voucher"),
+        ("flight", "Bob's plane tree is 9 metres tall"),
+        ("birthday", "Maria gave birth to Leo"),
+        ("mobile", "Nina's landline"),
+        ("address", "I work from home on Fridays"),
+        ("mail", "My inbox is full"),
+        # Who lent and who owes are two directions of a debt: not one word.
+        ("lent", "I owe Bob $50"),
     ],
 )
 def test_a_value_a_qualifier_or_another_sense_is_not_said_otherwise(word: str, memory: str) -> None:
     assert said_otherwise(evidence.words(word), evidence.words(memory)) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("memory", "named"),
+    [
+        ("Nina can be reached on +49 151 2345 6421.", False),
+        ("Julia drives a green Fiat 500 (HB-7017).", False),
+        ("Maria lives at 110 Baker Street, Amsterdam.", False),
+        ("My home phone is 020 7946 0000.", True),
+        ("Bob's office is room 214.", True),
+        ("I have $85,000 in savings.", True),
+        # A date is named by no word: the request's word before a date is never explained.
+        ("My dentist appointment is on 14 March.", False),
+    ],
+)
+def test_a_memory_names_its_identifier_before_or_after_it(memory: str, named: bool) -> None:
+    assert names_identifiers(memory) is named

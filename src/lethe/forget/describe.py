@@ -281,6 +281,14 @@ def _fact(
     return [top, *copies, *(j for j, _ in rest), *judged]
 
 
+def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
+    """The request's words a memory does not say, in any wording (`wording`)."""
+    lacking = plain - r.words
+    if not wording.names_identifiers(r.text):
+        lacking -= wording.naming_words(obj)
+    return lacking - wording.said_otherwise(lacking, r.words)
+
+
 def _asked(
     wanted: Reading, plain: frozenset[str], names: list[str], codes: list[tuple[str, ...]]
 ) -> tuple[frozenset[str], frozenset[str]]:
@@ -462,8 +470,7 @@ def _doubt(
     # A word it words otherwise is not lacking: the name of an identifier it holds ("my
     # mobile is +44 …" against "I can be reached on +44 …"), or another word of the same
     # attribute ("allergic" against "reacts badly"): `wording`.
-    lacking = plain - r.words - wording.naming_words(obj)
-    lacking -= wording.said_otherwise(lacking, r.words)
+    lacking = _unsaid(obj, plain, r)
     if not lacking:
         return None
     elsewhere = {

@@ -8,12 +8,15 @@ parents' house, dog/rabbit) and wrong when it is only another wording of the sam
 ("my *mobile* is +44 …" against "I can be reached on +44 …", "Maria's *address* is …"
 against "Maria lives at …"). Two rules tell them apart, neither a threshold:
 
-1. **A word that names an identifier is said by holding the identifier.** In "my mobile is
-   +44 7700 900139", "plate EW-8478" or "the code was 44762", the word right before the
-   identifier (or before the "is"/"was"/":" that leads to it) is what the identifier is. A
-   memory that holds that very identifier holds what the word names, however it words it.
-   Only the single head word counts: "personal" in "personal e-mail address is …" is a
-   qualifier that tells two e-mail addresses apart, and stays a word the memory must say.
+1. **A word that names an identifier is said by holding the identifier bare.** In "my
+   mobile is +44 7700 900139", "plate EW-8478" or "the code was 44762", the head noun right
+   before the identifier (or before the "is"/"was"/":" that leads to it) is what the
+   identifier is. A memory that holds the identifier without naming it at all ("I can be
+   reached on +44 …", "drives a Fiat 500 (HB-7017)") holds what the word names. One that
+   names it otherwise ("My *home phone* is …" for "my fax is …", "My *birthday* is 12 June"
+   for "my anniversary is 12 June") says another fact, and the word stays missing. Only
+   the head counts: "personal" in "personal e-mail address is …" is a qualifier that tells
+   two e-mail addresses apart, and stays a word the memory must say.
 2. **Words of one attribute.** A small thesaurus of the relations that personal memories
    state (where someone lives, works, what they take, are allergic to, how they are reached,
    flights, debts, birthdays, memberships, partners): a memory that says another word of the
@@ -33,25 +36,31 @@ from functools import lru_cache
 from lethe.forget import evidence
 
 _GROUPS = (
-    "phone telephone mobile cell cellphone landline reach reached reachable call whatsapp",
-    "address live lives lived living reside resides residence resident home apartment",
+    "phone telephone mobile cell cellphone reach reached reachable call",
+    "address live lives lived living reside resides residence resident",
     "work works worked working job employer employed employee employment hired career "
     "occupation profession",
-    "allergy allergies allergic allergen react reacts reaction intolerant intolerance anaphylaxis",
-    "medication medicine meds prescribed prescription dose dosage pill pills tablet tablets",
-    "flight flights fly flies flew flying flown plane airline",
-    "birthday birth birthdate",
-    "owe owes owed borrow borrowed lend lent loan debt",
+    "allergy allergies allergic allergen intolerant intolerance anaphylaxis",
+    "medication medicine meds prescribed prescription dose dosage pill pills",
+    "flight flights fly flies flew flying flown",
+    "birthday birthdate",
+    "owe owes owed debt",
+    "lend lent loan",
     "member membership subscription subscribed subscriber",
     "married marry spouse wife husband engaged fiance fiancee",
     "appointment booked booking scheduled",
-    "car drive drives driving vehicle",
-    "mail email inbox",
+    "car vehicle",
+    "mail email",
     "password passcode passphrase passkey",
 )
 """One relation per line: how a person is reached by phone, where they live, where they
-work, what they react to, what they are prescribed, a flight, a birthday, money owed, a
-membership, a partner, a booked visit, a car, e-mail, a secret that opens something."""
+work, what they are allergic to, what they are prescribed, a flight, a birthday, a debt (who
+owes), a loan (who lent: the other direction, so not the same words), a membership, a
+partner, a booked visit, a car, e-mail, a secret that opens something. Kinds of one thing
+are not its words: a landline is not a mobile, a home address not a billing one, so
+"landline", "home", "work address" stay words a memory must say; nor is a word whose other
+sense is as common ("reacts angrily", "a tablet", "a hard drive", "a plane tree", "gave
+birth", "a mail box")."""
 
 
 @lru_cache(maxsize=1)
@@ -66,16 +75,19 @@ def _kin() -> dict[str, frozenset[str]]:
 
 
 def said_otherwise(lacking: Iterable[str], said: frozenset[str]) -> frozenset[str]:
-    """The lacking words whose attribute the memory's words say in another word."""
+    """The lacking words whose relation the memory's words say in another word."""
     kin = _kin()
     return frozenset(w for w in lacking if kin.get(w, frozenset()) & said)
 
 
-_COPULA = re.compile(r"\s*(?:\b(?:is|was|are|were)\b|[:=])\s*$", re.IGNORECASE)
+_COPULA = re.compile(
+    r"\s*(?:\b(?:is|was|are|were)(?:\s+(?:on|at|in|for))?\b|[:=])\s*$", re.IGNORECASE
+)
 _HEAD = re.compile(r"([A-Za-z][A-Za-z'-]*)\s*$")
 _IDENTIFIER = re.compile(r"(?<!\S)[^\s]*[0-9@][^\s]*")
 _BEFORE_NOUN = re.compile(
-    r"(?:^|[,;(]|\b(?:a|an|the|my|your|his|her|its|our|their|with|of|for|no|new|old)|'s?)\s*$",
+    r"(?:^|[,;(]|\b(?:a|an|the|my|your|his|her|its|our|their|with|of|for|no|new|old|is|was|are|"
+    r"were)|'s?)\s*$",
     re.IGNORECASE,
 )
 _PREFIX = re.compile(r"(?:\b[A-Z]{1,4}|[#$£€¥])\s*$")
@@ -87,6 +99,10 @@ _CALENDAR = re.compile(
     r"june|july|august|september|october|november|december)$"
 )
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_MONTH_AFTER = re.compile(
+    r"(?i)\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+)
+"""A day of a month is a date: any event may fall on it, so no word before it names it."""
 
 
 def naming_words(obj: str) -> frozenset[str]:
@@ -95,10 +111,11 @@ def naming_words(obj: str) -> frozenset[str]:
     lowercase word only (a name is a value, not what the value is) that is a noun — the
     identifier follows it through "is"/"was"/":", or a determiner, a preposition or the
     start of a clause comes before it (not "takes" in "Hannah takes 200 mg") — never a day or
-    a month (a date names the day, not the fact), never before a bare year."""
+    a month, nor before a date or a bare year (a date names a day, not the fact: "my
+    birthday is 3 May" is not "gave birth on 3 May")."""
     out: set[str] = set()
     for m in _IDENTIFIER.finditer(obj):
-        if _YEAR.fullmatch(m.group(0).strip(".,;)")):
+        if _YEAR.fullmatch(m.group(0).strip(".,;)")) or _MONTH_AFTER.match(obj, m.end()):
             continue
         before = _PREFIX.sub("", obj[: m.start()])
         copula = _COPULA.search(before)
@@ -128,3 +145,20 @@ def naming_words(obj: str) -> frozenset[str]:
         if noun:
             out.update(evidence.words(word))
     return frozenset(out)
+
+
+_AFTER = re.compile(r"[\s,]*(?:(?:in|of|for|on|at|as)\s+)?([a-z][a-z'-]+)")
+
+
+def names_identifiers(text: str) -> bool:
+    """Whether a memory says what one of its identifiers is: a head noun before it
+    (`naming_words`), or a word right after it ("$85,000 in *savings*", "200 *mg*"). A
+    memory that does not ("I can be reached on +44 …", "drives a Fiat 500 (HB-7017)")
+    holds its identifiers bare."""
+    if naming_words(text):
+        return True
+    for m in _IDENTIFIER.finditer(text):
+        after = _AFTER.match(text, m.end())
+        if after and evidence.words(after.group(1)):
+            return True
+    return False
