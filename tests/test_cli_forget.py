@@ -533,9 +533,13 @@ def test_maintain_erases_expired_trash(db: str, embedder: Embedder) -> None:
         mem.execute(mem.plan_forget([old]))
     recent = remember(db, "Scratch note about kites")
     ok(db, "forget", recent, "--yes")
-    assert as_json(db, "maintain") == {"expired": [old], "expired_confirmations": 0}
+    assert as_json(db, "maintain") == {
+        "expired": [old],
+        "expired_confirmations": 0,
+        "expiries": [],
+    }
     assert trashed(db) == {recent}
-    assert "expire" in ops(db, "--memory", old)
+    assert "purge" in ops(db, "--memory", old)
     text = ok(db, "maintain").stdout
     assert "nothing in the trash is past its retention" in text
     assert "no stale confirmations" in text

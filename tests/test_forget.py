@@ -325,7 +325,7 @@ def test_trash_retention_and_maintenance(cmem: Lethe, clock: Clock) -> None:
     assert report.expired == (memory.id,)
     assert cmem.list_trash()[1] == 0
     assert cmem.store.get(memory.id) is None
-    assert [e.op for e in cmem.audit(memory_id=memory.id)] == ["remember", "forget", "expire"]
+    assert [e.op for e in cmem.audit(memory_id=memory.id)] == ["remember", "forget", "purge"]
 
 
 def test_failure_midway_changes_nothing(

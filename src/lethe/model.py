@@ -64,6 +64,11 @@ class Memory(_Record):
     version: int = 1
     """1 when remembered; each update or revert makes the next (the earlier states are kept,
     see `Lethe.history`)."""
+    expires_at: datetime | None = None
+    """When the memory ends, as its owner asked ("keep this for a week"): from then on no read
+    returns it, and it is turned into a soft delete audited as `expire`."""
+    expiry_set_by: str | None = None
+    expiry_set_at: datetime | None = None
 
     @property
     def is_system(self) -> bool:
@@ -292,6 +297,9 @@ class Draft(BaseModel):
     created_at: datetime | None = None
     updated_at: datetime | None = None
     version: int = 1
+    expires_at: datetime | None = None
+    expiry_set_by: str | None = None
+    expiry_set_at: datetime | None = None
     validated: bool = False
 
 

@@ -60,6 +60,7 @@ from lethe.store.rows import Provenance
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
 _TRASH_FIELDS = {"status", "forgotten_at", "forgotten_by", "forget_reason"}
 _PROVENANCE_FIELDS = {"changed_by", "change_op", "change_reason"}
+_EXPIRY_FIELDS = {"expires_at", "expiry_set_by", "expiry_set_at"}
 _VERSION_FIELDS = (set(MemoryVersion.model_fields) - {"current"}) | {"type"}
 # Fields an export carries that import re-derives rather than trusts.
 _DERIVED_FIELDS = {"type", "content_sha256", "access_count", "last_accessed_at"}
@@ -308,7 +309,10 @@ def memory_record(memory: Memory, made: MemoryVersion | None = None) -> dict[str
     """A memory as its export record: the trash fields only for a forgotten one, and who
     made its current state when it has been changed (`made`, its current version)."""
     trash = memory.status == "forgotten"
-    record = memory.model_dump(mode="json", exclude=None if trash else _TRASH_FIELDS)
+    left_out = (set() if trash else _TRASH_FIELDS) | (
+        set() if memory.expires_at else _EXPIRY_FIELDS
+    )
+    record = memory.model_dump(mode="json", exclude=left_out or None)
     if made is not None:
         record |= {"changed_by": made.actor, "change_op": made.op, "change_reason": made.reason}
     return {"type": "memory", **record}

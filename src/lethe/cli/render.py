@@ -390,7 +390,12 @@ def maintenance_lines(report: MaintenanceReport) -> Text:
     confirmations = Text(
         f"expired {plural(expired, 'stale confirmation')}" if expired else "no stale confirmations"
     )
-    return Text("\n").join([erased, confirmations])
+    lines = [erased, confirmations]
+    if report.expiries:
+        ended = Text(f"moved {plural(len(report.expiries))} whose expiry came to the trash: ")
+        ended.append(", ".join(report.expiries), style="cyan")
+        lines.append(ended)
+    return Text("\n").join(lines)
 
 
 def report_view(report: DeletionReport) -> RenderableType:

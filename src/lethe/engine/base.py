@@ -36,10 +36,16 @@ class EngineBase:
     workspace: Workspace | None
     _clock: Clock
 
+    def expire_due(self) -> list[str]:
+        """Turn the memories whose expiry has come into soft deletes (`ExpiryOps`): every read
+        calls it first, so an expired memory is never returned."""
+        return []
+
     def get(self, memory_id: str, *, namespace: str | None = None) -> Memory:
         """A live memory. With `namespace`, one from another namespace is "not found": callers
         confined to some namespaces (an MCP token) must not learn what lies outside them."""
         validate.memory_id(memory_id)
+        self.expire_due()
         memory = self.store.get(memory_id)
         if (
             memory is None

@@ -73,6 +73,7 @@ class ConsolidateOps(RelationOps):
         if not window_minutes >= 0:
             raise InvalidInput(f"window_minutes must be >= 0, got {window_minutes!r}")
         actor = validate.label(actor, "actor")
+        self.expire_due()
         ids, matrix = self.store.namespace_vectors(namespace)
         rows, cols, sims = near_duplicates(matrix, threshold)
         top = zip(rows[:limit].tolist(), cols[:limit].tolist(), sims[:limit].tolist(), strict=True)

@@ -154,6 +154,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         actor = validate.label(actor, "actor")
         if reason is not None:
             reason = validate.label(reason, "reason", allow_empty=True) or None
+        self.expire_due()
         ambiguous = False
         not_found: tuple[str, ...] = ()
         # Explicit ids are looked up inside the plan's namespace only: namespaces isolate,
@@ -420,6 +421,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
 
     def _execute_forget(self, plan: ForgetPlan, *, actor: str | None) -> ForgetResult:
         who = validate.label(actor, "actor") if actor else plan.actor
+        self.expire_due()  # a target whose expiry came since the preview is gone already
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         if now - plan.created_at > ttl:

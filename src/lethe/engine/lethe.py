@@ -18,6 +18,7 @@ from lethe.embed import Embedder, load_default_embedder
 from lethe.engine.base import Clock
 from lethe.engine.change_confirm import ChangeConfirmOps
 from lethe.engine.consolidation import ConsolidateOps
+from lethe.engine.expiring import ExpiryOps
 from lethe.engine.forget_mode import ForgetModeOps
 from lethe.engine.questions import QuestionOps
 from lethe.engine.records import RecordOps
@@ -41,6 +42,7 @@ class Lethe(
     QuestionOps,
     TwoCallOps,
     ChangeConfirmOps,
+    ExpiryOps,
 ):
     """Long-term memory for one store. Open it with `Lethe.open(path)`; close it when done."""
 
@@ -100,6 +102,7 @@ class Lethe(
             # A process that died between a commit and its cleanup left work owed: finish
             # it before serving (an erasure's traces first).
             lethe.settle_owed()
+            lethe.expire_due()
         except WorkspaceError:
             pass  # the database is sound; the owed files stay recorded for a later open
         except BaseException:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ from lethe.embed import Vectors
 from lethe.engine.base import sha256
 from lethe.engine.versions import RETRIES, VersionOps
 from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
+from lethe.expiry import expiry, parse_instant
 from lethe.filters import Filters
 from lethe.forget.change import UpdatePlan, plan_change, state_sha256
 from lethe.forget.corrections import likely_superseded
@@ -59,6 +60,7 @@ def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
         and _json(memory.metadata) == _json(draft.metadata)
         and memory.importance == draft.importance
         and memory.private == draft.private
+        and memory.expires_at == draft.expires_at
     )
 
 
@@ -104,6 +106,7 @@ def _draft_key(draft: Draft) -> tuple[Any, ...]:
         _json(draft.metadata),
         draft.importance,
         draft.private,
+        draft.expires_at,
     )
 
 
@@ -124,6 +127,8 @@ class MemoryOps(VersionOps):
         system: bool = False,
         actor: str | None = None,
         supersedes: str | None = None,
+        expires_at: datetime | str | None = None,
+        expires_in: timedelta | str | None = None,
     ) -> Remembered:
         """Store a memory and link it to its close neighbours. Never refuses one for being
         similar: similar is not same (embeddings barely see numbers, days, names and
@@ -148,8 +153,23 @@ class MemoryOps(VersionOps):
         (the version now holding the old text); a stored memory that already says exactly
         the new text is named in `near_duplicates` and linked, never merged away. A
         protected memory is not superseded silently: `ConfirmationRequired` carries the
-        update plan, to execute once the person agrees."""
+        update plan, to execute once the person agrees.
+
+        `expires_at` (an instant, ISO 8601 text or an aware datetime) or `expires_in` (a
+        duration: "7d", "12h", "PT12H" or a timedelta) says when the memory ends, as the person
+        asked ("keep this for a week"): from that instant no read returns it, and it goes to
+        the trash, audited as `expire` (restorable until purged). It must lie in the future.
+        A text already stored with another expiry, or none, is stored again, not merged: the
+        person's expiry must hold for what they said."""
+        when = expiry(expires_at, expires_in, self._clock())
         if supersedes is not None:
+            if when is not None:
+                raise InvalidInput(
+                    "supersedes with an expiry would set an expiry on a stored memory, which "
+                    "is planned and confirmed like a forget; nothing was changed",
+                    hint="remember the new fact with its expiry and without supersedes, or "
+                    "supersede without an expiry",
+                )
             return self._supersede(
                 supersedes,
                 content,
@@ -177,6 +197,7 @@ class MemoryOps(VersionOps):
                 "metadata": metadata,
                 "importance": importance,
                 "private": private,
+                "expires_at": when,
             }
         )
         who = validate.label(actor, "actor") if actor else draft.agent
@@ -442,6 +463,8 @@ class MemoryOps(VersionOps):
         now = self._clock()
         memory = memory_from_draft(memory_id, draft, now)
         who = actor or memory.agent
+        if memory.expires_at is not None and memory.expiry_set_by is None:
+            memory = memory.model_copy(update={"expiry_set_by": who, "expiry_set_at": now})
         tx.insert_memory(memory, vector, Provenance(who, "remember"))
         others = [(o, min(s, 1.0)) for o, s in neighbours if o != memory_id]
         near = [(o, s) for o, s in others if s >= self.settings.duplicate_threshold]
@@ -465,6 +488,8 @@ class MemoryOps(VersionOps):
             details["near_duplicates"] = {other: round(s, 4) for other, s in near}
         if who != memory.agent:
             details["agent"] = memory.agent
+        if memory.expires_at is not None:
+            details["expires_at"] = memory.expires_at.isoformat()
         tx.append_event(
             op="remember",
             actor=who,
@@ -495,6 +520,10 @@ class MemoryOps(VersionOps):
             private=bool(fields.get("private", False)),
             created_at=fields.get("created_at"),
             updated_at=fields.get("updated_at"),
+            expires_at=_instant(fields.get("expires_at"), "expires_at"),
+            expiry_set_by=fields.get("expiry_set_by")
+            and validate.label(fields["expiry_set_by"], "expiry_set_by"),
+            expiry_set_at=_instant(fields.get("expiry_set_at"), "expiry_set_at"),
             version=validate.positive_int(fields.get("version") or 1, "version", maximum=2**31 - 1),
             validated=True,
         )
@@ -518,4 +547,11 @@ def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
         created_at=draft.created_at or now,
         updated_at=draft.updated_at or draft.created_at or now,
         version=draft.version,
+        expires_at=draft.expires_at,
+        expiry_set_by=draft.expiry_set_by if draft.expires_at else None,
+        expiry_set_at=draft.expiry_set_at if draft.expires_at else None,
     )
+
+
+def _instant(value: Any, what: str) -> datetime | None:
+    return None if value is None else parse_instant(value, what).astimezone(UTC)

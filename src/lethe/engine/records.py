@@ -94,6 +94,7 @@ class RecordOps(MemoryOps, RelationOps, AuditOps):
         Iterate the result for the records; its `memories` count is there before the first
         one, for a progress bar.
         """
+        self.expire_due()
         return Export(self.store)
 
     def import_records(

@@ -40,6 +40,7 @@ class SearchOps(EngineBase):
             else validate.unit_interval(min_similarity, "min_similarity")
         )
         flt = self._filters(filters, where)
+        self.expire_due()
         ranked, similarity = self._hybrid(text, flt, max(50, 5 * k))
         if floor is not None:  # on the cosine a hit reports (clamped to 0-1)
             ranked = [f for f in ranked if _cosine(similarity, f.id) >= floor]
@@ -102,6 +103,7 @@ class SearchOps(EngineBase):
         """Live memories matching the filters, newest first."""
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
         validate.offset(offset, "offset")
+        self.expire_due()
         items, total = self.store.list_memories(
             self._filters(filters, where), limit=limit, offset=offset
         )

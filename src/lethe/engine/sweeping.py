@@ -38,6 +38,7 @@ class SweepOps(TrashOps, MemoryOps):
         compress or drop. Never changes the store, whatever the policy."""
         namespace = validate.namespace(namespace)
         actor = validate.label(actor, "actor")
+        self.expire_due()
         now = self._clock()
         columns = self.store.decay_columns(namespace, now, sorted(PROTECTED_LAYERS))
         return build_plan(
@@ -89,9 +90,13 @@ class SweepOps(TrashOps, MemoryOps):
         live = self.store.get_many([i.id for i in plan.items])
         skipped: list[str] = [i.id for i in plan.items if i.id not in live]
         drops = [(i, live[i.id]) for i in plan.items if i.action == "drop" and i.id in live]
-        groups = _groups(
-            [(i, live[i.id]) for i in plan.items if i.action == "compress" and i.id in live]
-        )
+        compressing = [
+            (i, live[i.id]) for i in plan.items if i.action == "compress" and i.id in live
+        ]
+        # A memory that ends when its owner said is never folded into a summary that would
+        # outlive it: it stays as it is until its expiry (or a drop) takes it.
+        skipped += [i.id for i, m in compressing if m.expires_at is not None]
+        groups = _groups([(i, m) for i, m in compressing if m.expires_at is None])
         skipped += [g[0][0].id for g in groups if len(g) == 1]  # one memory: nothing to merge
         groups = [g for g in groups if len(g) > 1]
         # Summaries are written (and embedded) before the transaction: an LLM that fails or

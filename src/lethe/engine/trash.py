@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
@@ -22,6 +23,7 @@ class TrashOps(ForgetOps):
     ) -> Memory:
         """Bring a forgotten memory back with its links, episodes and workspace lines."""
         validate.memory_id(memory_id)
+        self.expire_due()
         memory = self.store.get(memory_id)
         if memory is not None and namespace is not None and memory.namespace != namespace:
             memory = None
@@ -34,13 +36,21 @@ class TrashOps(ForgetOps):
         with self.store.transaction() as tx:
             if not tx.set_restored(memory_id):
                 raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
+            details: dict[str, Any] = {
+                "forgotten_at": memory.forgotten_at,
+                "forgotten_by": memory.forgotten_by,
+            }
+            if memory.expires_at is not None and memory.expires_at <= now:
+                # Its expiry has passed: kept, it would send the memory back at once.
+                tx.set_expiry(memory_id, None, by=None, at=None)
+                details["expiry_removed"] = memory.expires_at.isoformat()
             tx.append_event(
                 op="restore",
                 actor=validate.label(actor, "actor"),
                 at=now,
                 memory_id=memory_id,
                 namespace=memory.namespace,
-                details={"forgotten_at": memory.forgotten_at, "forgotten_by": memory.forgotten_by},
+                details=details,
                 content_sha256=memory.content_sha256,
             )
             # Read inside the change: once it commits another process may forget the memory
@@ -58,6 +68,7 @@ class TrashOps(ForgetOps):
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
         validate.offset(offset, "offset")
         ns = validate.namespace(namespace) if namespace else None
+        self.expire_due()
         memories, total = self.store.trash(ns, limit=limit, offset=offset)
         days = self.settings.trash_retention_days
         items = [
@@ -73,7 +84,9 @@ class TrashOps(ForgetOps):
 
     def maintain(self) -> MaintenanceReport:
         """Erase trash older than the retention window and expire stale confirmations; both
-        are recorded (`expire`, `confirmation_expired`)."""
+        are recorded (`purge` with `retention_days`, `confirmation_expired`); and turn the
+        memories whose own expiry has come into soft deletes (`expire`)."""
+        expiries = self.expire_due()
         now = self._clock()
         days = self.settings.trash_retention_days
         expired = (
@@ -88,7 +101,7 @@ class TrashOps(ForgetOps):
             for memory in expired:
                 tx.erase(memory.id)
                 tx.append_event(
-                    op="expire",
+                    op="purge",
                     actor="lethe",
                     at=now,
                     memory_id=memory.id,
@@ -100,7 +113,9 @@ class TrashOps(ForgetOps):
         self._project([], owed, erased=bool(expired))
         self.settle_owed()
         return MaintenanceReport(
-            expired=tuple(m.id for m in expired), expired_confirmations=len(stale)
+            expired=tuple(m.id for m in expired),
+            expired_confirmations=len(stale),
+            expiries=tuple(expiries),
         )
 
     def deletion_report(

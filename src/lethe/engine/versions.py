@@ -358,6 +358,7 @@ class VersionOps(EngineBase):
         """A live memory, or an error that says whether it is in the trash."""
         validate.memory_id(memory_id)
         ns = validate.namespace(namespace) if namespace is not None else None
+        self.expire_due()
         memory = self.store.get(memory_id)
         if memory is None or (ns is not None and memory.namespace != ns):
             raise MemoryNotFound(

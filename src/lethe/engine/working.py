@@ -21,6 +21,7 @@ class WorkingOps(EngineBase):
     ) -> WorkingContext:
         """An agent's working memory, most valuable first; `.text` is ready for a prompt."""
         agent, namespace = validate.label(agent, "agent"), validate.namespace(namespace)
+        self.expire_due()
         slots = self._slots(agent, namespace)
         return context_of(agent, namespace, self._budget(), slots, self._clock())
 

@@ -87,7 +87,10 @@ class PendingItem(_Frozen):
 
 class MaintenanceReport(_Frozen):
     expired: tuple[str, ...]
+    """Trash past its retention window, erased."""
     expired_confirmations: int
+    expiries: tuple[str, ...] = ()
+    """Memories whose own expiry had come, now in the trash."""
 
 
 class ReportRow(_Frozen):

@@ -79,6 +79,12 @@ class StoreTx(Protocol):
         self, memory_id: str, *, at: datetime, actor: str, reason: str | None
     ) -> bool: ...
 
+    def set_expiry(
+        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+    ) -> None:
+        """When the memory ends (None: never), who set that and when."""
+        ...
+
     def set_restored(self, memory_id: str) -> bool: ...
 
     def erase(self, memory_id: str) -> bool: ...
@@ -207,6 +213,10 @@ class Store(Protocol):
     def trash(
         self, namespace: str | None, *, limit: int, offset: int, before: datetime | None = None
     ) -> tuple[list[Memory], int]: ...
+
+    def due_expiries(self, now: datetime, *, limit: int) -> list[Memory]:
+        """Live memories whose expiry is at or before `now`, earliest first."""
+        ...
 
     def ids_with_prefixes(
         self, prefixes: Sequence[str], *, namespace: str | None, status: str

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata::text AS metadata, m.importance, m.private, m.created_at, m.updated_at,
     m.last_accessed_at, m.access_count, m.status, m.forgotten_at, m.forgotten_by,
-    m.forget_reason, m.version,
+    m.forget_reason, m.version, m.expires_at, m.expiry_set_by, m.expiry_set_at,
     (SELECT coalesce(json_agg(t.tag ORDER BY t.position), '[]'::json)::text
        FROM memory_tags t WHERE t.memory_id = m.id) AS tags"""
 
@@ -439,6 +439,16 @@ class PostgresStore(PostgresTransferReads, PostgresVersionReads, PostgresOwedWor
             params.append(ts(before))
         where = " AND ".join(clauses)
         return self._page(where, params, "forgotten_at", limit, offset)
+
+    def due_expiries(self, now: datetime, *, limit: int) -> list[Memory]:
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories m "
+                "WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= %s "
+                "ORDER BY m.expires_at LIMIT %s".encode(),
+                (ts(now), limit),
+            ).fetchall()
+        return [memory_from_row(r) for r in rows]
 
     def ids_with_prefixes(
         self, prefixes: Sequence[str], *, namespace: str | None, status: str

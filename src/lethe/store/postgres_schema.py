@@ -210,6 +210,15 @@ CREATE TABLE owed_work (
     work       JSONB NOT NULL CHECK (jsonb_typeof(work) = 'object')
 );
 """,
+    # Expiry chosen by the person (see the SQLite store's migration 10).
+    5: """
+ALTER TABLE memories ADD COLUMN expires_at DOUBLE PRECISION;
+ALTER TABLE memories ADD COLUMN expiry_set_by TEXT;
+ALTER TABLE memories ADD COLUMN expiry_set_at DOUBLE PRECISION;
+ALTER TABLE memory_versions ADD COLUMN expires_at DOUBLE PRECISION;
+CREATE INDEX memories_expiry ON memories (expires_at)
+    WHERE status = 'active' AND expires_at IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

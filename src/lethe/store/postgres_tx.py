@@ -27,7 +27,7 @@ from lethe.store.rows import (
 )
 from lethe.store.vectors import Vector
 
-_MEMORY_MARKS = placeholders("%s", 20)
+_MEMORY_MARKS = placeholders("%s", len(MEMORY_INSERT_COLUMNS.split(",")) + 1)  # + embedding
 _VERSION_MARKS = placeholders("%s", 16)
 
 if TYPE_CHECKING:
@@ -245,6 +245,20 @@ class PostgresTx:
             (ts(at), actor, reason, memory_id),
         )
         return cursor.rowcount == 1
+
+    def set_expiry(
+        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+    ) -> None:
+        self._conn.execute(
+            "UPDATE memories SET expires_at = %s, expiry_set_by = %s, expiry_set_at = %s "
+            "WHERE id = %s",
+            (
+                None if expires_at is None else ts(expires_at),
+                None if expires_at is None else by,
+                None if expires_at is None or at is None else ts(at),
+                memory_id,
+            ),
+        )
 
     def set_restored(self, memory_id: str) -> bool:
         cursor = self._conn.execute(

@@ -23,13 +23,15 @@ class Row(Protocol):
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
     m.access_count, m.status, m.forgotten_at, m.forgotten_by, m.forget_reason, m.version,
+    m.expires_at, m.expiry_set_by, m.expiry_set_at,
     (SELECT json_group_array(tag) FROM
         (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 
 
 MEMORY_INSERT_COLUMNS = """id, namespace, agent, content, content_sha256, layer, category,
     metadata, importance, private, created_at, updated_at, last_accessed_at, access_count,
-    status, version, changed_by, change_op, change_reason"""
+    status, version, changed_by, change_op, change_reason, expires_at, expiry_set_by,
+    expiry_set_at"""
 
 VERSION_COLUMNS = """memory_id, version, agent, content, content_sha256, layer, category, tags,
     metadata, importance, private, valid_from, valid_until, actor, op, reason"""
@@ -67,6 +69,9 @@ def memory_values(memory: Memory, made: Provenance | None = None) -> tuple[Any, 
         made.actor if made else None,
         made.op if made else None,
         made.reason if made else None,
+        None if memory.expires_at is None else ts(memory.expires_at),
+        memory.expiry_set_by,
+        None if memory.expiry_set_at is None else ts(memory.expiry_set_at),
     )
 
 
@@ -148,6 +153,9 @@ def memory_from_row(row: Row) -> Memory:
         forgotten_by=row["forgotten_by"],
         forget_reason=row["forget_reason"],
         version=row["version"],
+        expires_at=dt(row["expires_at"]),
+        expiry_set_by=row["expiry_set_by"],
+        expiry_set_at=dt(row["expiry_set_at"]),
     )
 
 

@@ -442,6 +442,16 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
             ).fetchall()
         return [memory_from_row(r) for r in rows], total
 
+    def due_expiries(self, now: datetime, *, limit: int) -> list[Memory]:
+        with self._lock:
+            rows = self._conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_expiry "
+                "WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= ? "
+                "ORDER BY m.expires_at LIMIT ?",
+                (ts(now), limit),
+            ).fetchall()
+        return [memory_from_row(r) for r in rows]
+
     def ids_with_prefixes(
         self, prefixes: Sequence[str], *, namespace: str | None, status: str
     ) -> list[str]:

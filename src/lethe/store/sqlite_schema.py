@@ -258,6 +258,18 @@ CREATE TABLE owed_work (
     work       TEXT NOT NULL CHECK (json_type(work) = 'object')
 );
 """,
+    10: """
+-- Expiry chosen by the person ("keep this for a week"): when the memory ends, who set that
+-- and when. A due memory leaves every read at that moment and is then turned into a soft
+-- delete (audited as `expire`). Versions keep the expiry of their state, so a revert
+-- restores it.
+ALTER TABLE memories ADD COLUMN expires_at REAL;
+ALTER TABLE memories ADD COLUMN expiry_set_by TEXT;
+ALTER TABLE memories ADD COLUMN expiry_set_at REAL;
+ALTER TABLE memory_versions ADD COLUMN expires_at REAL;
+CREATE INDEX memories_expiry ON memories (expires_at)
+    WHERE status = 'active' AND expires_at IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -23,7 +23,7 @@ from lethe.store.rows import (
 from lethe.store.sqlite_versions import KEEP_VERSION
 from lethe.store.vectors import Vector
 
-_MEMORY_MARKS = placeholders("?", 20)
+_MEMORY_MARKS = placeholders("?", len(MEMORY_INSERT_COLUMNS.split(",")) + 1)  # + embedding
 _VERSION_MARKS = placeholders("?", 16)
 
 if TYPE_CHECKING:
@@ -237,6 +237,19 @@ class SQLiteTx:
             (ts(at), actor, reason, memory_id),
         )
         return cursor.rowcount == 1
+
+    def set_expiry(
+        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+    ) -> None:
+        self._conn.execute(
+            "UPDATE memories SET expires_at = ?, expiry_set_by = ?, expiry_set_at = ? WHERE id = ?",
+            (
+                None if expires_at is None else ts(expires_at),
+                None if expires_at is None else by,
+                None if expires_at is None or at is None else ts(at),
+                memory_id,
+            ),
+        )
 
     def set_restored(self, memory_id: str) -> bool:
         cursor = self._conn.execute(

@@ -21,8 +21,10 @@ OPS = (
     "purge", "expire", "forget_declined", "confirmation_requested", "confirmation_expired",
     "sweep", "import", "evict",
 )  # fmt: skip
-SERIES = {"forget": ("forget",), "restore": ("restore",), "purge": ("purge", "expire")}
-"""The chart's series and the ops each counts (an automatic expiry is a purge too)."""
+SERIES = {"forget": ("forget", "expire"), "restore": ("restore",), "purge": ("purge",)}
+"""The chart's series and the ops each counts (a memory's own expiry is a forget too: it
+goes to the trash). Before store migration 10, `expire` named the erasure of trash past its
+retention window; that is a `purge` with `retention_days` now."""
 
 
 def routes(ui: Inspector) -> list[Route]:
