@@ -128,6 +128,25 @@ def remember(
             "in place and its old text kept in its history.",
         ),
     ] = None,
+    expires: Annotated[
+        str | None,
+        typer.Option(
+            "--expires",
+            metavar="WHEN",
+            show_default=False,
+            help="When the memory ends, ISO 8601 (2026-12-01T18:00, UTC without an offset): "
+            "from then on nothing returns it and it goes to the trash.",
+        ),
+    ] = None,
+    for_: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            metavar="DURATION",
+            show_default=False,
+            help="Keep it this long, then it ends like --expires: 30m, 12h, 7d, 2w, PT12H.",
+        ),
+    ] = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -148,6 +167,8 @@ def remember(
                 private=private,
                 allow_duplicate=allow_duplicate,
                 supersedes=supersedes,
+                expires_at=expires,
+                expires_in=for_,
             )
         except ConfirmationRequired as exc:
             from lethe.engine.memories import superseding_protected
@@ -188,6 +209,8 @@ def remember(
         if links:
             line.append(f" (linked to {len(links)})")
         out.print(line, soft_wrap=True)
+    if memory.expires_at is not None:
+        out.print(f"expires {render.when(memory.expires_at)}", soft_wrap=True)
     if memory.near_duplicates:
         out.print(render_changes.near_duplicate_lines(memory.near_duplicates), soft_wrap=True)
     for likely in memory.likely_supersedes:

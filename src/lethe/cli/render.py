@@ -110,6 +110,10 @@ def memory_detail(memory: Memory) -> Panel:
         ("updated", when(memory.updated_at)),
         ("recalled", f"{memory.access_count}× (last {when(memory.last_accessed_at)})"),
     ]
+    if memory.expires_at is not None:
+        rows.append(
+            ("expires", f"{when(memory.expires_at)} (set by {memory.expiry_set_by or '—'})")
+        )
     for key, value in rows:
         grid.add_row(key, Text(value))
     body = Group(Text(memory.content), Text(""), grid)

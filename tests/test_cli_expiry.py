@@ -1,0 +1,87 @@
+"""`lethe remember --expires / --for` (issue 25): the expiry set from the command line, shown,
+refused when wrong with nothing stored, and an expired memory out of `list` and in `trash` —
+on both stores."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from lethe import Lethe
+from lethe.cli import app
+from lethe.embed import Embedder
+
+from .conftest import snapshot
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [n for n in os.environ if n.startswith("LETHE_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("LETHE_CONFIG", str(tmp_path / "no-config.toml"))
+
+
+def run(db: str, *args: str) -> Result:
+    return runner.invoke(app, [*args, "--db", str(db)])
+
+
+def test_remember_for_a_duration_sets_and_shows_the_expiry(db: str) -> None:
+    before = datetime.now(UTC)
+    result = run(db, "remember", "The hotel door code is 4471", "--for", "7d")
+    assert result.exit_code == 0, result.stderr
+    assert "expires " in result.stdout
+    memory = json.loads(run(db, "list", "--json").stdout)["items"][0]
+    expires = datetime.fromisoformat(memory["expires_at"])
+    assert before + timedelta(days=7) <= expires <= datetime.now(UTC) + timedelta(days=7)
+    shown = run(db, "show", memory["id"]).stdout
+    assert "expires" in shown and "set by user" in shown
+
+
+def test_remember_until_an_instant_in_json(db: str) -> None:
+    result = run(db, "remember", "Parking on level 3", "--expires", "2099-12-01T18:00", "--json")
+    assert result.exit_code == 0, result.stderr
+    body = json.loads(result.stdout)
+    assert body["expires_at"] == "2099-12-01T18:00:00Z" and body["expiry_set_by"] == "user"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--for", "3 months"), "months and years"),
+        (("--for", "soon"), "is not a duration"),
+        (("--expires", "2020-01-01"), "not in the future"),
+        (("--expires", "2099-01-01", "--for", "1d"), "not both"),
+    ],
+)
+def test_a_bad_expiry_is_refused_and_stores_nothing(
+    db: str, options: tuple[str, ...], message: str
+) -> None:
+    assert run(db, "remember", "The user likes green tea.").exit_code == 0
+    before = snapshot(db)
+    result = run(db, "remember", "The hotel door code is 4471", *options)
+    assert result.exit_code != 0
+    assert message in result.stderr
+    assert snapshot(db) == before
+
+
+def test_an_expired_memory_is_out_of_list_and_in_the_trash_with_its_reason(
+    db: str, embedder: Embedder
+) -> None:
+    past = datetime.now(UTC) - timedelta(hours=3)
+    with Lethe.open(db, embedder=embedder, clock=lambda: past) as mem:
+        memory = mem.remember("The hotel door code is 4471", expires_in="1h")
+        kept = mem.remember("The user likes green tea.")
+    listed = {m["id"] for m in json.loads(run(db, "list", "--json").stdout)["items"]}
+    assert listed == {kept.id}
+    trash = json.loads(run(db, "trash", "--json").stdout)
+    [item] = trash["items"]
+    assert item["memory"]["id"] == memory.id
+    assert item["memory"]["forget_reason"].startswith("expired at ")
+    assert "expired at" in run(db, "trash").stdout
