@@ -60,7 +60,7 @@ def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
         assert tools["forget"].annotations.destructive_hint is True  # type: ignore[union-attr]
         assert "Please confirm" in (tools["forget"].description or "")
         update = " ".join((tools["update_memory"].description or "").split())
-        assert "The old version stays restorable (history) until the memory is purged." in update
+        assert "Old versions stay in history until it is purged." in update
         memory_id = tools["get_memory"].input_schema["properties"]["memory_id"]
         assert memory_id["pattern"] == "^(mem|sys)_[0-9a-f]{12}$"
         assert tools["remember"].input_schema["properties"]["content"]["maxLength"] == 32768

@@ -36,6 +36,8 @@ class MemoryOut(Output):
     access_count: int
     version: int
     """How many states it has had; the earlier ones are in `history`."""
+    expires_at: str | None = None
+    """When it ends, as its owner asked (ISO 8601); absent when it never does."""
 
     @classmethod
     def of(cls, m: Memory) -> MemoryOut:
@@ -54,6 +56,7 @@ class MemoryOut(Output):
             updated_at=m.updated_at.isoformat(),
             access_count=m.access_count,
             version=m.version,
+            expires_at=None if m.expires_at is None else m.expires_at.isoformat(),
         )
 
 

@@ -333,8 +333,8 @@ def change_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-UPDATE_MEMORY = """Change a memory's fields; merge_metadata sets only the keys given. The old
-version stays restorable (history) until the memory is purged. A change that weakens a
+UPDATE_MEMORY = """Change a memory's fields; merge_metadata sets only the keys given. Old
+versions stay in history until it is purged. A change that weakens a
 protection (the text of a caveat, goal or pinned memory; leaving caveat/goal; importance below
 0.9) needs the forget role and is confirmed like forget."""
 

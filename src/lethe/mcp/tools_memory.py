@@ -114,6 +114,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         namespace: Namespace = None,
         allow_duplicate: bool = False,
         supersedes: MemoryId | None = None,
+        expires_at: Annotated[str | None, Field(description="ISO 8601: it ends then")] = None,
+        expires_in: Annotated[str | None, Field(description="Or in: 7d, 12h, PT12H")] = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
@@ -132,6 +134,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                     allow_duplicate=allow_duplicate,
                     actor=rt.actor(ctx, grant),
                     supersedes=supersedes,
+                    expires_at=expires_at,
+                    expires_in=expires_in,
                 )
             except ConfirmationRequired as exc:
                 target = exc.plan.memory_id
@@ -353,10 +357,9 @@ def memory_tools(rt: Runtime) -> list[Tool]:
 
 
 REMEMBER = """Store a memory. Never refuses: an exact duplicate returns the stored one
-(existing=true); a near-duplicate is stored too and named in the answer. layer: episodic
-(events, the default), semantic (facts), learning, caveat or goal (both protected).
-agent: whose memory it is. supersedes: the id of a memory this text corrects; it
-is updated in place, its old text kept in its history."""
+(existing=true); a near-duplicate is stored too and named in the answer. layer: semantic for
+facts; caveat and goal are protected. agent: whose memory it is. supersedes: the id of a
+memory this text corrects (updated in place, old text kept in its history)."""
 
 RECALL = """Search memories by meaning and words. Hits are ordered by the fused score, not by
 similarity; each shows both. since/until take ISO 8601 times. Example:
