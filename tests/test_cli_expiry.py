@@ -85,3 +85,21 @@ def test_an_expired_memory_is_out_of_list_and_in_the_trash_with_its_reason(
     assert item["memory"]["id"] == memory.id
     assert item["memory"]["forget_reason"].startswith("expired at ")
     assert "expired at" in run(db, "trash").stdout
+
+
+@pytest.mark.parametrize(
+    "command", [("update", "--content", "The code is 9."), ("forget", "--yes"), ("purge", "--yes")]
+)
+def test_if_sha256_refuses_a_change_to_a_text_changed_since(
+    db: str, command: tuple[str, ...]
+) -> None:
+    seen = json.loads(run(db, "remember", "The code is 1234.", "--json").stdout)
+    assert run(db, "update", seen["id"], "--content", "The code is 5678.", "--yes").exit_code == 0
+    before = snapshot(db)
+    verb, *rest = command
+    result = run(db, verb, seen["id"], *rest, "--if-sha256", seen["content_sha256"])
+    assert result.exit_code == 1
+    assert "changed since you saw it" in result.stderr and "version 2" in result.stderr
+    assert snapshot(db) == before
+    now = json.loads(run(db, "show", seen["id"], "--json").stdout)["content_sha256"]
+    assert run(db, verb, seen["id"], *rest, "--if-sha256", now).exit_code == 0

@@ -32,6 +32,18 @@ class ChangedSincePlanned(InvalidInput):
     """The memory changed between a change's plan and its execution; nothing was changed."""
 
 
+class ContentChanged(InvalidInput):
+    """The memory's text is no longer the one the caller saw (`expected_sha256`); nothing was
+    changed. Carries what it is now."""
+
+    def __init__(
+        self, message: str, *, current_sha256: str, version: int, hint: str | None = None
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.current_sha256 = current_sha256
+        self.version = version
+
+
 class InvalidFilter(InvalidInput):
     """A filter expression could not be parsed or names an unknown field."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -56,6 +57,19 @@ def content(text_: object, *, max_bytes: int, what: str = "content") -> str:
             hint="split it into several memories, or raise LETHE_MAX_CONTENT_BYTES",
         )
     return text_.strip()
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def sha256_hex(value: object, what: str = "expected_sha256") -> str:
+    """A content hash as lethe shows it: 64 lowercase hex digits."""
+    if not isinstance(value, str) or not _SHA256.fullmatch(value.strip().lower()):
+        raise InvalidInput(
+            f"{what} must be 64 hexadecimal digits (a content_sha256), got {value!r}",
+            hint="copy content_sha256 from the memory as get or list shows it",
+        )
+    return value.strip().lower()
 
 
 def memory_id(value: object) -> str:

@@ -38,6 +38,18 @@ YesOpt = Annotated[
 ]
 
 
+IfShaOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--if-sha256",
+        metavar="HASH",
+        show_default=False,
+        help="Only if the memory's text is still the one with this content_sha256 (as show "
+        "--json gives it); otherwise nothing happens and the error gives the current hash.",
+    ),
+]
+
+
 def interactive() -> bool:
     """Whether a person can answer y/N: stdin is a terminal. Tests replace this check."""
     return sys.stdin is not None and sys.stdin.isatty()

@@ -36,7 +36,7 @@ from lethe.cli.app import (
     stderr,
     stdout,
 )
-from lethe.cli.confirming import NEEDS_CONFIRMATION, YesOpt
+from lethe.cli.confirming import NEEDS_CONFIRMATION, IfShaOpt, YesOpt
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
@@ -133,6 +133,7 @@ def forget(
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
+    if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -195,6 +196,7 @@ def forget(
             whole_namespace=all_,
             actor=actor,
             reason=reason,
+            expected_sha256=if_sha256,
         )
         carry_out(mem, plan, execute=execute or bool(ids), yes=yes, json_=json_)
 
@@ -225,6 +227,7 @@ def purge(
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
+    if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -242,6 +245,7 @@ def purge(
             forgotten_before=ago(older_than) if older_than is not None else None,
             actor=actor,
             reason=reason,
+            expected_sha256=if_sha256,
         )
         carry_out(mem, plan, execute=True, yes=yes, json_=json_)
 

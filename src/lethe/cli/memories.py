@@ -32,7 +32,7 @@ from lethe.cli.app import (
     read_stdin,
     stdout,
 )
-from lethe.cli.confirming import YesOpt, carry_out_change
+from lethe.cli.confirming import IfShaOpt, YesOpt, carry_out_change
 from lethe.errors import ConfirmationRequired
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS, Remembered
 
@@ -354,6 +354,7 @@ def update(
     yes: YesOpt = False,
     reason: ChangeReasonOpt = None,
     actor: ChangeActorOpt = None,
+    if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -381,6 +382,7 @@ def update(
             actor=actor,
             namespace=namespace,
             reason=reason,
+            expected_sha256=if_sha256,
         )
         carry_out_change(mem, plan, yes=yes, json_=json_)
 

@@ -15,7 +15,7 @@ from typing import Any
 from lethe import validate
 from lethe.config import Settings
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput, MemoryNotFound, WorkspaceError
+from lethe.errors import ContentChanged, InvalidInput, MemoryNotFound, WorkspaceError
 from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
@@ -56,6 +56,22 @@ class EngineBase:
                 f"Memory not found: {memory_id}", hint="search for it with recall or list"
             )
         return memory
+
+    def _expect(self, memory_id: str, expected_sha256: str | None) -> None:
+        """Refuse a change to a memory whose text is no longer the one the caller saw: two
+        agents sharing a store must not overwrite each other's change unknowingly."""
+        if expected_sha256 is None:
+            return
+        expected = validate.sha256_hex(expected_sha256)
+        memory = self.store.get(validate.memory_id(memory_id))
+        if memory is not None and memory.content_sha256 != expected:
+            raise ContentChanged(
+                f"{memory_id} changed since you saw it: its text is now version "
+                f"{memory.version}, content_sha256 {memory.content_sha256}; nothing was changed",
+                current_sha256=memory.content_sha256,
+                version=memory.version,
+                hint="read it again (get), and decide on what it says now",
+            )
 
     def _filters(self, filters: Filters | dict[str, Any] | None, where: Iterable[str]) -> Filters:
         if filters is None:

@@ -91,13 +91,16 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         actor: str = DEFAULT_AGENT,
         reason: str | None = None,
         narrow_only: bool = False,
+        expected_sha256: str | None = None,
     ) -> ForgetPlan:
         """Preview a forget. Give ids, or a query (optionally scoped by filters), or filters
         alone (bulk criteria such as tags, agent, layer, `until`, `not_accessed_since`).
         `narrow_only` marks filters that are not the user's own scope: they never widen a
-        query deletion."""
+        query deletion. `expected_sha256` (with one id): the content hash the caller last
+        saw; when the text changed since, `ContentChanged` and no plan."""
         flt = self._filters(filters, where)
         ids = self._ids(memory_ids)
+        self._expect_one(ids, expected_sha256)
         if ids and (query or flt.narrows_beyond_namespace() or whole_namespace):
             raise InvalidInput("give either memory ids or a query/filters, not both")
         if query is not None:
@@ -124,15 +127,29 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         namespace: str | None = None,
         actor: str = DEFAULT_AGENT,
         reason: str | None = None,
+        expected_sha256: str | None = None,
     ) -> ForgetPlan:
-        """Preview an erasure of ids (live or in the trash) or of trash forgotten before a time."""
+        """Preview an erasure of ids (live or in the trash) or of trash forgotten before a time.
+        `expected_sha256` as for `plan_forget`."""
         ids = self._ids(memory_ids)
+        self._expect_one(ids, expected_sha256)
         if bool(ids) == (forgotten_before is not None):
             raise InvalidInput("give either memory ids or forgotten_before, not both or neither")
         ns = validate.namespace(namespace) if namespace else None
         source = PlanSource(memory_ids=ids, forgotten_before=forgotten_before, namespace=ns)
         index = ns or (DEFAULT_NAMESPACE if ids else ALL_NAMESPACES)
         return self._plan("purge", source, index, actor=actor, reason=reason)
+
+    def _expect_one(self, ids: Sequence[str], expected_sha256: str | None) -> None:
+        if expected_sha256 is None:
+            return
+        if len(ids) != 1:
+            raise InvalidInput(
+                "expected_sha256 goes with exactly one memory id",
+                hint="plan each memory you saw on its own, with its own hash",
+            )
+        self.expire_due()
+        self._expect(ids[0], expected_sha256)
 
     def _ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
         if memory_ids is None:

@@ -59,14 +59,19 @@ class VersionOps(EngineBase):
         actor: str | None = None,
         namespace: str | None = None,
         reason: str | None = None,
+        expected_sha256: str | None = None,
     ) -> UpdatePlan:
         """Preview an update: what would change, and whether it needs a confirmation
         because it weakens a protection. Nothing changes until the plan is executed.
 
         `metadata` replaces the whole object; `merge_metadata` sets only the keys it names.
+        `expected_sha256`: the content hash the caller last saw (`ContentChanged` when the text
+        changed since); executing the plan then checks the memory is still as planned.
         """
         if metadata is not None and merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
+        self.expire_due()
+        self._expect(memory_id, expected_sha256)
         old = self._live_for_change(memory_id, namespace, "update")
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}
@@ -177,8 +182,12 @@ class VersionOps(EngineBase):
         actor: str | None = None,
         namespace: str | None = None,
         reason: str | None = None,
+        expected_sha256: str | None = None,
     ) -> Memory:
         """Change a memory; the state it replaces is kept as a version (`history`, `revert`).
+
+        `expected_sha256`: the content hash the caller last saw. When the text changed since,
+        nothing is changed and `ContentChanged` says so, with the current hash and version.
 
         A change that weakens protection (the text of a protected memory, a pin lowered below
         0.9, a move out of the caveat or goal layer) is not made here: it raises
@@ -186,8 +195,10 @@ class VersionOps(EngineBase):
         person has agreed.
         """
         for attempt in range(RETRIES):
+            # Checked again on every try (in the plan): a retry follows another writer's change.
             plan = self.plan_update(
                 memory_id,
+                expected_sha256=expected_sha256,
                 content=content,
                 layer=layer,
                 category=category,
