@@ -103,3 +103,28 @@ def test_if_sha256_refuses_a_change_to_a_text_changed_since(
     assert snapshot(db) == before
     now = json.loads(run(db, "show", seen["id"], "--json").stdout)["content_sha256"]
     assert run(db, verb, seen["id"], *rest, "--if-sha256", now).exit_code == 0
+
+
+def test_update_sets_an_expiry_only_with_the_go_ahead_and_extends_or_removes_freely(
+    db: str,
+) -> None:
+    memory = json.loads(run(db, "remember", "The code is 1234.", "--json").stdout)
+    before = snapshot(db)
+    asked = run(db, "update", memory["id"], "--for", "1h")
+    assert asked.exit_code == 3 and "a forget" in asked.stderr
+    assert snapshot(db) == before
+    assert run(db, "update", memory["id"], "--for", "1h", "--yes").exit_code == 0
+    assert run(db, "update", memory["id"], "--for", "30d").exit_code == 0  # later: no question
+    assert run(db, "update", memory["id"], "--no-expiry").exit_code == 0
+    shown = json.loads(run(db, "show", memory["id"], "--json").stdout)
+    assert shown["expires_at"] is None and shown["version"] == 4
+
+
+def test_update_refuses_an_expiry_on_a_protected_memory(db: str) -> None:
+    memory = json.loads(
+        run(db, "remember", "Never email Bob.", "--layer", "caveat", "--json").stdout
+    )
+    before = snapshot(db)
+    refused = run(db, "update", memory["id"], "--for", "1d", "--yes")
+    assert refused.exit_code == 1 and "is protected" in refused.stderr
+    assert snapshot(db) == before

@@ -12,8 +12,9 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput, MemoryNotFound
+from lethe.errors import ConfirmationRequired, InvalidInput, MemoryNotFound
 from lethe.expiry import parse_duration
+from lethe.forget.change import UpdatePlan
 
 from .backends import run_sql
 from .clocks import Clock
@@ -286,3 +287,67 @@ def test_a_sweep_never_folds_an_expiring_memory_into_a_summary_that_outlives_it(
         assert all("pottery" not in mem.get(i).content for i in result.summary_ids)
         clock.advance(days=36)
         assert [i.memory.id for i in mem.list_trash()[0] if i.memory.id == timed.id] == [timed.id]
+
+
+def test_extending_or_removing_an_expiry_is_an_ordinary_versioned_change(
+    cmem: Lethe, clock: Clock
+) -> None:
+    memory = cmem.remember(CODE, expires_in="1d")
+    longer = cmem.update(memory.id, expires_in="30d")
+    assert longer.version == 2 and longer.expires_at == clock.now + timedelta(days=30)
+    [now, before] = cmem.history(memory.id)
+    assert (now.expires_at, before.expires_at) == (longer.expires_at, memory.expires_at)
+    never = cmem.update(memory.id, no_expiry=True)
+    assert never.expires_at is None and never.expiry_set_by is None
+    clock.advance(days=365)
+    assert cmem.get(memory.id).status == "active"
+
+
+@pytest.mark.parametrize("start", [None, "7d"])
+def test_setting_or_shortening_an_expiry_is_confirmed_like_a_forget(
+    cmem: Lethe, db: str, clock: Clock, start: str | None
+) -> None:
+    """Otherwise "expire in one second" would be a forget without confirmation."""
+    memory = cmem.remember(CODE, expires_in=start)
+    before = snapshot(db)
+    with pytest.raises(ConfirmationRequired) as asked:
+        cmem.update(memory.id, expires_in="1s")
+    assert snapshot(db) == before
+    plan = asked.value.plan
+    assert isinstance(plan, UpdatePlan) and plan.needs_confirmation
+    assert plan.ends == clock.now + timedelta(seconds=1)
+    assert "same confirmation as forgetting" in plan.notes
+    changed = cmem.execute(plan)
+    assert changed.expires_at == plan.ends and changed.expiry_set_by == "user"
+    clock.advance(seconds=1)
+    assert [e.op for e in cmem.audit(memory_id=memory.id)][-1] == "expire"
+
+
+@pytest.mark.parametrize("protect", [{"layer": "caveat"}, {"importance": 0.95}])
+def test_an_expiry_on_a_protected_memory_is_refused_like_a_forget(
+    cmem: Lethe, db: str, protect: dict[str, object]
+) -> None:
+    memory = cmem.remember(CODE, **protect)  # type: ignore[arg-type]
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match="is protected") as refused:
+        cmem.plan_update(memory.id, expires_in="1d")
+    assert refused.value.hint and "first" in refused.value.hint
+    assert snapshot(db) == before
+
+
+def test_a_protected_memory_may_carry_an_expiry_from_its_creation(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """ "Never email Bob before the audit ends on Friday" is a caveat that ends on Friday."""
+    caveat = cmem.remember(
+        "Never email Bob before the audit ends.", layer="caveat", expires_in="3d"
+    )
+    clock.advance(days=3)
+    assert [i.memory.id for i in cmem.list_trash()[0]] == [caveat.id]
+
+
+def test_a_revert_to_an_earlier_expiry_is_confirmed_like_a_forget(cmem: Lethe) -> None:
+    memory = cmem.remember(CODE, expires_in="1d")
+    cmem.update(memory.id, expires_in="30d")
+    plan = cmem.plan_revert(memory.id, 1)
+    assert plan.needs_confirmation and plan.ends == memory.expires_at

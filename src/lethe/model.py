@@ -173,6 +173,8 @@ class MemoryVersion(_Record):
     actor: str
     op: str
     reason: str | None = None
+    expires_at: datetime | None = None
+    """When this state was to end, as its owner asked (None: never)."""
 
     @property
     def is_system(self) -> bool:

@@ -319,7 +319,8 @@ def memory_record(memory: Memory, made: MemoryVersion | None = None) -> dict[str
 
 
 def version_record(version: MemoryVersion) -> dict[str, Any]:
-    record = version.model_dump(mode="json", exclude={"current", "content_sha256"})
+    left_out = {"current", "content_sha256"} | (set() if version.expires_at else {"expires_at"})
+    record = version.model_dump(mode="json", exclude=left_out)
     return {"type": "version", **record}
 
 

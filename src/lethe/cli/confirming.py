@@ -132,6 +132,8 @@ def _would(plan: UpdatePlan) -> str:
     what = f"reverting {plan.memory_id}" if plan.op == "revert" else f"updating {plan.memory_id}"
     if plan.lost:
         return f"{what} takes away its protection ({'; '.join(plan.lost)})"
+    if plan.protection is None and plan.ends is not None:
+        return f"{what} makes it expire at {plan.ends.isoformat()}, a forget"
     return f"{what} rewrites a protected memory ({plan.protection})"
 
 

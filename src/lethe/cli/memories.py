@@ -355,11 +355,31 @@ def update(
     reason: ChangeReasonOpt = None,
     actor: ChangeActorOpt = None,
     if_sha256: IfShaOpt = None,
+    expires: Annotated[
+        str | None,
+        typer.Option(
+            "--expires",
+            metavar="WHEN",
+            show_default=False,
+            help="Set when it ends (ISO 8601). Setting or bringing an expiry forward is "
+            "confirmed like a forget; a protected memory refuses it.",
+        ),
+    ] = None,
+    for_: Annotated[
+        str | None,
+        typer.Option(
+            "--for", metavar="DURATION", show_default=False, help="Or: it ends in 7d, 12h, PT12H."
+        ),
+    ] = None,
+    no_expiry: Annotated[
+        bool, typer.Option("--no-expiry", help="Remove its expiry: it never ends by itself.")
+    ] = False,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     tags = [] if clear_tags else tag
-    given = (content, layer, category, tags, importance, meta, metadata_json, private)
+    given: tuple[object, ...] = (content, layer, category, tags, importance, meta, metadata_json)
+    given += (private, expires, for_, no_expiry or None)
     if all(v is None for v in given):
         raise fail(
             "nothing to update", hint="pass --content, --layer, --tag, --importance, --meta …"
@@ -383,6 +403,9 @@ def update(
             namespace=namespace,
             reason=reason,
             expected_sha256=if_sha256,
+            expires_at=expires,
+            expires_in=for_,
+            no_expiry=no_expiry,
         )
         carry_out_change(mem, plan, yes=yes, json_=json_)
 

@@ -43,6 +43,7 @@ class AuditOps(EngineBase):
         if until is not None:
             validate.aware_time(until, "until")
         limit = validate.positive_int(limit, "limit", maximum=10_000)
+        self.expire_due()  # the record says what has happened by now
         return self.store.events(
             EventQuery(
                 memory_id=memory_id,

@@ -11,7 +11,7 @@ or the same change asked twice by one session within the time-to-live (`confirm_
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from lethe import validate
@@ -23,6 +23,7 @@ from lethe.errors import (
     MemoryNotFound,
     VersionNotFound,
 )
+from lethe.expiry import expiry, parse_instant
 from lethe.forget.change import (
     VERSIONED_FIELDS,
     UpdatePlan,
@@ -31,6 +32,7 @@ from lethe.forget.change import (
     state_sha256,
     version_state,
 )
+from lethe.forget.guard import protections
 from lethe.model import DEFAULT_AGENT, Memory, MemoryVersion
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
@@ -60,9 +62,17 @@ class VersionOps(EngineBase):
         namespace: str | None = None,
         reason: str | None = None,
         expected_sha256: str | None = None,
+        expires_at: datetime | str | None = None,
+        expires_in: timedelta | str | None = None,
+        no_expiry: bool = False,
     ) -> UpdatePlan:
         """Preview an update: what would change, and whether it needs a confirmation
         because it weakens a protection. Nothing changes until the plan is executed.
+
+        `expires_at` / `expires_in` set when the memory ends (as at `remember`), `no_expiry`
+        removes its expiry. Setting an expiry, or bringing one forward, is a deletion: the
+        plan needs the same confirmation as a forget (`ends`), and a protected memory refuses
+        it as it refuses a forget. Extending or removing an expiry is an ordinary change.
 
         `metadata` replaces the whole object; `merge_metadata` sets only the keys it names.
         `expected_sha256`: the content hash the caller last saw (`ContentChanged` when the text
@@ -75,7 +85,7 @@ class VersionOps(EngineBase):
         old = self._live_for_change(memory_id, namespace, "update")
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}
-        given = {
+        given: dict[str, Any] = {
             "content": content,
             "layer": layer,
             "category": category,
@@ -83,14 +93,23 @@ class VersionOps(EngineBase):
             "metadata": metadata,
             "importance": importance,
             "private": private,
+            "expires_at": expiry(expires_at, expires_in, self._clock()),
         }
-        return plan_change(
+        changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        if no_expiry:
+            if "expires_at" in changes:
+                raise InvalidInput("give an expiry or no_expiry, not both")
+            changes["expires_at"] = None
+        return _refused_if_protected(
+            plan_change(
+                old,
+                self._validated(changes),
+                op="update",
+                actor=self._actor(actor, old),
+                reason=self._reason(reason),
+                now=self._clock(),
+            ),
             old,
-            self._validated({k: v for k, v in given.items() if v is not None}),
-            op="update",
-            actor=self._actor(actor, old),
-            reason=self._reason(reason),
-            now=self._clock(),
         )
 
     def _validated(self, changes: dict[str, Any]) -> dict[str, Any]:
@@ -117,6 +136,8 @@ class VersionOps(EngineBase):
                 checked[name] = validate.metadata(value)
             elif name == "importance":
                 checked[name] = validate.unit_interval(value, "importance")
+            elif name == "expires_at":
+                checked[name] = None if value is None else parse_instant(value).astimezone(UTC)
             elif not isinstance(value, bool):
                 raise InvalidInput(f"private must be true or false, got {value!r}")
             else:
@@ -146,14 +167,17 @@ class VersionOps(EngineBase):
                 f"{memory_id} has no version {version}",
                 hint=f"its versions are 1 to {memory.version}; see history({memory_id!r})",
             )
-        return plan_change(
+        return _refused_if_protected(
+            plan_change(
+                memory,
+                self._validated(version_state(target)),
+                op="revert",
+                actor=self._actor(actor, memory),
+                reason=self._reason(reason) or f"revert to version {version}",
+                now=self._clock(),
+                revert_to=version,
+            ),
             memory,
-            self._validated(version_state(target)),
-            op="revert",
-            actor=self._actor(actor, memory),
-            reason=self._reason(reason) or f"revert to version {version}",
-            now=self._clock(),
-            revert_to=version,
         )
 
     # -- reading -----------------------------------------------------------------------------
@@ -183,11 +207,16 @@ class VersionOps(EngineBase):
         namespace: str | None = None,
         reason: str | None = None,
         expected_sha256: str | None = None,
+        expires_at: datetime | str | None = None,
+        expires_in: timedelta | str | None = None,
+        no_expiry: bool = False,
     ) -> Memory:
         """Change a memory; the state it replaces is kept as a version (`history`, `revert`).
 
         `expected_sha256`: the content hash the caller last saw. When the text changed since,
         nothing is changed and `ContentChanged` says so, with the current hash and version.
+        `expires_at` / `expires_in` / `no_expiry` as for `plan_update`: setting or bringing
+        forward an expiry raises `ConfirmationRequired` with the plan, like a forget.
 
         A change that weakens protection (the text of a protected memory, a pin lowered below
         0.9, a move out of the caveat or goal layer) is not made here: it raises
@@ -199,6 +228,9 @@ class VersionOps(EngineBase):
             plan = self.plan_update(
                 memory_id,
                 expected_sha256=expected_sha256,
+                expires_at=expires_at,
+                expires_in=expires_in,
+                no_expiry=no_expiry,
                 content=content,
                 layer=layer,
                 category=category,
@@ -339,6 +371,10 @@ class VersionOps(EngineBase):
         # A clock that stepped back must not make a version end before it began.
         now = max(now, current.updated_at)
         update: dict[str, Any] = {**changes, "updated_at": now, "version": current.version + 1}
+        if "expires_at" in changes:  # who chose the new expiry, and when
+            ends = changes["expires_at"] is not None
+            update["expiry_set_by"] = made.actor if ends else None
+            update["expiry_set_at"] = now if ends else None
         if "content" in changes:
             update["content_sha256"] = sha256(changes["content"])
         new = current.model_copy(update=update)
@@ -389,3 +425,18 @@ class VersionOps(EngineBase):
         if reason is None:
             return None
         return validate.label(reason, "reason", allow_empty=True) or None
+
+
+def _refused_if_protected(plan: UpdatePlan, memory: Memory) -> UpdatePlan:
+    """An expiry set or brought forward on a protected memory is refused like a forget of
+    it, with the same hint: protection is lifted first, by its own confirmed change."""
+    if plan.ends is None:
+        return plan
+    found = protections(memory.id, memory.layer, memory.importance)
+    if not found:
+        return plan
+    raise InvalidInput(
+        f"{plan.memory_id} is protected ({found[0].reason}): an expiry would forget it, which "
+        "protection refuses; nothing was changed",
+        hint=found[0].hint,
+    )

@@ -25,7 +25,16 @@ from pydantic import BaseModel, ConfigDict
 from lethe.forget.guard import Protection, protections
 from lethe.model import Memory, MemoryVersion
 
-VERSIONED_FIELDS = ("content", "layer", "category", "tags", "metadata", "importance", "private")
+VERSIONED_FIELDS = (
+    "content",
+    "layer",
+    "category",
+    "tags",
+    "metadata",
+    "importance",
+    "private",
+    "expires_at",
+)
 """What a version keeps and a revert brings back. `agent` (whose memory it is) is never
 changed by an update."""
 PROTECTION_FIELDS = ("layer", "importance")
@@ -70,6 +79,9 @@ class UpdatePlan(_Frozen):
     """What protects the memory now (None: nothing)."""
     lost: tuple[str, ...] = ()
     """The protections this change would take away."""
+    ends: datetime | None = None
+    """The expiry this change sets or brings forward: from then on the memory leaves every
+    read, so the change is confirmed like a forget (extending or removing one is not)."""
     needs_confirmation: bool
     confirmation_sha256: str
     """The state and the change together: what a two-call confirmation previews."""
@@ -108,6 +120,7 @@ def state_of(memory: Memory) -> dict[str, Any]:
         "metadata": memory.metadata,
         "importance": memory.importance,
         "private": memory.private,
+        "expires_at": memory.expires_at,
     }
 
 
@@ -120,6 +133,7 @@ def version_state(version: MemoryVersion) -> dict[str, Any]:
         "metadata": version.metadata,
         "importance": version.importance,
         "private": version.private,
+        "expires_at": version.expires_at,
     }
 
 
@@ -155,7 +169,8 @@ def plan_change(
     has = protections(memory.id, after["layer"], after["importance"])
     lost = tuple(p.reason for p in had if p.kind not in {q.kind for q in has})
     rewrites = bool(had) and "content" in effective
-    needs = bool(effective) and (bool(lost) or rewrites)
+    ends = _ends(before["expires_at"], effective)
+    needs = bool(effective) and (bool(lost) or rewrites or ends is not None)
     base = state_sha256(memory)
     return UpdatePlan(
         id=new_change_id(),
@@ -173,10 +188,19 @@ def plan_change(
         preview=memory.preview(),
         protection=had[0].reason if had else None,
         lost=lost,
+        ends=ends,
         needs_confirmation=needs,
         confirmation_sha256=_digest({"base": base, "changes": effective, "op": op}),
-        notes=_notes(memory, effective, had, lost, rewrites, op, revert_to),
+        notes=_notes(memory, effective, had, lost, rewrites, op, revert_to, ends),
     )
+
+
+def _ends(old: datetime | None, effective: dict[str, Any]) -> datetime | None:
+    """The expiry a change sets where there was none, or brings forward."""
+    new = effective.get("expires_at")
+    if new is None or (old is not None and new >= old):
+        return None
+    return new  # type: ignore[no-any-return]
 
 
 def _comparable(value: Any) -> Any:
@@ -193,6 +217,7 @@ def _notes(
     rewrites: bool,
     op: ChangeOp,
     revert_to: int | None,
+    ends: datetime | None = None,
 ) -> str:
     if not effective:
         if op == "revert":
@@ -205,7 +230,12 @@ def _notes(
         parts.append(f"It would no longer be protected: {'; '.join(lost)}.")
     elif rewrites:
         parts.append(f"It is protected ({had[0].reason}) and its text would change.")
-    if lost or rewrites:
+    if ends is not None:
+        parts.append(
+            f"It would expire at {ends.isoformat()}: from then on nothing returns it and it "
+            "is in the trash."
+        )
+    if lost or rewrites or ends is not None:
         parts.append("This needs the same confirmation as forgetting it.")
     return " ".join(parts)
 

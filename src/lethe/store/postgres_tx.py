@@ -28,7 +28,7 @@ from lethe.store.rows import (
 from lethe.store.vectors import Vector
 
 _MEMORY_MARKS = placeholders("%s", len(MEMORY_INSERT_COLUMNS.split(",")) + 1)  # + embedding
-_VERSION_MARKS = placeholders("%s", 16)
+_VERSION_MARKS = placeholders("%s", len(VERSION_COLUMNS.split(",")))
 
 if TYPE_CHECKING:
     import psycopg
@@ -61,7 +61,8 @@ class PostgresTx:
         self._conn.execute(
             """UPDATE memories SET content = %s, content_sha256 = %s, layer = %s, category = %s,
                 metadata = %s, importance = %s, private = %s, updated_at = %s, agent = %s,
-                version = %s, changed_by = %s, change_op = %s, change_reason = %s
+                version = %s, changed_by = %s, change_op = %s, change_reason = %s,
+                expires_at = %s, expiry_set_by = %s, expiry_set_at = %s
                WHERE id = %s""",
             (
                 memory.content,
@@ -77,6 +78,9 @@ class PostgresTx:
                 made.actor,
                 made.op,
                 made.reason,
+                None if memory.expires_at is None else ts(memory.expires_at),
+                memory.expiry_set_by if memory.expires_at else None,
+                ts(memory.expiry_set_at) if memory.expires_at and memory.expiry_set_at else None,
                 memory.id,
             ),
         )

@@ -34,7 +34,7 @@ MEMORY_INSERT_COLUMNS = """id, namespace, agent, content, content_sha256, layer,
     expiry_set_at"""
 
 VERSION_COLUMNS = """memory_id, version, agent, content, content_sha256, layer, category, tags,
-    metadata, importance, private, valid_from, valid_until, actor, op, reason"""
+    metadata, importance, private, valid_from, valid_until, actor, op, reason, expires_at"""
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,7 @@ def version_values(v: MemoryVersion) -> tuple[Any, ...]:
         v.actor,
         v.op,
         v.reason,
+        None if v.expires_at is None else ts(v.expires_at),
     )
 
 
@@ -120,6 +121,7 @@ def version_from_row(row: Row) -> MemoryVersion:
         actor=row["actor"],
         op=row["op"],
         reason=row["reason"],
+        expires_at=dt(row["expires_at"]),
     )
 
 
@@ -219,7 +221,7 @@ def keep_version_sql(tags: str, metadata: str, mark: str) -> str:
             {tags}, {metadata}, m.importance, m.private, m.updated_at, {mark},
             coalesce(m.changed_by, m.agent),
             coalesce(m.change_op, CASE WHEN m.version = 1 THEN 'remember' ELSE 'update' END),
-            m.change_reason
+            m.change_reason, m.expires_at
         FROM memories m WHERE m.id = {mark}"""
 
 
@@ -236,7 +238,7 @@ def version_reads(tags: str, metadata: str, mark: str) -> tuple[str, str]:
         m.layer, m.category, {tags} AS tags, {metadata} AS metadata, m.importance, m.private,
         m.updated_at AS valid_from, NULL AS valid_until, coalesce(m.changed_by, m.agent) AS actor,
         coalesce(m.change_op, CASE WHEN m.version = 1 THEN 'remember' ELSE 'update' END) AS op,
-        m.change_reason AS reason
+        m.change_reason AS reason, m.expires_at
         FROM memories m WHERE m.id = {mark}"""
     earlier = f"""SELECT {VERSION_COLUMNS} FROM memory_versions
         WHERE memory_id = {mark} ORDER BY version DESC"""

@@ -24,7 +24,7 @@ from lethe.store.sqlite_versions import KEEP_VERSION
 from lethe.store.vectors import Vector
 
 _MEMORY_MARKS = placeholders("?", len(MEMORY_INSERT_COLUMNS.split(",")) + 1)  # + embedding
-_VERSION_MARKS = placeholders("?", 16)
+_VERSION_MARKS = placeholders("?", len(VERSION_COLUMNS.split(",")))
 
 if TYPE_CHECKING:
     from lethe.store.sqlite import SQLiteStore
@@ -55,7 +55,8 @@ class SQLiteTx:
         self._conn.execute(
             """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
                 metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?,
-                version = ?, changed_by = ?, change_op = ?, change_reason = ?
+                version = ?, changed_by = ?, change_op = ?, change_reason = ?,
+                expires_at = ?, expiry_set_by = ?, expiry_set_at = ?
                WHERE id = ?""",
             (
                 memory.content,
@@ -71,6 +72,9 @@ class SQLiteTx:
                 made.actor,
                 made.op,
                 made.reason,
+                None if memory.expires_at is None else ts(memory.expires_at),
+                memory.expiry_set_by if memory.expires_at else None,
+                ts(memory.expiry_set_at) if memory.expires_at and memory.expiry_set_at else None,
                 memory.id,
             ),
         )
