@@ -3,12 +3,14 @@ stdio: the expiry is set and returned, and a bad value is refused with nothing s
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from .backends import run_sql
 from .conftest import snapshot
-from .mcp_support import call, error, stdio_client
+from .mcp_support import call, elicitation, error, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -36,3 +38,69 @@ async def test_remember_with_an_expiry_over_stdio(tmp_path: Path) -> None:
             assert snapshot(db) == before
         got = await call(client, "get_memory", memory_id=memory["id"])
         assert got["memory"]["expires_at"] == memory["expires_at"]
+
+
+def _expiry(db: Path, memory_id: str) -> object:
+    return run_sql(db, "SELECT expires_at FROM memories WHERE id = ?", (memory_id,))[0][0]
+
+
+async def test_a_client_without_elicitation_cannot_expire_a_memory_in_one_call(
+    tmp_path: Path,
+) -> None:
+    """Setting an expiry on a stored memory is a forget: a client that cannot ask its human
+    gets "Please confirm" and nothing changes until the same call comes again; a later expiry,
+    or none, applies at once; a protected memory refuses it; a stale hash changes nothing."""
+    db = tmp_path / "m.db"
+    soon = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    later = (datetime.now(UTC) + timedelta(days=30)).isoformat()
+    async with stdio_client(db) as client:
+        made = (await call(client, "remember", content="The hotel door code is 4471"))["memory"]
+        first = await call(client, "update_memory", memory_id=made["id"], expires_at=soon)
+        assert first["status"] == "pending" and "Please confirm" in first["message"]
+        assert _expiry(db, made["id"]) is None
+        second = await call(client, "update_memory", memory_id=made["id"], expires_at=soon)
+        assert second["status"] == "updated" and second["memory"]["expires_at"] is not None
+        extended = await call(client, "update_memory", memory_id=made["id"], expires_at=later)
+        assert extended["status"] == "updated"
+        removed = await call(client, "update_memory", memory_id=made["id"], no_expiry=True)
+        assert removed["status"] == "updated" and removed["memory"]["expires_at"] is None
+        assert made["content_sha256"]
+        other = await call(
+            client, "update_memory", memory_id=made["id"], content="The hotel door code is 5582"
+        )
+        stale = await error(
+            client,
+            "update_memory",
+            memory_id=made["id"],
+            content="The hotel door code is 9999",
+            expected_sha256=made["content_sha256"],
+        )
+        assert "changed since you saw it" in stale and other["memory"]["content_sha256"] in stale
+        fresh = await call(
+            client,
+            "update_memory",
+            memory_id=made["id"],
+            content="The hotel door code is 9999",
+            expected_sha256=other["memory"]["content_sha256"],
+        )
+        assert fresh["status"] == "updated"
+        caveat = (await call(client, "remember", content="Never email Bob.", layer="caveat"))[
+            "memory"
+        ]["id"]
+        refused = await error(client, "update_memory", memory_id=caveat, expires_at=soon)
+        assert "is protected" in refused and _expiry(db, caveat) is None
+
+
+async def test_an_expiry_asked_of_the_human_through_elicitation(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    soon = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+    declined = elicitation("decline")
+    async with stdio_client(db, elicit=declined) as client:
+        made = (await call(client, "remember", content="The hotel door code is 4471"))["memory"]
+        await client.call_tool("update_memory", {"memory_id": made["id"], "expires_at": soon})
+        assert declined.asked and "expire" in declined.asked[0]
+        assert _expiry(db, made["id"]) is None
+    accepted = elicitation("accept")
+    async with stdio_client(db, elicit=accepted) as client:
+        done = await call(client, "update_memory", memory_id=made["id"], expires_at=soon)
+        assert done["status"] == "updated" and _expiry(db, made["id"]) is not None

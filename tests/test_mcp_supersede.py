@@ -26,7 +26,7 @@ def test_remember_supersedes_replaces_in_place_and_history_keeps_the_old(db: str
             schema = tools["remember"].input_schema["properties"]["supersedes"]
             assert schema["pattern"] == "^(mem|sys)_[0-9a-f]{12}$"
             said = tools["remember"].description or ""
-            assert "supersedes: the id of a memory this text corrects" in said
+            assert "supersedes: id of a memory this corrects" in said
             assert "updated in place" in said
 
             old = (await call(client, "remember", content=OLD, layer="semantic"))["memory"]["id"]

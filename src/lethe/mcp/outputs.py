@@ -38,6 +38,8 @@ class MemoryOut(Output):
     """How many states it has had; the earlier ones are in `history`."""
     expires_at: str | None = None
     """When it ends, as its owner asked (ISO 8601); absent when it never does."""
+    content_sha256: str = ""
+    """The hash of its text: give it as expected_sha256 to change only this text."""
 
     @classmethod
     def of(cls, m: Memory) -> MemoryOut:
@@ -57,6 +59,7 @@ class MemoryOut(Output):
             access_count=m.access_count,
             version=m.version,
             expires_at=None if m.expires_at is None else m.expires_at.isoformat(),
+            content_sha256=m.content_sha256,
         )
 
 

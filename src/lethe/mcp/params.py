@@ -37,6 +37,9 @@ EpisodeSummary = Annotated[
     str, Field(min_length=1, max_length=32_768, description="The episode's summary")
 ]
 ConfirmationCode = Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
+Sha256 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+ExpiresAt = Annotated[str, Field(description="ISO 8601: it ends then")]
+ExpiresIn = Annotated[str, Field(description="Or in: 7d, 12h, PT12H")]
 """The code a first forget/purge/update_memory answer carried (clients without a session);
 the answer itself says to pass it back."""
 Seq = Annotated[int, Field(ge=0, le=2**53 - 1)]
@@ -54,15 +57,13 @@ Where = Annotated[
     list[Annotated[str, Field(max_length=500)]],
     Field(
         max_length=20,
-        description="FIELD OP VALUE; OP: = != < <= > >= in contains; FIELD: importance, "
-        "created_at, layer… or @metadata.NAME",
+        description="FIELD OP VALUE; OP: = != < <= > >= in contains",
     ),
 ]
 Filters = Annotated[
     dict[str, Any],
     Field(
-        description="Scope a query: agent, layer, category, tags, since, until; other keys "
-        "are metadata fields to equal",
+        description="agent, layer, category, tags, since, until, or a metadata field",
     ),
 ]
 

@@ -37,6 +37,7 @@ from lethe.mcp.outputs import (
 from lethe.mcp.params import (
     ConfirmationCode,
     Content,
+    ExpiresAt,
     Importance,
     Label,
     LayerName,
@@ -44,6 +45,7 @@ from lethe.mcp.params import (
     Metadata,
     Namespace,
     Reason,
+    Sha256,
     Tags,
     ToolSpec,
     strict_tools,
@@ -89,6 +91,8 @@ def _change_question(plan: UpdatePlan) -> str:
     diff = "\n".join(change_line(FieldChangeOut.of(c), limit=1000) for c in plan.diff)
     if plan.lost:
         why = f"It would no longer be protected: {'; '.join(plan.lost)}."
+    elif plan.ends is not None and plan.protection is None:
+        why = f"It would expire at {plan.ends.isoformat()}: then it is forgotten (trash)."
     else:
         why = f"It is protected ({plan.protection}) and its text would change."
     return (
@@ -107,6 +111,10 @@ def _change(
     importance: float | None,
     private: bool | None,
     reason: str | None,
+    expires_at: str | None = None,
+    expires_in: str | None = None,
+    no_expiry: bool = False,
+    expected_sha256: str | None = None,
 ) -> dict[str, Any]:
     """update_memory's arguments as `plan_update` takes them."""
     return {
@@ -119,6 +127,10 @@ def _change(
         "importance": importance,
         "private": private,
         "reason": reason,
+        "expires_at": expires_at,
+        "expires_in": expires_in,
+        "no_expiry": no_expiry,
+        "expected_sha256": expected_sha256,
     }
 
 
@@ -183,6 +195,9 @@ def change_tools(rt: Runtime) -> list[Tool]:
         private: bool | None = None,
         reason: str | None = None,
         namespace: str | None = None,
+        expires_at: str | None = None,
+        no_expiry: bool = False,
+        expected_sha256: str | None = None,
     ) -> Elicit[ConfirmChange] | None:
         """Ask the human about a change that weakens a protection, when the client lets us
         and the caller may make it at all: the model cannot answer for them."""
@@ -203,6 +218,10 @@ def change_tools(rt: Runtime) -> list[Tool]:
                 importance,
                 private,
                 reason,
+                expires_at,
+                None,  # an instant only: a duration names another one at each of two calls
+                no_expiry,
+                expected_sha256,
             )
             plan = mem.plan_update(memory_id, **change, actor=rt.actor(ctx, grant), namespace=ns)
         if not plan.needs_confirmation:
@@ -228,6 +247,9 @@ def change_tools(rt: Runtime) -> list[Tool]:
         reason: Reason | None = None,
         namespace: Namespace = None,
         confirmation: ConfirmationCode | None = None,
+        expires_at: ExpiresAt | None = None,
+        no_expiry: bool = False,
+        expected_sha256: Sha256 | None = None,
     ) -> Annotated[CallToolResult, UpdateOut]:
         """`answer` is what the resolver produced: the human's answer, or an accept without
         data when no question was asked (no protection weakened, or a client that cannot be
@@ -246,6 +268,10 @@ def change_tools(rt: Runtime) -> list[Tool]:
                 importance,
                 private,
                 reason,
+                expires_at,
+                None,  # an instant only: a duration names another one at each of two calls
+                no_expiry,
+                expected_sha256,
             )
             data = answer.data if isinstance(answer, AcceptedElicitation) else None
             if isinstance(answer, AcceptedElicitation) and data is None:
@@ -334,9 +360,9 @@ def change_tools(rt: Runtime) -> list[Tool]:
 
 
 UPDATE_MEMORY = """Change a memory's fields; merge_metadata sets only the keys given. Old
-versions stay in history until it is purged. A change that weakens a
-protection (the text of a caveat, goal or pinned memory; leaving caveat/goal; importance below
-0.9) needs the forget role and is confirmed like forget."""
+versions stay in history until it is purged. Confirmed like forget (forget role): weakening a
+protection (a caveat, goal or pinned memory's text; leaving caveat/goal; importance below 0.9)
+or setting/shortening an expiry."""
 
-HISTORY = """Every version of a memory, newest first: who, how, when and why. To go back,
-call update_memory with an old version's content and fields."""
+HISTORY = """Every version of a memory, newest first: who, how, when, why. To go back, call
+update_memory with an old version's fields."""

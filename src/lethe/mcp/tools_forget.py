@@ -419,12 +419,12 @@ def _candidates(
     return reply(out, lines, guidance)
 
 
-FORGET = """Forget memories: they go to the trash, and restore undoes it.
-forget(query="San Francisco") only lists candidates; show them to the user.
+FORGET = """Forget memories: to the trash; restore undoes it.
+forget(query="San Francisco") only lists candidates: show them to the user.
 forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: they are asked
-directly if your client can; otherwise the first call answers "Please confirm" and deletes
-nothing, and the same call again within 5 minutes deletes (with confirmation="<code>" if the
-answer gave one). Protected memories (caveat, goal, importance >= 0.9) are refused."""
+directly if your client can; otherwise the first call answers "Please confirm", and the same
+call within 5 minutes deletes (with confirmation="<code>" if given). Protected memories
+(caveat, goal, importance >= 0.9) are refused."""
 
 PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
 membership, workspace lines and the content inside audit events. Cannot be undone. Same
@@ -433,7 +433,7 @@ confirmation as forget: elicitation, or the same call twice within 5 minutes."""
 LIST_TRASH = """List forgotten memories (restorable) with who forgot them and when they will
 be purged automatically."""
 
-RESTORE = """Bring a forgotten memory back from the trash, with its links and episodes."""
+RESTORE = """Bring a forgotten memory back, with its links and episodes."""
 
 AUDIT_LOG = """Read the append-only audit log: every remember, update, link, forget, restore,
 purge, declined or expired confirmation, with actor and time. Filter by memory_id or op, e.g.

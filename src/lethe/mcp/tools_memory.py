@@ -33,6 +33,8 @@ from lethe.mcp.params import (
     Content,
     EpisodeId,
     EpisodeSummary,
+    ExpiresAt,
+    ExpiresIn,
     Importance,
     Label,
     LayerName,
@@ -114,8 +116,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         namespace: Namespace = None,
         allow_duplicate: bool = False,
         supersedes: MemoryId | None = None,
-        expires_at: Annotated[str | None, Field(description="ISO 8601: it ends then")] = None,
-        expires_in: Annotated[str | None, Field(description="Or in: 7d, 12h, PT12H")] = None,
+        expires_at: ExpiresAt | None = None,
+        expires_in: ExpiresIn | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
@@ -357,12 +359,12 @@ def memory_tools(rt: Runtime) -> list[Tool]:
 
 
 REMEMBER = """Store a memory. Never refuses: an exact duplicate returns the stored one
-(existing=true); a near-duplicate is stored too and named in the answer. layer: semantic for
-facts; caveat and goal are protected. agent: whose memory it is. supersedes: the id of a
-memory this text corrects (updated in place, old text kept in its history)."""
+(existing=true); a near-duplicate is stored and named. layer: semantic for facts; caveat and
+goal are protected. agent: whose memory. supersedes: id of a memory this corrects (updated in
+place, old text in its history)."""
 
 RECALL = """Search memories by meaning and words. Hits are ordered by the fused score, not by
-similarity; each shows both. since/until take ISO 8601 times. Example:
+similarity; each shows both. Example:
 recall(query="trips", where=["@metadata.year >= 2025"])."""
 
 RECALL_ORDER = (
