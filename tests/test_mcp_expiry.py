@@ -104,3 +104,33 @@ async def test_an_expiry_asked_of_the_human_through_elicitation(tmp_path: Path) 
     async with stdio_client(db, elicit=accepted) as client:
         done = await call(client, "update_memory", memory_id=made["id"], expires_at=soon)
         assert done["status"] == "updated" and _expiry(db, made["id"]) is not None
+
+
+@pytest.mark.parametrize("elicit", [None, "accept"])
+async def test_forget_with_the_hash_the_caller_saw(tmp_path: Path, elicit: str | None) -> None:
+    """forget(memory_id, expected_sha256): refused with nothing deleted when the text changed
+    since; with the current hash it goes through the usual confirmation."""
+    db = tmp_path / "m.db"
+    asked = elicitation("accept") if elicit else None
+    async with stdio_client(db, elicit=asked) as client:
+        made = (await call(client, "remember", content="The hotel door code is 4471"))["memory"]
+        now = (await call(client, "update_memory", memory_id=made["id"], content="Code 5582"))[
+            "memory"
+        ]
+        before = snapshot(db)
+        stale = await error(
+            client, "forget", memory_id=made["id"], expected_sha256=made["content_sha256"]
+        )
+        assert "changed since you saw it" in stale and now["content_sha256"] in stale
+        if asked is None:
+            assert snapshot(db) == before
+        two = await error(
+            client, "forget", memory_ids=[made["id"], made["id"]], expected_sha256="0" * 64
+        )
+        assert "exactly one memory_id" in two
+        for _ in range(1 if asked else 2):
+            done = await call(
+                client, "forget", memory_id=made["id"], expected_sha256=now["content_sha256"]
+            )
+        assert done["status"] == "executed"
+        assert run_sql(db, "SELECT status FROM memories")[0][0] == "forgotten"

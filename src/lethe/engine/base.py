@@ -57,6 +57,19 @@ class EngineBase:
             )
         return memory
 
+    def check_unchanged(
+        self, memory_id: str, expected_sha256: str, *, namespace: str | None = None
+    ) -> None:
+        """Raise `ContentChanged` unless the memory's text is still the one with this hash
+        (a face checks it before a confirmation flow that binds the previewed text)."""
+        validate.memory_id(memory_id)
+        self.expire_due()
+        memory = self.store.get(memory_id)
+        if memory is not None and (namespace is None or memory.namespace == namespace):
+            self._expect(memory_id, expected_sha256)
+        elif expected_sha256 is not None:
+            validate.sha256_hex(expected_sha256)
+
     def _expect(self, memory_id: str, expected_sha256: str | None) -> None:
         """Refuse a change to a memory whose text is no longer the one the caller saw: two
         agents sharing a store must not overwrite each other's change unknowingly."""

@@ -46,6 +46,7 @@ from lethe.mcp.params import (
     Namespace,
     Query,
     Seq,
+    Sha256,
     strict_tools,
     tool_errors,
 )
@@ -270,8 +271,11 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         filters: Filters | None = None,
         namespace: Namespace = None,
         confirmation: ConfirmationCode | None = None,
+        expected_sha256: Sha256 | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
         ids = _ids(memory_id, memory_ids)
+        if expected_sha256 is not None:
+            _check_unchanged(rt, ctx, ids, namespace, expected_sha256)
         if query is not None:
             if ids:
                 raise Refused(
@@ -438,3 +442,20 @@ RESTORE = """Bring a forgotten memory back, with its links and episodes."""
 AUDIT_LOG = """Read the append-only audit log: every remember, update, link, forget, restore,
 purge, declined or expired confirmation, with actor and time. Filter by memory_id or op, e.g.
 audit_log(op="forget"); page with after_seq."""
+
+
+def _check_unchanged(
+    rt: Runtime, ctx: Context, ids: list[str], namespace: str | None, expected: str
+) -> None:
+    """A forget of the text the caller saw: refused, with nothing deleted, when it changed
+    since (the two calls then bind the text they previewed)."""
+    if len(ids) != 1:
+        raise Refused(
+            "expected_sha256 goes with exactly one memory_id; nothing was deleted.",
+            "Forget each memory you saw on its own, with its own content_sha256.",
+            kind="invalid_argument",
+        )
+    with tool_errors() as about:
+        mem, _, ns = rt.enter(ctx, "forget", namespace)
+        about.ids(mem, ns, memory_id=ids[0])
+        mem.check_unchanged(ids[0], expected, namespace=ns)
