@@ -68,6 +68,28 @@ ChangeActorOpt = Annotated[
 ]
 
 
+ExpiresOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expires",
+        metavar="WHEN",
+        show_default=False,
+        help="When the memory ends, ISO 8601 (2026-12-01T18:00, UTC without an offset): from "
+        "then on nothing returns it and it goes to the trash. On a stored memory, setting or "
+        "bringing it forward is confirmed like a forget; a protected memory refuses it.",
+    ),
+]
+ForOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--for",
+        metavar="DURATION",
+        show_default=False,
+        help="Or: it ends this long from now (30m, 12h, 7d, 2w, PT12H), like --expires.",
+    ),
+]
+
+
 @app.command(
     help="Store a memory; close neighbours are linked automatically. Nothing is refused: a "
     "near-duplicate is stored too, linked and named in the output.\n\n"
@@ -128,25 +150,8 @@ def remember(
             "in place and its old text kept in its history.",
         ),
     ] = None,
-    expires: Annotated[
-        str | None,
-        typer.Option(
-            "--expires",
-            metavar="WHEN",
-            show_default=False,
-            help="When the memory ends, ISO 8601 (2026-12-01T18:00, UTC without an offset): "
-            "from then on nothing returns it and it goes to the trash.",
-        ),
-    ] = None,
-    for_: Annotated[
-        str | None,
-        typer.Option(
-            "--for",
-            metavar="DURATION",
-            show_default=False,
-            help="Keep it this long, then it ends like --expires: 30m, 12h, 7d, 2w, PT12H.",
-        ),
-    ] = None,
+    expires: ExpiresOpt = None,
+    for_: ForOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -355,22 +360,8 @@ def update(
     reason: ChangeReasonOpt = None,
     actor: ChangeActorOpt = None,
     if_sha256: IfShaOpt = None,
-    expires: Annotated[
-        str | None,
-        typer.Option(
-            "--expires",
-            metavar="WHEN",
-            show_default=False,
-            help="Set when it ends (ISO 8601). Setting or bringing an expiry forward is "
-            "confirmed like a forget; a protected memory refuses it.",
-        ),
-    ] = None,
-    for_: Annotated[
-        str | None,
-        typer.Option(
-            "--for", metavar="DURATION", show_default=False, help="Or: it ends in 7d, 12h, PT12H."
-        ),
-    ] = None,
+    expires: ExpiresOpt = None,
+    for_: ForOpt = None,
     no_expiry: Annotated[
         bool, typer.Option("--no-expiry", help="Remove its expiry: it never ends by itself.")
     ] = False,

@@ -62,22 +62,22 @@ class EngineBase:
     ) -> None:
         """Raise `ContentChanged` unless the memory's text is still the one with this hash
         (a face checks it before a confirmation flow that binds the previewed text)."""
-        validate.memory_id(memory_id)
         self.expire_due()
-        memory = self.store.get(memory_id)
-        if memory is not None and (namespace is None or memory.namespace == namespace):
-            self._expect(memory_id, expected_sha256)
-        elif expected_sha256 is not None:
-            validate.sha256_hex(expected_sha256)
+        self._expect(memory_id, expected_sha256, namespace=namespace)
 
-    def _expect(self, memory_id: str, expected_sha256: str | None) -> None:
+    def _expect(
+        self, memory_id: str, expected_sha256: str | None, *, namespace: str | None = None
+    ) -> None:
         """Refuse a change to a memory whose text is no longer the one the caller saw: two
-        agents sharing a store must not overwrite each other's change unknowingly."""
+        agents sharing a store must not overwrite each other's change unknowingly. A memory
+        that is not there (or in another namespace) is left to the caller's own lookup."""
         if expected_sha256 is None:
             return
         expected = validate.sha256_hex(expected_sha256)
         memory = self.store.get(validate.memory_id(memory_id))
-        if memory is not None and memory.content_sha256 != expected:
+        if memory is None or (namespace is not None and memory.namespace != namespace):
+            return
+        if memory.content_sha256 != expected:
             raise ContentChanged(
                 f"{memory_id} changed since you saw it: its text is now version "
                 f"{memory.version}, content_sha256 {memory.content_sha256}; nothing was changed",

@@ -148,8 +148,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 "expected_sha256 goes with exactly one memory id",
                 hint="plan each memory you saw on its own, with its own hash",
             )
-        self.expire_due()
-        self._expect(ids[0], expected_sha256)
+        self._expect(ids[0], expected_sha256)  # the plan expires what is due
 
     def _ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
         if memory_ids is None:

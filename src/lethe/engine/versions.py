@@ -80,8 +80,7 @@ class VersionOps(EngineBase):
         """
         if metadata is not None and merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        self.expire_due()
-        self._expect(memory_id, expected_sha256)
+        self._expect(memory_id, expected_sha256)  # the lookup below expires what is due
         old = self._live_for_change(memory_id, namespace, "update")
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}
