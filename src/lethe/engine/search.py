@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from lethe import validate
-from lethe.engine.base import MAX_PAGE, EngineBase
+from lethe.engine.base import MAX_PAGE
+from lethe.engine.past import PastOps
+from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.model import Page, RecallHit
 from lethe.ranking import Fused, fuse
@@ -15,7 +18,7 @@ from lethe.store.vectors import Vector
 MAX_K = 100
 
 
-class SearchOps(EngineBase):
+class SearchOps(PastOps):
     def recall(
         self,
         query: str,
@@ -26,6 +29,7 @@ class SearchOps(EngineBase):
         touch: bool = True,
         attend: str | None = None,
         min_similarity: float | None = None,
+        as_of: datetime | str | None = None,
     ) -> list[RecallHit]:
         """Hybrid search: vector and full-text ranks fused; hits are ordered by that fused
         score, not by similarity alone, and every hit carries its cosine to the query.
@@ -40,6 +44,13 @@ class SearchOps(EngineBase):
             else validate.unit_interval(min_similarity, "min_similarity")
         )
         flt = self._filters(filters, where)
+        if as_of is not None:
+            if attend is not None:
+                raise InvalidInput(
+                    "attend brings today's memories into working memory, not past states",
+                    hint="recall as_of without attend",
+                )
+            return self._recall_as_of(text, k, flt, as_of, floor)
         self.expire_due()
         ranked, similarity = self._hybrid(text, flt, max(50, 5 * k))
         if floor is not None:  # on the cosine a hit reports (clamped to 0-1)

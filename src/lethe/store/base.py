@@ -61,6 +61,8 @@ class StoreTx(Protocol):
 
     def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int: ...
 
+    def set_version_vector(self, memory_id: str, version: int, vector: Vector) -> None: ...
+
     def owe(self, work: dict[str, Any], at: datetime) -> int: ...
 
     def upsert_link(self, link: Link) -> None: ...
@@ -146,6 +148,39 @@ class Store(Protocol):
     def versions_replaced_since(
         self, ids: Sequence[str], since: datetime
     ) -> dict[str, list[MemoryVersion]]: ...
+
+    def vector_search_at(
+        self, query: Vector, namespace: str, at: datetime, n: int
+    ) -> list[tuple[str, int | None, float]]:
+        """Top-n (id, version or None for the current state, cosine) among the states the
+        namespace's live memories had at `at`."""
+        ...
+
+    def lexical_search_at(
+        self, text: str, namespace: str, at: datetime, n: int
+    ) -> list[tuple[str, int | None]]:
+        """Full-text matches among the same states, best first."""
+        ...
+
+    def similarities_at(
+        self, query: Vector, keys: Sequence[tuple[str, int | None]]
+    ) -> dict[tuple[str, int | None], float]:
+        """The cosine to the query of each of these states (version None: the current one)."""
+        ...
+
+    def earlier_states(
+        self, keys: Sequence[tuple[str, int]]
+    ) -> dict[tuple[str, int], MemoryVersion]:
+        """Earlier states of live memories by (id, version)."""
+        ...
+
+    def unembedded_versions(self, limit: int) -> list[tuple[str, int, str]]:
+        """Earlier states without a vector: (id, version, text)."""
+        ...
+
+    def began(self, namespace: str) -> datetime | None:
+        """When the namespace's record begins (first audit event, or oldest live memory)."""
+        ...
 
     def live_ids_by_hash(self, namespace: str, hashes: Sequence[str]) -> list[str]: ...
 

@@ -28,6 +28,7 @@ from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
 from lethe.store.postgres_owed import PostgresOwedWork
+from lethe.store.postgres_past import PostgresPastReads
 from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
@@ -65,7 +66,9 @@ def ef_search(n: int) -> int:
     return max(EF_SEARCH_MIN, 2 * int(n))
 
 
-class PostgresStore(PostgresTransferReads, PostgresVersionReads, PostgresOwedWork):
+class PostgresStore(
+    PostgresTransferReads, PostgresVersionReads, PostgresPastReads, PostgresOwedWork
+):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
 

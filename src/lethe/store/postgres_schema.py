@@ -219,6 +219,12 @@ ALTER TABLE memory_versions ADD COLUMN expires_at DOUBLE PRECISION;
 CREATE INDEX memories_expiry ON memories (expires_at)
     WHERE status = 'active' AND expires_at IS NOT NULL;
 """,
+    6: """
+-- Recall as of a past moment: an earlier state keeps the vector it had (see SQLite's 11).
+ALTER TABLE memory_versions ADD COLUMN embedding vector({dim});
+CREATE INDEX memory_versions_unembedded ON memory_versions (memory_id) WHERE embedding IS NULL;
+CREATE INDEX memory_versions_span ON memory_versions (valid_from, valid_until);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

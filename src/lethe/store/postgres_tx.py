@@ -103,6 +103,14 @@ class PostgresTx:
             version_values(version),
         )
 
+    def set_version_vector(self, memory_id: str, version: int, vector: Vector) -> None:
+        """The vector of an earlier state that had none (see `unembedded_versions`)."""
+        self._conn.execute(
+            """UPDATE memory_versions SET embedding = %s
+               WHERE memory_id = %s AND version = %s AND embedding IS NULL""",
+            (np.asarray(vector, dtype=np.float32), memory_id, version),
+        )
+
     def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
         """Erase a memory's earlier states, or only those whose text holds one of
         `containing` (a summary losing an erased memory's line: its earlier states hold it)."""

@@ -212,16 +212,16 @@ def pending_from_row(row: Row) -> Pending:
 
 
 def keep_version_sql(tags: str, metadata: str, mark: str) -> str:
-    """Copy a memory's current state, with who made it, into `memory_versions` (in one
-    store's dialect; see `version_reads`). The first placeholder is the time it stopped being
-    current, the second the memory's id. A state made before versions existed was made by
-    its agent."""
-    return f"""INSERT INTO memory_versions ({VERSION_COLUMNS})
+    """Copy a memory's current state, with who made it and its vector, into
+    `memory_versions` (in one store's dialect; see `version_reads`). The first placeholder is
+    the time it stopped being current, the second the memory's id. A state made before
+    versions existed was made by its agent."""
+    return f"""INSERT INTO memory_versions ({VERSION_COLUMNS}, embedding)
         SELECT m.id, m.version, m.agent, m.content, m.content_sha256, m.layer, m.category,
             {tags}, {metadata}, m.importance, m.private, m.updated_at, {mark},
             coalesce(m.changed_by, m.agent),
             coalesce(m.change_op, CASE WHEN m.version = 1 THEN 'remember' ELSE 'update' END),
-            m.change_reason, m.expires_at
+            m.change_reason, m.expires_at, m.embedding
         FROM memories m WHERE m.id = {mark}"""
 
 

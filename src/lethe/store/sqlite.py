@@ -45,6 +45,7 @@ from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_open import check_application, check_path, enter_wal, migrate
 from lethe.store.sqlite_owed import SQLiteOwedWork
+from lethe.store.sqlite_past import SQLitePastReads
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
@@ -64,7 +65,7 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error in {path}: {text}; nothing was changed")
 
 
-class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLiteOwedWork):
+class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLitePastReads, SQLiteOwedWork):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):

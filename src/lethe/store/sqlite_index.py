@@ -11,6 +11,10 @@ memory-mapped on load instead of read through a zip archive. Each save writes a 
 then swaps the small file atomically, so a reader never pairs one save's ids with another's
 vectors. The snapshot is only a cache: anything unexpected makes it ignored, and a purge
 deletes it so an erased memory's vector does not outlive the memory.
+
+The vectors of live memories' earlier states (`memory_versions.embedding`) are loaded into
+`EarlierStates` on the first search as of a past moment, and kept in step by the same log:
+a version kept or dropped logs its memory's id.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ import secrets
 import sqlite3
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from lethe.store.earlier import EarlierState, EarlierStates
 from lethe.store.quantized import Codes
 from lethe.store.vectors import VectorIndex
 
@@ -56,11 +63,24 @@ class IndexSync:
         self._dim = dim
         self._db_id = db_id
         self.index = VectorIndex(dim)
+        self.earlier: EarlierStates | None = None
+        """Earlier states, once a search as of a past moment has needed them."""
         self.seq = -1
         """Last `vector_log` entry the index reflects; -1 means "rebuild before use"."""
 
     def invalidate(self) -> None:
         self.seq = -1
+        self.earlier = None
+
+    def load_earlier(self) -> EarlierStates:
+        """The earlier states of every live memory (after `sync`): read once, then replayed."""
+        if self.earlier is None:
+            earlier = EarlierStates(self._dim)
+            rows = self._conn.execute(_EARLIER_SQL.format(only="")).fetchall()
+            for memory_id, states in _group(rows).items():
+                earlier.replace(memory_id, states)
+            self.earlier = earlier
+        return self.earlier
 
     def sync(self) -> None:
         """Bring the index up to date with every committed change."""
@@ -79,7 +99,7 @@ class IndexSync:
             live = {
                 row[0]: row
                 for row in self._conn.execute(
-                    f"SELECT id, namespace, embedding FROM memories "
+                    f"SELECT id, namespace, embedding, updated_at FROM memories "
                     f"WHERE status = 'active' AND id IN ({marks})",
                     chunk,
                 )
@@ -89,7 +109,15 @@ class IndexSync:
                 if row is None:
                     self.index.remove(memory_id)
                 else:
-                    self.index.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
+                    vector = np.frombuffer(row[2], dtype="<f4")
+                    self.index.upsert(memory_id, row[1], vector, row[3])
+            if self.earlier is not None:
+                only = f"AND v.memory_id IN ({marks})"
+                grouped = _group(
+                    self._conn.execute(_EARLIER_SQL.format(only=only), chunk).fetchall()
+                )
+                for memory_id in chunk:
+                    self.earlier.replace(memory_id, grouped.get(memory_id, []))
         self.seq = changes[-1][0]
         if len(ids) > max(1000, len(self.index) // 10):
             self._save_snapshot()
@@ -102,13 +130,15 @@ class IndexSync:
         try:
             seq = conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
             rows = conn.execute(
-                "SELECT id, namespace, embedding FROM memories WHERE status = 'active' ORDER BY num"
+                "SELECT id, namespace, embedding, updated_at FROM memories "
+                "WHERE status = 'active' ORDER BY num"
             ).fetchall()
         finally:
             if own:
                 conn.execute("COMMIT")
         matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4").reshape(-1, self._dim)
-        self.index.bulk_load([r[0] for r in rows], [r[1] for r in rows], matrix)
+        since = np.asarray([r[3] for r in rows], dtype=np.float64)
+        self.index.bulk_load([r[0] for r in rows], [r[1] for r in rows], matrix, since=since)
         self.seq = seq
         if not conn.in_transaction:
             self._save_snapshot()
@@ -118,7 +148,7 @@ class IndexSync:
         (uncommitted rows must never reach the snapshot)."""
         if len(self.index) < SNAPSHOT_MIN or self._conn.in_transaction:
             return
-        ids, namespaces, matrix, quantized = self.index.export()
+        ids, namespaces, matrix, quantized, since = self.index.export()
         path = snapshot_path(self._db)
         tag = secrets.token_hex(6)
         old = _matrix_files(self._db)
@@ -144,6 +174,7 @@ class IndexSync:
                     code_scale=quantized.scale,
                     code_error=quantized.error,
                     norm=quantized.norm,
+                    since=since,
                 )
             os.replace(tmp, path)
         except OSError:
@@ -164,6 +195,7 @@ class IndexSync:
                 ids = [i.decode("ascii") for i in data["ids"].tolist()]
                 namespaces = data["namespaces"].tolist()
                 per_row = [data[key] for key in ("code_scale", "code_error", "norm")]
+                since = data["since"]
             matrix = np.load(matrix_path(self._db, tag), mmap_mode="r", allow_pickle=False)
             codes = np.load(codes_path(self._db, tag), mmap_mode="r", allow_pickle=False)
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
@@ -176,7 +208,7 @@ class IndexSync:
             or codes.shape != shape
             or codes.dtype != np.int8
             or len(namespaces) != len(ids)
-            or any(column.shape != (len(ids),) for column in per_row)
+            or any(column.shape != (len(ids),) for column in [*per_row, since])
         ):
             return False
         scale, error, norm = (column.astype(np.float32, copy=False) for column in per_row)
@@ -185,6 +217,7 @@ class IndexSync:
             namespaces,
             matrix.astype(np.float32, copy=False),
             Codes(codes, scale, error, norm),
+            since=since.astype(np.float64, copy=False),
         )
         self.seq = seq
         return True
@@ -197,3 +230,25 @@ class IndexSync:
         name = snapshot_path(self._db).name
         for leftover in self._db.parent.glob(f".{glob.escape(name)}.*"):
             leftover.unlink(missing_ok=True)
+
+
+_EARLIER_SQL = """SELECT v.memory_id, v.version, m.namespace, v.valid_from, v.valid_until,
+    v.embedding, v.content FROM memory_versions v JOIN memories m ON m.id = v.memory_id
+    WHERE m.status = 'active' AND v.embedding IS NOT NULL {only}"""
+
+
+def _group(rows: Sequence[Any]) -> dict[str, list[EarlierState]]:
+    grouped: dict[str, list[EarlierState]] = {}
+    for memory_id, version, namespace, start, until, blob, content in rows:
+        grouped.setdefault(str(memory_id), []).append(
+            EarlierState(
+                memory_id=str(memory_id),
+                version=int(version),
+                namespace=str(namespace),
+                valid_from=float(start),
+                valid_until=float(until),
+                vector=np.frombuffer(blob, dtype="<f4"),
+                content=str(content),
+            )
+        )
+    return grouped

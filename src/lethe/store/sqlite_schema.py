@@ -270,6 +270,28 @@ ALTER TABLE memory_versions ADD COLUMN expires_at REAL;
 CREATE INDEX memories_expiry ON memories (expires_at)
     WHERE status = 'active' AND expires_at IS NOT NULL;
 """,
+    11: """
+-- Recall as of a past moment ranks a memory by the state it had then: an earlier state keeps
+-- the vector it had (copied when the state is kept; earlier states from before this version,
+-- or imported, are embedded on first use). The in-process index replays `vector_log`, so a
+-- version kept or dropped, and a change of when the current state began, log the memory too.
+ALTER TABLE memory_versions ADD COLUMN embedding BLOB;
+CREATE INDEX memory_versions_unembedded ON memory_versions (memory_id) WHERE embedding IS NULL;
+DROP TRIGGER vector_log_update;
+CREATE TRIGGER vector_log_update
+AFTER UPDATE OF embedding, status, namespace, updated_at ON memories BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (new.id);
+END;
+CREATE TRIGGER vector_log_version_insert AFTER INSERT ON memory_versions BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (new.memory_id);
+END;
+CREATE TRIGGER vector_log_version_update AFTER UPDATE OF embedding ON memory_versions BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (new.memory_id);
+END;
+CREATE TRIGGER vector_log_version_delete AFTER DELETE ON memory_versions BEGIN
+    INSERT INTO vector_log (memory_id) VALUES (old.memory_id);
+END;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

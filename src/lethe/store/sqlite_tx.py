@@ -97,6 +97,14 @@ class SQLiteTx:
             version_values(version),
         )
 
+    def set_version_vector(self, memory_id: str, version: int, vector: Vector) -> None:
+        """The vector of an earlier state that had none (see `unembedded_versions`)."""
+        self._conn.execute(
+            """UPDATE memory_versions SET embedding = ?
+               WHERE memory_id = ? AND version = ? AND embedding IS NULL""",
+            (np.asarray(vector, dtype="<f4").tobytes(), memory_id, version),
+        )
+
     def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
         """Erase a memory's earlier states, or only those whose text holds one of
         `containing` (a summary losing an erased memory's line: its earlier states hold it)."""

@@ -6,6 +6,10 @@ int8 copy of every row that a search reads first (see `lethe.store.quantized`); 
 stays the exact float32 top k. The store owns the source of
 truth (BLOBs in rows) and replays its change log into this index; the index only answers
 "which live slots are closest", and the store re-checks every answer against live rows.
+
+Each slot also carries the time its vector became the memory's current state (`since`, the
+row's `updated_at`), so a search as of a past moment can leave out the memories whose current
+state began after it without a query to the database.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from lethe.store.quantized import Codes, quantize, top_k
 
 Vector = npt.NDArray[np.float32]
 Slots = npt.NDArray[np.intp]
+Times = npt.NDArray[np.float64]
 
 
 PREFILTER_MIN = 20_000
@@ -35,6 +40,7 @@ class VectorIndex:
         self._matrix = np.zeros((capacity, self.dim), dtype=np.float32)
         self._codes = Codes.zeros(capacity, self.dim)
         self._namespace = np.full(capacity, -1, dtype=np.int32)
+        self._since = np.zeros(capacity, dtype=np.float64)
         self._ids: list[str | None] = []
         self._slot: dict[str, int] = {}
         self._free: list[int] = []
@@ -59,12 +65,16 @@ class VectorIndex:
         matrix[:capacity] = self._matrix
         namespace = np.full(new_capacity, -1, dtype=np.int32)
         namespace[:capacity] = self._namespace
+        since = np.zeros(new_capacity, dtype=np.float64)
+        since[:capacity] = self._since
         codes = Codes.zeros(new_capacity, self.dim)
         for old, new in zip(_columns(self._codes), _columns(codes), strict=True):
             new[:capacity] = old
         self._matrix, self._namespace, self._codes = matrix, namespace, codes
+        self._since = since
 
-    def upsert(self, memory_id: str, namespace: str, vector: Vector) -> None:
+    def upsert(self, memory_id: str, namespace: str, vector: Vector, since: float = 0.0) -> None:
+        """Add or replace a memory's vector; `since` is when that state began (epoch s)."""
         slot = self._slot.get(memory_id)
         code = self._code(namespace)
         if slot is not None:
@@ -81,6 +91,7 @@ class VectorIndex:
         self._matrix[slot] = vector
         self._set_codes(slot, quantize(self._matrix[slot : slot + 1]))
         self._namespace[slot] = code
+        self._since[slot] = since
         self._ns_live[code] = self._ns_live.get(code, 0) + 1
 
     def bulk_load(
@@ -89,9 +100,11 @@ class VectorIndex:
         namespaces: Sequence[str],
         matrix: Vector,
         quantized: Codes | None = None,
+        since: Times | None = None,
     ) -> None:
         """Replace the whole content at once (start-up and after a rollback); `quantized` are
-        the rows' int8 codes when saved with them, else they are computed."""
+        the rows' int8 codes when saved with them, else they are computed; `since` as at
+        `upsert`, one per row."""
         count = len(ids)
         self.clear(0)
         # One copy of the rows (no zero-filled buffer first), namespaces coded in one pass:
@@ -106,6 +119,9 @@ class VectorIndex:
         self._ns_codes = {str(name): code for code, name in enumerate(names.tolist())}
         self._namespace = np.full(capacity, -1, dtype=np.int32)
         self._namespace[:count] = codes
+        self._since = np.zeros(capacity, dtype=np.float64)
+        if since is not None:
+            self._since[:count] = since
         self._ns_live = {
             code: int(n) for code, n in enumerate(np.bincount(codes, minlength=len(names)))
         }
@@ -127,9 +143,9 @@ class VectorIndex:
         for mine, given in zip(_columns(self._codes), _columns(codes), strict=True):
             mine[rows] = given if isinstance(rows, slice) else given[0]
 
-    def export(self) -> tuple[list[str], list[str], Vector, Codes]:
-        """Live ids, their namespaces and compact copies of their vectors and codes, in slot
-        order."""
+    def export(self) -> tuple[list[str], list[str], Vector, Codes, Times]:
+        """Live ids, their namespaces and compact copies of their vectors, codes and `since`
+        times, in slot order."""
         names = {code: name for name, code in self._ns_codes.items()}
         slots = sorted(self._slot.values())
         ids = [self._ids[s] or "" for s in slots]
@@ -137,7 +153,7 @@ class VectorIndex:
         rows = np.asarray(slots, dtype=np.intp)
         c = self._codes
         codes = Codes(c.codes[rows], c.scale[rows], c.error[rows], c.norm[rows])
-        return ids, namespaces, self._matrix[rows], codes
+        return ids, namespaces, self._matrix[rows], codes, self._since[rows]
 
     def namespace_matrix(self, namespace: str) -> tuple[list[str], Vector]:
         """Live ids of one namespace and a compact copy of their vectors, in slot order."""
@@ -191,10 +207,21 @@ class VectorIndex:
             results.append(hits)
         return results
 
+    def since_of(self, ids: Iterable[str]) -> dict[str, float]:
+        """When each indexed memory's current state began (absent ids are left out)."""
+        return {i: float(self._since[self._slot[i]]) for i in ids if i in self._slot}
+
     def search(
-        self, query: Vector, *, namespace: str, k: int, within: Slots | None = None
+        self,
+        query: Vector,
+        *,
+        namespace: str,
+        k: int,
+        within: Slots | None = None,
+        before: float | None = None,
     ) -> list[tuple[str, float]]:
-        """Top-k (id, cosine) in `namespace`, optionally only among `within` slots."""
+        """Top-k (id, cosine) in `namespace`, optionally only among `within` slots, or only
+        among the memories whose current state began at or `before` a time (epoch s)."""
         code = self._ns_codes.get(namespace)
         if code is None or k <= 0:
             return []
@@ -202,13 +229,17 @@ class VectorIndex:
             used = len(self._ids)
             # Every live vector in this namespace: only free slots need excluding, which
             # spares a full-length comparison on the common single-namespace store.
-            excluded = (
-                np.asarray(self._free, dtype=np.intp)
-                if self._ns_live.get(code, 0) == len(self._slot)
-                else self._namespace[:used] != code
-            )
+            excluded: npt.NDArray[np.bool_] | Slots
+            left = self._ns_live.get(code, 0)
+            if before is not None:  # free slots are in no namespace
+                mask = (self._namespace[:used] != code) | (self._since[:used] > before)
+                excluded, left = mask, used - int(np.count_nonzero(mask))
+            elif left == len(self._slot):
+                excluded = np.asarray(self._free, dtype=np.intp)
+            else:
+                excluded = self._namespace[:used] != code
             if used >= self.prefilter_min:
-                k = min(k, self._ns_live.get(code, 0))
+                k = min(k, left)
                 if k <= 0:
                     return []
                 slots, exact = top_k(self._matrix[:used], self._codes, query, k, excluded)

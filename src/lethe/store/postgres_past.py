@@ -1,0 +1,157 @@
+"""What the PostgreSQL store reads of the past: the states live memories had at a given
+moment, for recall and get `as_of` (see `sqlite_past.py` for the rule). Kept apart from
+`postgres.py`, which `PostgresStore` mixes this in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from lethe.model import MemoryVersion
+from lethe.store.lexical import query_tokens
+from lethe.store.rows import VERSION_COLUMNS, ts, version_from_row
+from lethe.store.vectors import Vector
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+class _Reads(Protocol):
+    def _read(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+
+_VECTOR_AT = """
+(SELECT m.id AS memory_id, NULL::integer AS version, 1 - (m.embedding <=> %(q)s) AS similarity
+ FROM memories m
+ WHERE m.namespace = %(ns)s AND m.status = 'active' AND m.updated_at <= %(at)s
+ ORDER BY m.embedding <=> %(q)s LIMIT %(n)s)
+UNION ALL
+(SELECT v.memory_id, v.version, 1 - (v.embedding <=> %(q)s) AS similarity
+ FROM memory_versions v JOIN memories m ON m.id = v.memory_id
+ WHERE m.namespace = %(ns)s AND m.status = 'active' AND v.embedding IS NOT NULL
+   AND v.valid_from <= %(at)s AND v.valid_until > %(at)s
+ ORDER BY v.embedding <=> %(q)s LIMIT %(n)s)
+ORDER BY similarity DESC LIMIT %(n)s"""
+
+_LEXICAL_AT = """
+SELECT memory_id, version FROM (
+  (SELECT m.id AS memory_id, NULL::integer AS version, ts_rank_cd(m.search, q) AS rank
+   FROM memories m, to_tsquery('simple', %(words)s) q
+   WHERE m.search @@ q AND m.namespace = %(ns)s AND m.status = 'active'
+     AND m.updated_at <= %(at)s
+   ORDER BY rank DESC LIMIT %(n)s)
+  UNION ALL
+  (SELECT v.memory_id, v.version, ts_rank_cd(to_tsvector('simple', v.content), q) AS rank
+   FROM memory_versions v JOIN memories m ON m.id = v.memory_id,
+        to_tsquery('simple', %(words)s) q
+   WHERE to_tsvector('simple', v.content) @@ q AND m.namespace = %(ns)s
+     AND m.status = 'active' AND v.valid_from <= %(at)s AND v.valid_until > %(at)s
+   ORDER BY rank DESC LIMIT %(n)s)
+) found ORDER BY rank DESC LIMIT %(n)s"""
+
+
+class PostgresPastReads:
+    def vector_search_at(
+        self: _Reads, query: Vector, namespace: str, at: datetime, n: int
+    ) -> list[tuple[str, int | None, float]]:
+        """Top-n (memory id, version or None for the current state, cosine) among the states
+        live memories of the namespace had at `at`."""
+        from lethe.store.postgres import ef_search
+
+        params = {"q": np.asarray(query, dtype=np.float32), "ns": namespace, "at": ts(at), "n": n}
+        with self._read() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(n)}")
+            rows = conn.execute(_VECTOR_AT.encode(), params).fetchall()
+        return [(r["memory_id"], r["version"], float(r["similarity"])) for r in rows]
+
+    def lexical_search_at(
+        self: _Reads, text: str, namespace: str, at: datetime, n: int
+    ) -> list[tuple[str, int | None]]:
+        """Up to n full-text matches among the same states, best first (ts_rank_cd)."""
+        from lethe.store.postgres import _ts_word
+
+        tokens = query_tokens(text)
+        if not tokens:
+            return []
+        params = {
+            "words": " | ".join(_ts_word(t) for t in tokens),
+            "ns": namespace,
+            "at": ts(at),
+            "n": n,
+        }
+        with self._read() as conn:
+            rows = conn.execute(_LEXICAL_AT.encode(), params).fetchall()
+        return [(r["memory_id"], r["version"]) for r in rows]
+
+    def similarities_at(
+        self: _Reads, query: Vector, keys: Sequence[tuple[str, int | None]]
+    ) -> dict[tuple[str, int | None], float]:
+        """The cosine to the query of each of these states (current or earlier)."""
+        if not keys:
+            return {}
+        vector = np.asarray(query, dtype=np.float32)
+        current = [i for i, v in keys if v is None]
+        earlier = [(i, v) for i, v in keys if v is not None]
+        found: dict[tuple[str, int | None], float] = {}
+        with self._read() as conn:
+            for row in conn.execute(
+                """SELECT id, 1 - (embedding <=> %s) AS similarity FROM memories
+                   WHERE id = ANY(%s) AND status = 'active'""",
+                (vector, current),
+            ).fetchall():
+                found[(row["id"], None)] = float(row["similarity"])
+            for row in conn.execute(
+                """SELECT v.memory_id, v.version, 1 - (v.embedding <=> %s) AS similarity
+                   FROM memory_versions v
+                   JOIN unnest(%s::text[], %s::integer[]) AS k(kid, kversion)
+                     ON k.kid = v.memory_id AND k.kversion = v.version
+                   WHERE v.embedding IS NOT NULL""",
+                (vector, [i for i, _ in earlier], [v for _, v in earlier]),
+            ).fetchall():
+                found[(row["memory_id"], row["version"])] = float(row["similarity"])
+        return found
+
+    def earlier_states(
+        self: _Reads, keys: Sequence[tuple[str, int]]
+    ) -> dict[tuple[str, int], MemoryVersion]:
+        """Earlier states of live memories by (id, version)."""
+        if not keys:
+            return {}
+        with self._read() as conn:
+            rows = conn.execute(
+                f"""SELECT {VERSION_COLUMNS} FROM memory_versions v
+                    JOIN unnest(%s::text[], %s::integer[]) AS k(kid, kversion)
+                      ON k.kid = v.memory_id AND k.kversion = v.version
+                    WHERE EXISTS (SELECT 1 FROM memories m
+                                  WHERE m.id = v.memory_id AND m.status = 'active')""".encode(),
+                ([k[0] for k in keys], [k[1] for k in keys]),
+            ).fetchall()
+        found = (version_from_row(r) for r in rows)
+        return {(v.memory_id, v.version): v for v in found}
+
+    def unembedded_versions(self: _Reads, limit: int) -> list[tuple[str, int, str]]:
+        """Earlier states without a vector (kept before vectors were, or imported)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                """SELECT memory_id, version, content FROM memory_versions
+                   WHERE embedding IS NULL LIMIT %s""",
+                (limit,),
+            ).fetchall()
+        return [(r["memory_id"], int(r["version"]), r["content"]) for r in rows]
+
+    def began(self: _Reads, namespace: str) -> datetime | None:
+        """When the record of a namespace begins: the store's first audit event, or the
+        namespace's oldest live memory if older (an import keeps when a memory was made)."""
+        with self._read() as conn:
+            row = conn.execute(
+                """SELECT (SELECT min(at) FROM events) AS first,
+                          (SELECT min(created_at) FROM memories
+                           WHERE namespace = %s AND status = 'active') AS oldest""",
+                (namespace,),
+            ).fetchone()
+        times = [t for t in (row["first"], row["oldest"]) if t is not None] if row else []
+        return datetime.fromtimestamp(min(times), UTC) if times else None

@@ -1,0 +1,126 @@
+"""What the SQLite store reads of the past: the states live memories had at a given moment,
+for recall and get `as_of`. Kept apart from `sqlite.py`, which `SQLiteStore` mixes this in.
+
+A memory's state at T is its current one when that began at or before T (`updated_at`), else
+the earlier state current then (`valid_from` <= T < `valid_until`). Only live memories are
+read: one forgotten or purged since is absent for every T.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import numpy as np
+
+from lethe.filters import Filters
+from lethe.model import MemoryVersion
+from lethe.store.earlier import words
+from lethe.store.lexical import query_tokens
+from lethe.store.rows import VERSION_COLUMNS, ts, version_from_row
+from lethe.store.sqlite_index import IndexSync
+from lethe.store.sqlite_lexical import LexicalSearch
+from lethe.store.vectors import Vector
+
+_CHUNK = 400
+
+StateKey = tuple[str, int | None]
+"""A memory's id and the version of its earlier state (None: its current state)."""
+
+
+class SQLitePastReads:
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+    _sync: IndexSync
+    _lexical: LexicalSearch
+
+    def vector_search_at(
+        self, query: Vector, namespace: str, at: datetime, n: int
+    ) -> list[tuple[str, int | None, float]]:
+        """Top-n (memory id, version or None for the current state, cosine) among the states
+        live memories of the namespace had at `at`."""
+        moment = ts(at)
+        with self._lock:
+            self._sync.sync()
+            current = self._sync.index.search(query, namespace=namespace, k=n, before=moment)
+            earlier = self._sync.load_earlier().search(query, namespace=namespace, at=moment, k=n)
+        hits: list[tuple[str, int | None, float]] = [(i, None, s) for i, s in current]
+        hits.extend(earlier)
+        hits.sort(key=lambda h: -h[2])
+        return hits[:n]
+
+    def lexical_search_at(self, text: str, namespace: str, at: datetime, n: int) -> list[StateKey]:
+        """Up to n full-text matches among the same states, best first: current texts ranked
+        by BM25, earlier ones by the rarity of the words they hold, taken in turn."""
+        moment = ts(at)
+        found = self._lexical.search(text, Filters(namespace=namespace), 2 * n)
+        terms = [w for token in query_tokens(text) for w in sorted(words(token))]
+        with self._lock:
+            self._sync.sync()
+            since = self._sync.index.since_of(found)
+            earlier = self._sync.load_earlier().lexical(terms, namespace=namespace, at=moment, k=n)
+        current: list[StateKey] = [(i, None) for i in found if since.get(i, np.inf) <= moment]
+        merged: list[StateKey] = []
+        for pair in zip(current, earlier, strict=False):
+            merged.extend(pair)
+        shorter = min(len(current), len(earlier))
+        merged.extend(current[shorter:] or earlier[shorter:])
+        return merged[:n]
+
+    def similarities_at(self, query: Vector, keys: Sequence[StateKey]) -> dict[StateKey, float]:
+        """The cosine to the query of each of these states (current or earlier)."""
+        with self._lock:
+            self._sync.sync()
+            current = self._sync.index.similarities(query, [i for i, v in keys if v is None])
+            earlier = self._sync.load_earlier().similarities(
+                query, [(i, v) for i, v in keys if v is not None]
+            )
+        found: dict[StateKey, float] = {(i, None): s for i, s in current.items()}
+        found.update({(i, v): s for (i, v), s in earlier.items()})
+        return found
+
+    def earlier_states(
+        self, keys: Sequence[tuple[str, int]]
+    ) -> dict[tuple[str, int], MemoryVersion]:
+        """Earlier states of live memories by (id, version)."""
+        found: dict[tuple[str, int], MemoryVersion] = {}
+        with self._lock:
+            for start in range(0, len(keys), _CHUNK):
+                chunk = list(keys[start : start + _CHUNK])
+                pairs = ", ".join("(?, ?)" for _ in chunk)
+                rows = self._conn.execute(
+                    f"""SELECT {VERSION_COLUMNS} FROM memory_versions v
+                        WHERE (v.memory_id, v.version) IN (VALUES {pairs})
+                        AND EXISTS (SELECT 1 FROM memories m
+                                    WHERE m.id = v.memory_id AND m.status = 'active')""",
+                    [value for key in chunk for value in key],
+                ).fetchall()
+                for row in rows:
+                    version = version_from_row(row)
+                    found[(version.memory_id, version.version)] = version
+        return found
+
+    def unembedded_versions(self, limit: int) -> list[tuple[str, int, str]]:
+        """Earlier states without a vector (kept before vectors were, or imported)."""
+        with self._lock:
+            rows = self._conn.execute(
+                """SELECT memory_id, version, content FROM memory_versions
+                   WHERE embedding IS NULL LIMIT ?""",
+                (limit,),
+            ).fetchall()
+        return [(r[0], int(r[1]), r[2]) for r in rows]
+
+    def began(self, namespace: str) -> datetime | None:
+        """When the record of a namespace begins: the store's first audit event, or the
+        namespace's oldest live memory if older (an import keeps when a memory was made)."""
+        with self._lock:
+            first = self._conn.execute("SELECT min(at) FROM events").fetchone()[0]
+            oldest = self._conn.execute(
+                """SELECT min(created_at) FROM memories
+                   WHERE namespace = ? AND status = 'active'""",
+                (namespace,),
+            ).fetchone()[0]
+        times = [t for t in (first, oldest) if t is not None]
+        return datetime.fromtimestamp(min(times), UTC) if times else None
