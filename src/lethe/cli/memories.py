@@ -242,10 +242,25 @@ def _superseded_text(mem: Lethe, memory: Remembered) -> str:
     return old[0].preview(60) if old else ""
 
 
+AsOfOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        metavar="WHEN",
+        show_default=False,
+        help="Read the memories as they stood at a past moment (ISO 8601, e.g. "
+        "2026-05-01 or 2026-05-01T09:00Z): each memory's state then, none made later, none "
+        "forgotten since.",
+    ),
+]
+
+
 @app.command(
     help="Search memories by meaning and keywords. Hits are ordered by score, the fused rank "
     "of the vector and full-text searches (1.0 = first by both), not by similarity alone; "
-    "similarity is the cosine to the query (0-1). --min-similarity drops the hits below it.",
+    "similarity is the cosine to the query (0-1). --min-similarity drops the hits below it. "
+    "--as-of searches the memories as they stood at a past moment (then only --namespace "
+    "filters).",
 )
 def recall(
     query: Annotated[
@@ -270,6 +285,7 @@ def recall(
             help="Drop hits whose cosine to the query is below X (0 to 1).",
         ),
     ] = None,
+    as_of: AsOfOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -285,7 +301,12 @@ def recall(
     )
     with open_lethe(db, existing=True) as mem:
         hits = mem.recall(
-            query, k=k, filters=filters, where=filter_ or (), min_similarity=min_similarity
+            query,
+            k=k,
+            filters=filters,
+            where=filter_ or (),
+            min_similarity=min_similarity,
+            as_of=as_of,
         )
     if json_:
         emit_json([h.model_dump(mode="json") for h in hits])
@@ -298,10 +319,13 @@ def recall(
     out.print(render.hits_table(hits))
 
 
-@app.command(help="Show one memory in full, with its links.")
-def show(memory_id: IdArg, db: DbOpt = None, json_: JsonOpt = False) -> None:
+@app.command(
+    help="Show one memory in full, with its links. --as-of shows the state it had at a past "
+    "moment (its links are today's)."
+)
+def show(memory_id: IdArg, as_of: AsOfOpt = None, db: DbOpt = None, json_: JsonOpt = False) -> None:
     with open_lethe(db, existing=True) as mem:
-        memory = mem.get(memory_id)
+        memory = mem.get(memory_id, as_of=as_of)
         links = mem.links(memory_id)
         others = [link.other(memory_id) for link in links]
         previews = {o: mem.get(o).preview(60) for o in others}

@@ -81,12 +81,9 @@ class PastOps(EngineBase):
         self._embed_earlier()
         vector = self.embedder.embed([text])[0]
         depth = max(50, 5 * k)
-        vector_hits = _first_per_memory(
-            (i, v, s) for i, v, s in self.store.vector_search_at(vector, flt.namespace, at, depth)
-        )
-        lexical = _first_per_memory(
-            (i, v, 0.0) for i, v in self.store.lexical_search_at(text, flt.namespace, at, depth)
-        )
+        by_vector, by_words = self.store.search_at(vector, text, flt.namespace, at, depth)
+        vector_hits = _first_per_memory(by_vector)
+        lexical = _first_per_memory((i, v, 0.0) for i, v in by_words)
         state: dict[str, int | None] = {i: v for i, v, _ in lexical}
         state.update({i: v for i, v, _ in vector_hits})
         similarity: dict[StateKey, float] = {(i, v): s for i, v, s in vector_hits}

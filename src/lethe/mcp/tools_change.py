@@ -359,10 +359,10 @@ def change_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-UPDATE_MEMORY = """Change a memory's fields; merge_metadata sets only the keys given. Old
+UPDATE_MEMORY = """Change a memory; merge_metadata sets only the keys given. Old
 versions stay in history until it is purged. Confirmed like forget (forget role): weakening a
 protection (a caveat, goal or pinned memory's text; leaving caveat/goal; importance below 0.9)
 or setting/shortening an expiry."""
 
-HISTORY = """Every version of a memory, newest first: who, how, when, why. To go back, call
+HISTORY = """Every version of a memory, newest first (who, how, when, why). To go back,
 update_memory with an old version's fields."""

@@ -423,12 +423,12 @@ def _candidates(
     return reply(out, lines, guidance)
 
 
-FORGET = """Forget memories: to the trash; restore undoes it.
+FORGET = """To the trash; restore undoes it.
 forget(query="San Francisco") only lists candidates: show them to the user.
-forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: they are asked
-directly if your client can; otherwise the first call answers "Please confirm", and the same
-call within 5 minutes deletes (with confirmation="<code>" if given). Protected memories
-(caveat, goal, importance >= 0.9) are refused."""
+forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: asked directly if
+your client can; else the first call answers "Please confirm" and the same call within 5
+minutes deletes (with confirmation="<code>" if given). Protected ones (caveat, goal,
+importance >= 0.9) are refused."""
 
 PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
 membership, workspace lines and the content inside audit events. Cannot be undone. Same

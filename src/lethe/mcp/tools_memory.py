@@ -242,6 +242,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 description="Drop hits less similar (cosine)",
             ),
         ] = None,
+        as_of: datetime | None = None,
     ) -> Annotated[CallToolResult, RecallOut]:
         with tool_errors():
             mem, _, ns = rt.enter(ctx, "read", namespace)
@@ -261,6 +262,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                 {k_: v for k_, v in filters.items() if v is not None},
                 where=where or (),
                 min_similarity=min_similarity,
+                as_of=as_of,
             )
         out = RecallOut(
             query=query,
@@ -284,12 +286,15 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         return reply(out, lines, RECALL_ORDER)
 
     def get_memory(
-        memory_id: MemoryId, ctx: Context, namespace: Namespace = None
+        memory_id: MemoryId,
+        ctx: Context,
+        namespace: Namespace = None,
+        as_of: datetime | None = None,
     ) -> Annotated[CallToolResult, MemoryDetail]:
         with tool_errors() as about:
             mem, _, ns = rt.enter(ctx, "read", namespace)
             about.ids(mem, ns, memory_id=memory_id)
-            m = mem.get(memory_id, namespace=ns)
+            m = mem.get(memory_id, namespace=ns, as_of=as_of)
             out = with_links(mem, m, ns)
         lines = [memory_line(out.memory), f"importance {m.importance}, agent {m.agent}"]
         lines += [
@@ -358,14 +363,12 @@ def memory_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-REMEMBER = """Store a memory. Never refuses: an exact duplicate returns the stored one
-(existing=true); a near-duplicate is stored and named. layer: semantic for facts; caveat and
-goal are protected. agent: whose memory. supersedes: id of a memory this corrects (updated in
-place, old text in its history)."""
+REMEMBER = """Store a memory. An exact duplicate returns the stored one (existing=true); a
+near-duplicate is stored and named. layer: semantic for facts; caveat and goal are protected.
+agent: whose memory. supersedes: id of a memory this corrects (old text kept in history)."""
 
-RECALL = """Search memories by meaning and words. Hits are ordered by the fused score, not by
-similarity; each shows both. Example:
-recall(query="trips", where=["@metadata.year >= 2025"])."""
+RECALL = """Search by meaning and words; ordered by fused score, not similarity. as_of: as
+they stood then. E.g. recall(query="trips", where=["@metadata.year >= 2025"])."""
 
 RECALL_ORDER = (
     "Ordered by the fused score (vector and full-text ranks combined), not by similarity "
@@ -373,7 +376,7 @@ RECALL_ORDER = (
     "query (0-1). Cite ids when you use a memory."
 )
 
-GET_MEMORY = "Read one memory by id, with its links."
+GET_MEMORY = "One memory by id, with links (as_of: as it stood then)."
 
 LINK_MEMORIES = """Link two memories of one namespace (kind defaults to "related"; confidence
 0-1). Linking an existing pair again sets the new confidence."""

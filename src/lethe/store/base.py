@@ -149,17 +149,12 @@ class Store(Protocol):
         self, ids: Sequence[str], since: datetime
     ) -> dict[str, list[MemoryVersion]]: ...
 
-    def vector_search_at(
-        self, query: Vector, namespace: str, at: datetime, n: int
-    ) -> list[tuple[str, int | None, float]]:
-        """Top-n (id, version or None for the current state, cosine) among the states the
-        namespace's live memories had at `at`."""
-        ...
-
-    def lexical_search_at(
-        self, text: str, namespace: str, at: datetime, n: int
-    ) -> list[tuple[str, int | None]]:
-        """Full-text matches among the same states, best first."""
+    def search_at(
+        self, query: Vector, text: str, namespace: str, at: datetime, n: int
+    ) -> tuple[list[tuple[str, int | None, float]], list[tuple[str, int | None]]]:
+        """Both sides of a recall among the states the namespace's live memories had at
+        `at`: top-n (id, version or None for the current state, cosine), and full-text
+        matches (id, version), best first."""
         ...
 
     def similarities_at(

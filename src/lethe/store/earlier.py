@@ -53,7 +53,8 @@ class EarlierStates:
         self._built = False
         self._rows: list[EarlierState] = []
         self._matrix = np.zeros((0, dim), dtype=np.float32)
-        self._namespace = np.zeros(0, dtype=object)
+        self._namespace = np.zeros(0, dtype=np.int32)
+        self._ns_codes: dict[str, int] = {}
         self._from = np.zeros(0, dtype=np.float64)
         self._until = np.zeros(0, dtype=np.float64)
         self._postings: dict[str, npt.NDArray[np.intp]] = {}
@@ -80,7 +81,11 @@ class EarlierStates:
             if rows
             else np.zeros((0, self.dim), dtype=np.float32)
         )
-        self._namespace = np.asarray([s.namespace for s in rows], dtype=object)
+        self._ns_codes = {}
+        self._namespace = np.asarray(
+            [self._ns_codes.setdefault(s.namespace, len(self._ns_codes)) for s in rows],
+            dtype=np.int32,
+        )
         self._from = np.asarray([s.valid_from for s in rows], dtype=np.float64)
         self._until = np.asarray([s.valid_until for s in rows], dtype=np.float64)
         postings: dict[str, list[int]] = {}
@@ -103,8 +108,9 @@ class EarlierStates:
         return {key: float(v) for (key, _), v in zip(held, scores.tolist(), strict=True)}
 
     def _current_at(self, namespace: str, at: float) -> npt.NDArray[np.bool_]:
+        code = self._ns_codes.get(namespace, -1)
         mask: npt.NDArray[np.bool_] = (
-            (self._namespace == namespace) & (self._from <= at) & (self._until > at)
+            (self._namespace == code) & (self._from <= at) & (self._until > at)
         )
         return mask
 

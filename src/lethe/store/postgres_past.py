@@ -55,37 +55,29 @@ SELECT memory_id, version FROM (
 
 
 class PostgresPastReads:
-    def vector_search_at(
-        self: _Reads, query: Vector, namespace: str, at: datetime, n: int
-    ) -> list[tuple[str, int | None, float]]:
-        """Top-n (memory id, version or None for the current state, cosine) among the states
-        live memories of the namespace had at `at`."""
-        from lethe.store.postgres import ef_search
+    def search_at(
+        self: _Reads, query: Vector, text: str, namespace: str, at: datetime, n: int
+    ) -> tuple[list[tuple[str, int | None, float]], list[tuple[str, int | None]]]:
+        """Both sides of a recall among the states live memories of the namespace had at
+        `at`: the top-n (memory id, version or None for the current state, cosine), and up to
+        n full-text matches, best first (ts_rank_cd)."""
+        from lethe.store.postgres import _ts_word, ef_search
 
         params = {"q": np.asarray(query, dtype=np.float32), "ns": namespace, "at": ts(at), "n": n}
         with self._read() as conn, conn.transaction():
             conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(n)}")
             rows = conn.execute(_VECTOR_AT.encode(), params).fetchall()
-        return [(r["memory_id"], r["version"], float(r["similarity"])) for r in rows]
-
-    def lexical_search_at(
-        self: _Reads, text: str, namespace: str, at: datetime, n: int
-    ) -> list[tuple[str, int | None]]:
-        """Up to n full-text matches among the same states, best first (ts_rank_cd)."""
-        from lethe.store.postgres import _ts_word
-
-        tokens = query_tokens(text)
-        if not tokens:
-            return []
-        params = {
-            "words": " | ".join(_ts_word(t) for t in tokens),
-            "ns": namespace,
-            "at": ts(at),
-            "n": n,
-        }
-        with self._read() as conn:
-            rows = conn.execute(_LEXICAL_AT.encode(), params).fetchall()
-        return [(r["memory_id"], r["version"]) for r in rows]
+            tokens = query_tokens(text)
+            found = (
+                conn.execute(
+                    _LEXICAL_AT.encode(),
+                    {**params, "words": " | ".join(_ts_word(t) for t in tokens)},
+                ).fetchall()
+                if tokens
+                else []
+            )
+        vector_hits = [(r["memory_id"], r["version"], float(r["similarity"])) for r in rows]
+        return vector_hits, [(r["memory_id"], r["version"]) for r in found]
 
     def similarities_at(
         self: _Reads, query: Vector, keys: Sequence[tuple[str, int | None]]

@@ -36,38 +36,38 @@ class SQLitePastReads:
     _sync: IndexSync
     _lexical: LexicalSearch
 
-    def vector_search_at(
-        self, query: Vector, namespace: str, at: datetime, n: int
-    ) -> list[tuple[str, int | None, float]]:
-        """Top-n (memory id, version or None for the current state, cosine) among the states
-        live memories of the namespace had at `at`."""
+    def search_at(
+        self, query: Vector, text: str, namespace: str, at: datetime, n: int
+    ) -> tuple[list[tuple[str, int | None, float]], list[StateKey]]:
+        """Both sides of a recall among the states live memories of the namespace had at
+        `at`: the top-n (memory id, version or None for the current state, cosine), and up to
+        n full-text matches, best first: current texts ranked by BM25, earlier ones by the
+        rarity of the words they hold, taken in turn. The full-text search of current texts
+        runs on its own thread meanwhile, as in a plain recall."""
         moment = ts(at)
-        with self._lock:
-            self._sync.sync()
-            current = self._sync.index.search(query, namespace=namespace, k=n, before=moment)
-            earlier = self._sync.load_earlier().search(query, namespace=namespace, at=moment, k=n)
-        hits: list[tuple[str, int | None, float]] = [(i, None, s) for i, s in current]
-        hits.extend(earlier)
-        hits.sort(key=lambda h: -h[2])
-        return hits[:n]
-
-    def lexical_search_at(self, text: str, namespace: str, at: datetime, n: int) -> list[StateKey]:
-        """Up to n full-text matches among the same states, best first: current texts ranked
-        by BM25, earlier ones by the rarity of the words they hold, taken in turn."""
-        moment = ts(at)
-        found = self._lexical.search(text, Filters(namespace=namespace), 2 * n)
+        lexical = self._lexical.submit(text, Filters(namespace=namespace), 2 * n)
         terms = [w for token in query_tokens(text) for w in sorted(words(token))]
+        try:
+            with self._lock:
+                self._sync.sync()
+                index, earlier = self._sync.index, self._sync.load_earlier()
+                current = index.search(query, namespace=namespace, k=n, before=moment)
+                past = earlier.search(query, namespace=namespace, at=moment, k=n)
+                past_words = earlier.lexical(terms, namespace=namespace, at=moment, k=n)
+        finally:
+            found = lexical.result()
         with self._lock:
-            self._sync.sync()
             since = self._sync.index.since_of(found)
-            earlier = self._sync.load_earlier().lexical(terms, namespace=namespace, at=moment, k=n)
-        current: list[StateKey] = [(i, None) for i in found if since.get(i, np.inf) <= moment]
+        hits: list[tuple[str, int | None, float]] = [(i, None, s) for i, s in current]
+        hits.extend(past)
+        hits.sort(key=lambda h: -h[2])
+        now_words: list[StateKey] = [(i, None) for i in found if since.get(i, np.inf) <= moment]
         merged: list[StateKey] = []
-        for pair in zip(current, earlier, strict=False):
+        for pair in zip(now_words, past_words, strict=False):
             merged.extend(pair)
-        shorter = min(len(current), len(earlier))
-        merged.extend(current[shorter:] or earlier[shorter:])
-        return merged[:n]
+        shorter = min(len(now_words), len(past_words))
+        merged.extend(now_words[shorter:] or past_words[shorter:])
+        return hits[:n], merged[:n]
 
     def similarities_at(self, query: Vector, keys: Sequence[StateKey]) -> dict[StateKey, float]:
         """The cosine to the query of each of these states (current or earlier)."""
@@ -85,21 +85,25 @@ class SQLitePastReads:
         self, keys: Sequence[tuple[str, int]]
     ) -> dict[tuple[str, int], MemoryVersion]:
         """Earlier states of live memories by (id, version)."""
+        wanted = set(keys)
+        ids = list(dict.fromkeys(i for i, _ in keys))
         found: dict[tuple[str, int], MemoryVersion] = {}
         with self._lock:
-            for start in range(0, len(keys), _CHUNK):
-                chunk = list(keys[start : start + _CHUNK])
-                pairs = ", ".join("(?, ?)" for _ in chunk)
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                marks = ", ".join("?" for _ in chunk)
+                # By memory id (the primary key's prefix): a row-value IN would scan the table.
                 rows = self._conn.execute(
                     f"""SELECT {VERSION_COLUMNS} FROM memory_versions v
-                        WHERE (v.memory_id, v.version) IN (VALUES {pairs})
+                        WHERE v.memory_id IN ({marks})
                         AND EXISTS (SELECT 1 FROM memories m
                                     WHERE m.id = v.memory_id AND m.status = 'active')""",
-                    [value for key in chunk for value in key],
+                    chunk,
                 ).fetchall()
                 for row in rows:
-                    version = version_from_row(row)
-                    found[(version.memory_id, version.version)] = version
+                    if (row["memory_id"], row["version"]) in wanted:
+                        version = version_from_row(row)
+                        found[(version.memory_id, version.version)] = version
         return found
 
     def unembedded_versions(self, limit: int) -> list[tuple[str, int, str]]:
