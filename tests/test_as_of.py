@@ -192,3 +192,30 @@ def test_as_of_refuses_filters_and_attend(cmem: Lethe, job: tuple[str, Clock]) -
         cmem.recall("Alice", as_of=clock.now, filters={"tags": ["work"]})
     with pytest.raises(InvalidInput, match="attend"):
         cmem.recall("Alice", as_of=clock.now, attend="claude")
+
+
+def test_a_later_text_matching_better_does_not_hide_the_memory(
+    cmem: Lethe, job: tuple[str, Clock]
+) -> None:
+    """Asked in the words of its later text, a memory is still found by its state then: the
+    later state is not a candidate at all (it would take the memory's place and be dropped)."""
+    memory_id, clock = job
+    spring = clock.now - timedelta(days=20)
+    hits = cmem.recall("Globex head of analytics", k=3, as_of=spring)
+    assert memory_id in [h.memory.id for h in hits]
+    found = next(h for h in hits if h.memory.id == memory_id)
+    assert found.memory.content == ACME
+    by_vector, by_words = cmem.store.search_at(
+        cmem.embedder.embed([GLOBEX])[0], GLOBEX, "default", spring, 10
+    )
+    assert (memory_id, None) not in [(i, v) for i, v, _ in by_vector]
+    assert (memory_id, None) not in by_words
+
+
+def test_maintain_embeds_earlier_states_that_have_no_vector(
+    db: str, cmem: Lethe, job: tuple[str, Clock]
+) -> None:
+    run_sql(db, "UPDATE memory_versions SET embedding = NULL")
+    assert cmem.maintain().versions_embedded == 1
+    assert run_sql(db, "SELECT count(*) FROM memory_versions WHERE embedding IS NULL")[0][0] == 0
+    assert cmem.maintain().versions_embedded == 0

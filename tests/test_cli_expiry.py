@@ -128,3 +128,23 @@ def test_update_refuses_an_expiry_on_a_protected_memory(db: str) -> None:
     refused = run(db, "update", memory["id"], "--for", "1d", "--yes")
     assert refused.exit_code == 1 and "is protected" in refused.stderr
     assert snapshot(db) == before
+
+
+def test_recall_and_show_as_of_a_past_moment(db: str) -> None:
+    """`--as-of` (issue 25, part 3): the state a memory had then, by the command line."""
+    made = json.loads(run(db, "remember", "Alice works at Acme Corp", "--json").stdout)
+    memory_id = made["memory"]["id"] if "memory" in made else made["id"]
+    moment = datetime.now(UTC).isoformat()
+    changed = run(db, "update", memory_id, "--content", "Alice works at Globex", "--yes")
+    assert changed.exit_code == 0, changed.stderr
+    past = json.loads(run(db, "recall", "Alice works", "--as-of", moment, "--json").stdout)
+    assert [h["memory"]["content"] for h in past][:1] == ["Alice works at Acme Corp"]
+    now = json.loads(run(db, "recall", "Alice works", "--json").stdout)
+    assert now[0]["memory"]["content"] == "Alice works at Globex"
+    shown = json.loads(run(db, "show", memory_id, "--as-of", moment, "--json").stdout)
+    assert shown["content"] == "Alice works at Acme Corp" and shown["version"] == 1
+    before = snapshot(db)
+    for bad, says in (("2099-01-01", "in the future"), ("soon", "not a date and time")):
+        result = run(db, "recall", "Alice", "--as-of", bad)
+        assert result.exit_code != 0 and says in result.stderr
+    assert snapshot(db) == before

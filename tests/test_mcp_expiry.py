@@ -134,3 +134,25 @@ async def test_forget_with_the_hash_the_caller_saw(tmp_path: Path, elicit: str |
             )
         assert done["status"] == "executed"
         assert run_sql(db, "SELECT status FROM memories")[0][0] == "forgotten"
+
+
+async def test_recall_and_get_memory_as_of_over_stdio(tmp_path: Path) -> None:
+    """`as_of` (issue 25, part 3) through a real client: the state a memory had then, and a
+    memory forgotten since absent from the past too."""
+    db = tmp_path / "m.db"
+    async with stdio_client(db) as client:
+        made = (await call(client, "remember", content="Alice works at Acme Corp"))["memory"]
+        moment = datetime.now(UTC).isoformat()
+        await call(client, "update_memory", memory_id=made["id"], content="Alice works at Globex")
+        past = await call(client, "recall", query="Alice works", k=1, as_of=moment)
+        assert past["hits"][0]["memory"]["content"] == "Alice works at Acme Corp"
+        got = await call(client, "get_memory", memory_id=made["id"], as_of=moment)
+        assert got["memory"]["content"] == "Alice works at Acme Corp"
+        assert "in the future" in await error(
+            client, "recall", query="Alice", as_of="2099-01-01T00:00:00Z"
+        )
+        for _ in range(2):  # no elicitation: the same call twice
+            done = await call(client, "forget", memory_id=made["id"])
+        assert done["status"] == "executed"
+        gone = await call(client, "recall", query="Alice works", k=5, as_of=moment)
+        assert made["id"] not in [h["memory"]["id"] for h in gone["hits"]]

@@ -399,6 +399,8 @@ def maintenance_lines(report: MaintenanceReport) -> Text:
         ended = Text(f"moved {plural(len(report.expiries))} whose expiry came to the trash: ")
         ended.append(", ".join(report.expiries), style="cyan")
         lines.append(ended)
+    if report.versions_embedded:
+        lines.append(Text(f"embedded {plural(report.versions_embedded, 'earlier state')}"))
     return Text("\n").join(lines)
 
 

@@ -66,6 +66,9 @@ class EngineBase:
             )
         return memory
 
+    def _embed_earlier(self) -> int:
+        return 0  # `PastOps`
+
     def _get_as_of(self, memory_id: str, namespace: str | None, as_of: datetime | str) -> Memory:
         raise NotImplementedError  # `PastOps`
 

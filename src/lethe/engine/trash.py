@@ -85,7 +85,8 @@ class TrashOps(ForgetOps):
     def maintain(self) -> MaintenanceReport:
         """Erase trash older than the retention window and expire stale confirmations; both
         are recorded (`purge` with `retention_days`, `confirmation_expired`); and turn the
-        memories whose own expiry has come into soft deletes (`expire`)."""
+        memories whose own expiry has come into soft deletes (`expire`); give earlier states
+        that have none their vector (`PastOps`)."""
         expiries = self.expire_due()
         now = self._clock()
         days = self.settings.trash_retention_days
@@ -116,6 +117,7 @@ class TrashOps(ForgetOps):
             expired=tuple(m.id for m in expired),
             expired_confirmations=len(stale),
             expiries=tuple(expiries),
+            versions_embedded=self._embed_earlier(),
         )
 
     def deletion_report(

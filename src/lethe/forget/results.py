@@ -91,6 +91,9 @@ class MaintenanceReport(_Frozen):
     expired_confirmations: int
     expiries: tuple[str, ...] = ()
     """Memories whose own expiry had come, now in the trash."""
+    versions_embedded: int = 0
+    """Earlier states given the vector recall as of a past moment ranks them by (ones kept
+    before vectors were, or imported)."""
 
 
 class ReportRow(_Frozen):
