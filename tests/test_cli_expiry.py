@@ -146,5 +146,5 @@ def test_recall_and_show_as_of_a_past_moment(db: str) -> None:
     before = snapshot(db)
     for bad, says in (("2099-01-01", "in the future"), ("soon", "not a date and time")):
         result = run(db, "recall", "Alice", "--as-of", bad)
-        assert result.exit_code != 0 and says in result.stderr
+        assert result.exit_code == 1 and says in result.stderr
     assert snapshot(db) == before
