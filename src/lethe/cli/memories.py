@@ -176,7 +176,7 @@ def remember(
                 expires_in=for_,
             )
         except ConfirmationRequired as exc:
-            from lethe.engine.memories import superseding_protected
+            from lethe.engine.superseding import superseding_protected
 
             raise superseding_protected(
                 exc.plan,

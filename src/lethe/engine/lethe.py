@@ -3,8 +3,9 @@
 Faces (CLI, MCP server) call its methods and format what comes back; they hold no logic.
 Every state change runs in one store transaction together with its audit event, and the
 workspace files are re-derived only after that transaction has committed. The methods live in
-one module per responsibility: `memories`, `search`, `relations`, `records`,
-`forgetting`, `trash`, `sweeping`, `questions`, `two_call`, `versions`, `change_confirm`.
+one module per responsibility: `memories` (with `duplicates`), `superseding`, `search`,
+`past`, `relations`, `records`, `forgetting`, `trash`, `expiring`, `sweeping`, `questions`,
+`two_call`, `versions`, `change_confirm`.
 """
 
 from __future__ import annotations

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -13,13 +11,12 @@ import numpy as np
 from lethe import validate
 from lethe.embed import Vectors
 from lethe.engine.base import sha256
-from lethe.engine.versions import RETRIES, VersionOps
-from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
+from lethe.engine.duplicates import NEAR_DUPLICATE, draft_key, near_items, normalise, same_fields
+from lethe.engine.superseding import SupersedeOps
+from lethe.errors import InvalidInput
 from lethe.expiry import expiry, parse_instant
 from lethe.filters import Filters
-from lethe.forget.change import UpdatePlan, plan_change, state_sha256
 from lethe.forget.corrections import likely_superseded
-from lethe.forget.identifiers import plain_width
 from lethe.model import (
     DEFAULT_AGENT,
     DEFAULT_NAMESPACE,
@@ -27,90 +24,16 @@ from lethe.model import (
     ImportReport,
     Link,
     Memory,
-    NearDuplicate,
     Remembered,
     new_memory_id,
 )
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
-from lethe.store.vectors import Vector
 
 Progress = Callable[[int], None]
 
 
-NEAR_DUPLICATE = "near_duplicate"
-"""The link kind between a memory and a stored one it is nearly identical to."""
-
-
-def normalise(text: str) -> str:
-    """The text as the exact-duplicate check compares it: Unicode NFC, full-width ASCII forms
-    as plain ones (「４４７１」 is 4471), runs of whitespace as one space. Nothing else is
-    folded: case, super- and subscripts (10² is not 102), circled and Roman numerals keep
-    their meaning, since a code or a number written another way may be another one."""
-    return " ".join(plain_width(unicodedata.normalize("NFC", text)).split())
-
-
-def _same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
-    return (
-        normalise(memory.content) == normalised
-        and memory.agent == draft.agent
-        and memory.layer == draft.layer
-        and memory.category == draft.category
-        and set(memory.tags) == set(draft.tags)
-        and _json(memory.metadata) == _json(draft.metadata)
-        and memory.importance == draft.importance
-        and memory.private == draft.private
-        and memory.expires_at == draft.expires_at
-    )
-
-
-def _json(value: Any) -> str:
-    """A value as JSON with sorted keys: `True` and `1` stay different."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def superseding_protected(plan: UpdatePlan, hint: str | None = None) -> ConfirmationRequired:
-    """The refusal of a supersede that would weaken a protection; `hint` as a face spells
-    the confirmed update (default: the Python API's)."""
-    taken = f"take that away ({'; '.join(plan.lost)})" if plan.lost else "rewrite its text"
-    return ConfirmationRequired(
-        f"{plan.memory_id} is protected ({plan.protection}): superseding it would {taken}, a "
-        "change confirmed like a forget, which remember never makes; nothing was changed",
-        plan=plan,
-        hint=hint
-        or "show the change to the person; if they agree, execute the plan this error carries "
-        f"(the update-with-confirmation path: update({plan.memory_id!r}, content=…), then "
-        "execute(plan)); or remember the new fact without supersedes and keep both",
-    )
-
-
-def _near(near: Sequence[tuple[str, float]], found: dict[str, Memory]) -> tuple[NearDuplicate, ...]:
-    return tuple(
-        NearDuplicate(
-            id=i, content=found[i].content, similarity=round(s, 4), private=found[i].private
-        )
-        for i, s in near
-        if i in found
-    )
-
-
-def _draft_key(draft: Draft) -> tuple[Any, ...]:
-    """What makes two drafts of one call exact duplicates of each other."""
-    return (
-        draft.namespace,
-        normalise(draft.content),
-        draft.agent,
-        draft.layer,
-        draft.category,
-        frozenset(draft.tags),
-        _json(draft.metadata),
-        draft.importance,
-        draft.private,
-        draft.expires_at,
-    )
-
-
-class MemoryOps(VersionOps):
+class MemoryOps(SupersedeOps):
     def remember(
         self,
         content: str,
@@ -221,107 +144,8 @@ class MemoryOps(VersionOps):
         self._project([memory], owed)
         return Remembered(
             **memory.model_dump(),
-            near_duplicates=_near(near, found),
+            near_duplicates=near_items(near, found),
             likely_supersedes=tuple(likely),
-        )
-
-    def _supersede(
-        self,
-        memory_id: str,
-        content: str,
-        *,
-        namespace: str,
-        given: dict[str, Any],
-        agent: str | None,
-        actor: str | None,
-        system: bool,
-    ) -> Remembered:
-        """`remember(..., supersedes=ID)`: a versioned update of that memory in place."""
-        validate.memory_id(memory_id)
-        if system:
-            raise InvalidInput(
-                "system makes a new sys_ memory; a superseded memory keeps its id",
-                hint="remember it without supersedes, or without system",
-            )
-        ns = validate.namespace(namespace or DEFAULT_NAMESPACE)
-        changes = self._validated(
-            {"content": content, **{k: v for k, v in given.items() if v is not None}}
-        )
-        given_agent = validate.label(agent, "agent") if agent else None
-        who = validate.label(actor, "actor") if actor else given_agent
-        vector = self.embedder.embed([changes["content"]])[0]
-        for attempt in range(RETRIES):
-            old = self._superseded(self.store.get(memory_id), memory_id, ns)
-            plan = plan_change(
-                old, changes, op="update", actor=who or old.agent, reason=None, now=self._clock()
-            )
-            if plan.needs_confirmation:
-                raise superseding_protected(plan)
-            if not plan.changes:  # it already says this: nothing to write (a retried call)
-                return Remembered(**old.model_dump(), existing=True, superseded=old.id)
-            try:
-                return self._write_supersede(plan, vector)
-            except ChangedSincePlanned:
-                # Another writer changed it in between: plan again on its new state.
-                if attempt == RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
-
-    def _superseded(self, memory: Memory | None, memory_id: str, namespace: str) -> Memory:
-        """The live memory of the namespace a `supersedes` names, or an error saying what to
-        give instead. A memory of another namespace is reported as absent, as by `get`."""
-        if memory is None or memory.namespace != namespace:
-            raise InvalidInput(
-                f"supersedes={memory_id}: no memory with this id in namespace {namespace!r}",
-                hint="give the id of a live memory of this namespace, as recall or list show "
-                "it; to supersede a memory of another namespace, remember in that namespace",
-            )
-        if memory.status != "active":
-            raise InvalidInput(
-                f"supersedes={memory_id}: that memory is in the trash",
-                hint=f"restore({memory_id!r}) first to supersede it, or remember the new fact "
-                "without supersedes",
-            )
-        return memory
-
-    def _write_supersede(self, plan: UpdatePlan, vector: Vector) -> Remembered:
-        """Apply a supersede's plan in one transaction: the version, the new state, links to
-        near-duplicates of the new text and the `supersede` event."""
-        with self.store.transaction() as tx:
-            current = self._superseded(tx.store.get(plan.memory_id), plan.memory_id, plan.namespace)
-            if state_sha256(current) != plan.base_sha256:
-                raise ChangedSincePlanned(f"{current.id} changed while it was superseded")
-            now = self._clock()
-            neighbours = tx.store.vector_search(
-                vector, Filters(namespace=current.namespace), self.settings.autolink_max + 1
-            )
-            near = [
-                (other, min(s, 1.0))
-                for other, s in neighbours
-                if other != current.id and s >= self.settings.duplicate_threshold
-            ]
-            for other, similarity in near:
-                tx.upsert_link(Link.between(current.id, other, NEAR_DUPLICATE, similarity, now))
-            details: dict[str, Any] = {"superseded_version": current.version}
-            if near:
-                details["near_duplicates"] = {other: round(s, 4) for other, s in near}
-            new = self._write_version(
-                tx,
-                current,
-                plan.changes,
-                vector if "content" in plan.changes else None,
-                Provenance(plan.actor, "supersede"),
-                now,
-                details,
-            )
-            found = tx.store.get_many([i for i, _ in near])
-            owed = self._owe(tx, [current, new])
-        self._project([current, new], owed)
-        return Remembered(
-            **new.model_dump(),
-            superseded=current.id,
-            superseded_version=current.version,
-            near_duplicates=_near(near, found),
         )
 
     def _same_as(
@@ -348,7 +172,7 @@ class MemoryOps(VersionOps):
             if (
                 memory is not None
                 and memory.is_system == system
-                and _same_fields(memory, draft, wanted)
+                and same_fields(memory, draft, wanted)
             ):
                 return memory
         return None
@@ -403,7 +227,7 @@ class MemoryOps(VersionOps):
                     candidates.sort(key=lambda pair: -pair[1])
                     restoring = draft.id is not None
                     if skip_duplicates and not restoring:
-                        key = _draft_key(draft)
+                        key = draft_key(draft)
                         if key in seen or self._same_as(tx, draft, stored[i]) is not None:
                             report["skipped_duplicates"] += 1
                             continue

@@ -364,5 +364,5 @@ versions stay in history until it is purged. Confirmed like forget (forget role)
 protection (a caveat, goal or pinned memory's text; leaving caveat/goal; importance below 0.9)
 or setting/shortening an expiry."""
 
-HISTORY = """Every version of a memory, newest first (who, how, when, why). To go back,
+HISTORY = """Each version, newest first (who, how, when, why). To go back,
 update_memory with an old version's fields."""

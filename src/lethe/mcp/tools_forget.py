@@ -424,7 +424,7 @@ def _candidates(
 
 
 FORGET = """To the trash; restore undoes it.
-forget(query="San Francisco") only lists candidates: show them to the user.
+forget(query="San Francisco") only lists candidates: show them.
 forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: asked directly if
 your client can; else the first call answers "Please confirm" and the same call within 5
 minutes deletes (with confirmation="<code>" if given). Protected ones (caveat, goal,

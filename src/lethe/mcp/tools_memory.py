@@ -14,7 +14,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from lethe.engine.memories import superseding_protected
+from lethe.engine.superseding import superseding_protected
 from lethe.errors import ConfirmationRequired
 from lethe.mcp.outputs import (
     EpisodeOut,
@@ -365,10 +365,10 @@ def memory_tools(rt: Runtime) -> list[Tool]:
 
 REMEMBER = """Store a memory. An exact duplicate returns the stored one (existing=true); a
 near-duplicate is stored and named. layer: semantic for facts; caveat and goal are protected.
-agent: whose memory. supersedes: id of a memory this corrects (old text kept in history)."""
+agent: whose memory. supersedes: id of a memory this corrects (updated in place, old text in history)."""
 
-RECALL = """Search by meaning and words; ordered by fused score, not similarity. as_of: as
-they stood then. E.g. recall(query="trips", where=["@metadata.year >= 2025"])."""
+RECALL = """Search by meaning and words; ordered by the fused score, not similarity. as_of:
+as they stood then. E.g. recall(query="trips", where=["@metadata.year >= 2025"])."""
 
 RECALL_ORDER = (
     "Ordered by the fused score (vector and full-text ranks combined), not by similarity "
@@ -376,7 +376,7 @@ RECALL_ORDER = (
     "query (0-1). Cite ids when you use a memory."
 )
 
-GET_MEMORY = "One memory by id, with links (as_of: as it stood then)."
+GET_MEMORY = "One memory by id, with links; as_of: as it was then."
 
 LINK_MEMORIES = """Link two memories of one namespace (kind defaults to "related"; confidence
 0-1). Linking an existing pair again sets the new confidence."""
