@@ -365,7 +365,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
 
 REMEMBER = """Store a memory. An exact duplicate returns the stored one (existing=true); a
 near-duplicate is stored and named. layer: semantic for facts; caveat and goal are protected.
-agent: whose memory. supersedes: id of a memory this corrects (updated in place, old text in history)."""
+agent: whose memory. supersedes: id of a memory this corrects (updated in place, old text
+in history)."""
 
 RECALL = """Search by meaning and words; ordered by the fused score, not similarity. as_of:
 as they stood then. E.g. recall(query="trips", where=["@metadata.year >= 2025"])."""
