@@ -317,3 +317,43 @@ def shows(page: Any, name: str, ids: dict[str, str]) -> None:
     elif name == "decay":
         assert ids["bike"] not in page.content(), "a memory in the trash is not swept"
         assert page.locator("table.sweep tbody tr").count() >= 1
+
+
+def test_expiry_and_reading_the_past_in_the_browser(
+    page: Any, tmp_path: Path, embedder: Embedder
+) -> None:
+    """The expiry field left alone saves at once (the browser sends back what the page wrote,
+    seconds dropped when zero); a sooner expiry asks first; a version's time opens the memory
+    as it stood then, with a way back."""
+    db = str(tmp_path / "time.db")
+    now = datetime.now(UTC)
+    ends = (now + timedelta(days=2)).replace(second=0, microsecond=250_000)  # shown as :00
+    clock = Clock(now - timedelta(hours=2))
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
+        trip = mem.remember("User is in Porto this week", expires_at=ends).id
+        clock.now = now - timedelta(hours=1)
+        mem.update(trip, content="User is in Lisbon this week")
+    stamp = ends.strftime("%Y-%m-%dT%H:%M:%SZ")
+    with ui_server(db) as address:
+        page.goto(f"{address.rstrip('/')}/memories/{trip}")
+        assert page.locator("[data-testid=expires]").inner_text().startswith(stamp)
+        page.get_by_label("Tags").fill("trip")
+        page.get_by_role("button", name="Save").click()
+        assert page.locator(".notice").inner_text() == "Saved."
+        assert page.locator("[data-testid=expires]").inner_text().startswith(stamp)
+        page.get_by_label("Expires (UTC)").fill(
+            (ends - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M")
+        )
+        page.get_by_role("button", name="Save").click()
+        assert "It would expire at" in page.locator("dialog.plan").inner_text()
+        page.locator("dialog.plan").get_by_role("button", name="Cancel").click()
+        assert page.locator(".notice").inner_text() == "Cancelled: nothing was changed."
+        page.locator("tr[data-version='1'] td.when a").click()
+        assert page.locator("[data-testid=content]").inner_text() == "User is in Porto this week"
+        assert page.locator("p.as-of").inner_text().startswith("As it stood at")
+        page.locator("p.as-of a").click()
+        assert page.locator("[data-testid=content]").inner_text() == "User is in Lisbon this week"
+    with Lethe.open(db, embedder=embedder) as mem:
+        kept = mem.get(trip)
+        assert kept.expires_at == ends and list(kept.tags) == ["trip"] and kept.version == 3
+    assert page.alerts == []

@@ -45,6 +45,27 @@ def when(value: datetime | None) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def iso(value: datetime | None) -> str:
+    """An instant in ISO 8601, UTC, to the second: what the as-of field takes back."""
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def day(value: datetime) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def input_time(value: datetime | None) -> str:
+    """An instant as a `datetime-local` field holds and sends it: UTC, no offset, to the
+    second, the seconds left out when they are zero (the browser's normal form, so a field
+    left alone comes back exactly as the page wrote it)."""
+    if value is None:
+        return ""
+    moment = value.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M" if moment.second == 0 else "%Y-%m-%dT%H:%M:%S")
+
+
 def time_left(until: datetime | str | None, now: datetime | None = None) -> str:
     if until is None:
         return "kept until purged by hand"
@@ -68,6 +89,8 @@ def shown(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, datetime):
+        return iso(value)
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
     if isinstance(value, dict):
@@ -85,6 +108,9 @@ def environment() -> jinja2.Environment:
     )
     env.filters["when"] = when
     env.filters["left"] = time_left
+    env.filters["iso"] = iso
+    env.filters["day"] = day
+    env.filters["input_time"] = input_time
     env.filters["shown"] = shown
     env.filters["pretty"] = lambda v: json.dumps(v, indent=2, ensure_ascii=False, default=str)
     return env

@@ -12,6 +12,8 @@ from starlette.requests import Request
 from lethe.errors import InvalidInput
 
 MAX_TEXT = 2000
+MAX_MOMENT = 64
+"""An instant (an expiry, an as-of moment) is ISO 8601 text: anything longer is not one."""
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 

@@ -6,6 +6,10 @@ plan. An edit the engine accepts directly is made at once (as a new version); on
 with `ConfirmationRequired` (a pin lowered, the text of a protected memory) and every revert
 are shown as a plan held here, executed only on an explicit confirm, and never when the
 memory changed since the plan was shown (then a fresh plan is shown instead).
+
+The edit form also sets, changes or removes the memory's expiry. Setting one or bringing it
+forward is a deletion: the engine asks for the confirmation (`ConfirmationRequired`) and
+the plan is held like any other; extending or removing it is an ordinary change.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from lethe.errors import ConfirmationRequired, InvalidInput
 from lethe.forget.change import VERSIONED_FIELDS, FieldChange, UpdatePlan, version_state
 from lethe.model import MemoryVersion
 from lethe.ui.context import Inspector, back_to, safe_back
-from lethe.ui.params import field
+from lethe.ui.params import MAX_MOMENT, field
 from lethe.ui.security import read_form
 
 
@@ -75,9 +79,20 @@ def routes(ui: Inspector) -> list[Route]:
                 f"importance must be a number from 0 to 1, got {raw!r}", hint="e.g. 0.8"
             ) from None
         tags = [t.strip() for t in (field(form, "tags") or "").split(",") if t.strip()]
+        expires = field(form, "expires_at", limit=MAX_MOMENT)
+        if expires == field(form, "expires_shown", limit=MAX_MOMENT):
+            expires = None  # left as the page showed it: not part of this change
+        no_expiry = field(form, "no_expiry", limit=8) is not None
         before = ui.engine.get(memory_id)
         try:
-            after = ui.engine.update(memory_id, importance=importance, tags=tags, actor=ui.actor)
+            after = ui.engine.update(
+                memory_id,
+                importance=importance,
+                tags=tags,
+                expires_at=expires,
+                no_expiry=no_expiry,
+                actor=ui.actor,
+            )
         except ConfirmationRequired as asked:  # it weakens protection: the person confirms
             return show(request, asked.plan)
         return back_to(
@@ -121,12 +136,17 @@ def routes(ui: Inspector) -> list[Route]:
                 namespace=held.namespace,
                 reason=held.reason,
             )
+        changes = dict(held.changes)
+        removes_expiry = "expires_at" in changes and changes["expires_at"] is None
+        if removes_expiry:  # plan_update says "no expiry" with its own flag
+            del changes["expires_at"]
         return ui.engine.plan_update(
             held.memory_id,
             actor=ui.actor,
             namespace=held.namespace,
             reason=held.reason,
-            **held.changes,
+            no_expiry=removes_expiry,
+            **changes,
         )
 
     async def cancel(request: Request) -> Response:
