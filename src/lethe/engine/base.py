@@ -36,6 +36,10 @@ class EngineBase:
     workspace: Workspace | None
     _clock: Clock
 
+    def now(self) -> datetime:
+        """The engine's clock (a face computing a moment relative to now uses this one)."""
+        return self._clock()
+
     def expire_due(self) -> list[str]:
         """Turn the memories whose expiry has come into soft deletes (`ExpiryOps`): every read
         calls it first, so an expired memory is never returned."""

@@ -103,6 +103,15 @@ class SearchOps(PastOps):
         ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
         return ranked, similarity
 
+    def namespaces(self) -> list[str]:
+        """The namespaces that hold at least one live memory."""
+        self.expire_due()
+        return [
+            name
+            for name in self.store.namespaces()
+            if self.store.list_memories(Filters(namespace=name), limit=1, offset=0)[1]
+        ]
+
     def list_memories(
         self,
         filters: Filters | dict[str, Any] | None = None,

@@ -1,0 +1,1 @@
+"""lethe inside other agent frameworks (each an optional extra): thin faces over `Lethe`."""

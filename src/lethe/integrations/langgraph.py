@@ -1,0 +1,388 @@
+"""A LangGraph store whose long-term memory is lethe: `LetheStore(mem)` where a graph takes a
+`BaseStore` (`graph.compile(store=LetheStore(mem))`, `pip install lethe-mcp[langgraph]`).
+
+What LangGraph asks of a store, and what lethe makes of it:
+
+- **put** stores the value as a memory of the lethe namespace its LangGraph namespace maps to
+  (`langgraph_names`): the text of the indexed fields is what is embedded and recalled, the
+  whole value and the key are kept in `metadata.langgraph`. A put on an existing key is a
+  versioned update (the old value stays in `history`, restorable); an unchanged value writes
+  nothing. The same value under two keys is two memories (never merged as duplicates).
+- **search** with a query is lethe's hybrid recall in every namespace under the prefix, ordered
+  by its fused score (`SearchItem.score`); without one, the newest items first. `filter`
+  matches the value's fields (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, nested objects).
+- **delete** (or a put of None) is a planned, audited forget (`actor` "langgraph") that the
+  trash can undo; purge stays explicit, through lethe.
+- **ttl** (minutes) is a lethe expiry: the item leaves every read when it passes and goes to
+  the trash as `expire`. Reads refresh it (unless `refresh_ttl=False` or the store's
+  `refresh_on_read` is off) once a tenth of it has passed, as an ordinary versioned change.
+- Embeddings are lethe's own (so a forget or purge removes them with the memory): `index`
+  takes `fields` only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+try:
+    from langgraph.store.base import (
+        BaseStore,
+        GetOp,
+        IndexConfig,
+        InvalidNamespaceError,
+        Item,
+        ListNamespacesOp,
+        MatchCondition,
+        Op,
+        PutOp,
+        Result,
+        SearchItem,
+        SearchOp,
+        TTLConfig,
+        get_text_at_path,
+        tokenize_path,
+        validate_op_namespace,
+    )
+except ImportError as missing:  # pragma: no cover - the extra is part of the test setup
+    raise ImportError(
+        "lethe.integrations.langgraph needs LangGraph: pip install 'lethe-mcp[langgraph]'"
+    ) from missing
+
+from lethe.engine.lethe import Lethe
+from lethe.errors import InvalidInput, LetheError
+from lethe.filters import Filters, make_condition
+from lethe.integrations.langgraph_names import ROOT, from_lethe, to_lethe
+from lethe.model import Memory
+
+ACTOR = "langgraph"
+_PAGE = 1000
+_RECALL_MAX = 100
+
+
+class LetheStore(BaseStore):
+    """LangGraph's `BaseStore` over a lethe store (sync and async)."""
+
+    supports_ttl: bool = True
+
+    def __init__(
+        self,
+        mem: Lethe,
+        *,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        root: str = ROOT,
+        agent: str = ACTOR,
+    ) -> None:
+        unsupported = sorted(set(index or {}) - {"fields", "dims"})
+        if unsupported:
+            raise ValueError(
+                f"LetheStore embeds with lethe's own model, so that a forget or purge removes "
+                f"the vectors with the memory; index takes fields only, not {unsupported}"
+            )
+        self.mem = mem
+        self.index_config = index
+        self.ttl_config = ttl
+        self.root = root
+        self.agent = agent
+        self._fields = [(p, tokenize_path(p) if p != "$" else p) for p in _fields(index)]
+
+    # -- BaseStore -------------------------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Reads answer from the state before the batch's writes, which then apply in order
+        (the last write of a key wins), as LangGraph's own stores do."""
+        ops = list(ops)
+        for op in ops:
+            validate_op_namespace(op)
+        results: list[Result] = []
+        puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
+        for op in ops:
+            if isinstance(op, GetOp):
+                results.append(self._get(op))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            elif isinstance(op, PutOp):
+                puts[(op.namespace, op.key)] = op
+                results.append(None)
+            else:
+                raise ValueError(f"Unknown operation type: {type(op).__name__}")
+        for op in puts.values():
+            self._put(op)
+        return results
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- operations ------------------------------------------------------------------------
+
+    def _get(self, op: GetOp) -> Item | None:
+        memory = self._find(_named(op.namespace), op.key)
+        if memory is None:
+            return None
+        memory = self._refresh(memory, op.refresh_ttl)
+        return _item(memory, op.namespace)
+
+    def _put(self, op: PutOp) -> None:
+        namespace = _named(op.namespace)
+        if namespace[0] == "langgraph":
+            raise InvalidNamespaceError(
+                f'Root label for namespace cannot be "langgraph". Got: {namespace}'
+            )
+        name = self._namespace(namespace)
+        existing = self._find(namespace, op.key)
+        if op.value is None:
+            if existing is not None:
+                self._forget(existing)
+            return
+        value = dict(op.value)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInput(
+                f"the value put under {op.key!r} is not JSON: {exc}",
+                hint="store strings, numbers, booleans, lists and objects (a date as ISO text)",
+            ) from None
+        texts = self._texts(value, op.index)
+        content = "\n".join(texts) if texts else json.dumps(value, ensure_ascii=False)
+        meta: dict[str, Any] = {"key": op.key, "value": value, "indexed": bool(texts)}
+        if op.ttl is not None:
+            meta["ttl"] = op.ttl
+        lasts = None if op.ttl is None else timedelta(minutes=op.ttl)
+        if existing is None:
+            self.mem.remember(
+                content,
+                namespace=name,
+                agent=self.agent,
+                layer="semantic",
+                metadata={"langgraph": meta},
+                allow_duplicate=True,
+                expires_in=lasts,
+                actor=ACTOR,
+            )
+            return
+        plan = self.mem.plan_update(
+            existing.id,
+            content=content,
+            merge_metadata={"langgraph": meta},
+            expires_in=lasts,
+            no_expiry=lasts is None and existing.expires_at is not None,
+            actor=ACTOR,
+            namespace=name,
+            reason="LangGraph put",
+        )
+        if plan.changes:  # the program's put is the go-ahead for a new expiry too
+            self.mem.execute(plan, via=ACTOR)
+
+    def _forget(self, memory: Memory) -> None:
+        plan = self.mem.plan_forget(
+            [memory.id],
+            filters={"namespace": memory.namespace},
+            actor=ACTOR,
+            reason="LangGraph delete",
+        )
+        result = self.mem.execute(plan, via=ACTOR)
+        if memory.id not in result.executed:
+            raise LetheError(f"LangGraph delete of {memory.id} was not carried out: {result.notes}")
+
+    def _search(self, op: SearchOp) -> list[SearchItem]:
+        prefix = op.namespace_prefix
+        names = [(n, ns) for n, ns in self._namespaces() if ns[: len(prefix)] == prefix]
+        scored: list[tuple[float | None, Memory, tuple[str, ...]]] = []
+        if op.query:
+            for name, namespace in names:
+                hits = self.mem.recall(op.query, k=_RECALL_MAX, filters={"namespace": name})
+                scored.extend(
+                    (hit.score, hit.memory, namespace)
+                    for hit in hits
+                    if _indexed(hit.memory) and _matches(_value(hit.memory), op.filter)
+                )
+            scored.sort(key=lambda s: -(s[0] or 0.0))
+            if len(scored) < op.offset + op.limit:  # then items kept out of the index, unranked
+                scored.extend(
+                    (None, m, namespace)
+                    for name, namespace in names
+                    for m in self._all(name)
+                    if not _indexed(m) and _matches(_value(m), op.filter)
+                )
+        else:
+            scored.extend(
+                (None, m, namespace)
+                for name, namespace in names
+                for m in self._all(name)
+                if _matches(_value(m), op.filter)
+            )
+            scored.sort(key=lambda s: s[1].updated_at, reverse=True)
+        page = scored[op.offset : op.offset + op.limit]
+        out = []
+        for score, memory, namespace in page:
+            memory = self._refresh(memory, op.refresh_ttl)
+            item = _item(memory, namespace)
+            out.append(
+                SearchItem(
+                    namespace=item.namespace,
+                    key=item.key,
+                    value=item.value,
+                    created_at=item.created_at,
+                    updated_at=item.updated_at,
+                    score=score,
+                )
+            )
+        return out
+
+    def _list_namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
+        found = [ns for _, ns in self._namespaces()]
+        for condition in op.match_conditions or ():
+            found = [ns for ns in found if _does_match(condition, ns)]
+        if op.max_depth is not None:
+            found = [ns[: op.max_depth] for ns in found]
+        return sorted(set(found))[op.offset : op.offset + op.limit]
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _namespace(self, namespace: tuple[str, ...]) -> str:
+        try:
+            return to_lethe(namespace, self.root)
+        except ValueError as exc:
+            raise InvalidNamespaceError(str(exc)) from None
+
+    def _namespaces(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The lethe namespaces this store wrote that hold a live item, with the LangGraph
+        namespace each stands for."""
+        out = []
+        for name in self.mem.namespaces():
+            namespace = from_lethe(name, self.root)
+            if namespace is not None:
+                out.append((name, namespace))
+        return out
+
+    def _find(self, namespace: tuple[str, ...], key: str) -> Memory | None:
+        condition = make_condition("metadata.langgraph.key", "=", key)
+        flt = Filters(namespace=self._namespace(namespace), conditions=(condition,))
+        items = self.mem.list_memories(flt, limit=2).items
+        return next((m for m in items if _meta(m).get("key") == key), None)
+
+    def _all(self, name: str) -> list[Memory]:
+        out: list[Memory] = []
+        while True:
+            page = self.mem.list_memories({"namespace": name}, limit=_PAGE, offset=len(out))
+            out.extend(page.items)
+            if not page.items or len(out) >= page.total:
+                return [m for m in out if _ours(m)]
+
+    def _texts(self, value: dict[str, Any], index: Any) -> list[str]:
+        if index is False:
+            return []
+        paths = self._fields if index is None else [(p, tokenize_path(p)) for p in index]
+        texts: list[str] = []
+        for path, tokens in paths:
+            if path == "$":
+                texts.append(json.dumps(value, ensure_ascii=False))
+            else:
+                texts.extend(t for t in get_text_at_path(value, tokens) if t.strip())
+        return texts
+
+    def _refresh(self, memory: Memory, asked: bool | None) -> Memory:
+        """Push a time-to-live item's expiry out again on a read, once a tenth of its time
+        has passed (every read a new version would bury its history)."""
+        minutes = _meta(memory).get("ttl")
+        refresh = asked if asked is not None else (self.ttl_config or {}).get("refresh_on_read")
+        if not minutes or refresh is False or memory.expires_at is None:
+            return memory
+        lasts = timedelta(minutes=float(minutes))
+        now = self.mem.now()
+        if memory.expires_at - now > lasts * 0.9:
+            return memory
+        return self.mem.update(
+            memory.id, expires_in=lasts, actor=ACTOR, reason="LangGraph read (ttl refreshed)"
+        )
+
+
+def _fields(index: IndexConfig | None) -> list[str]:
+    return list((index or {}).get("fields") or ["$"])
+
+
+def _named(namespace: tuple[str, ...]) -> tuple[str, ...]:
+    if not namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    return tuple(namespace)
+
+
+def _meta(memory: Memory) -> dict[str, Any]:
+    meta = memory.metadata.get("langgraph")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _ours(memory: Memory) -> bool:
+    return "key" in _meta(memory)
+
+
+def _indexed(memory: Memory) -> bool:
+    return _ours(memory) and _meta(memory).get("indexed", True) is not False
+
+
+def _value(memory: Memory) -> dict[str, Any]:
+    value = _meta(memory).get("value")
+    return value if isinstance(value, dict) else {}
+
+
+def _item(memory: Memory, namespace: tuple[str, ...]) -> Item:
+    return Item(
+        value=_value(memory),
+        key=str(_meta(memory)["key"]),
+        namespace=namespace,
+        created_at=memory.created_at,
+        updated_at=memory.updated_at,
+    )
+
+
+def _does_match(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
+    path = condition.path
+    if len(namespace) < len(path):
+        return False
+    pairs = (
+        zip(namespace, path, strict=False)
+        if condition.match_type == "prefix"
+        else zip(reversed(namespace), reversed(path), strict=False)
+    )
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+def _matches(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
+    return all(_compare(value.get(k), v) for k, v in (wanted or {}).items())
+
+
+def _compare(have: Any, want: Any) -> bool:
+    if isinstance(want, dict):
+        if any(k.startswith("$") for k in want):
+            return all(_operator(have, k, v) for k, v in want.items())
+        return isinstance(have, dict) and all(_compare(have.get(k), v) for k, v in want.items())
+    if isinstance(want, list | tuple):
+        return (
+            isinstance(have, list | tuple)
+            and len(have) == len(want)
+            and all(_compare(h, w) for h, w in zip(have, want, strict=True))
+        )
+    return bool(have == want)
+
+
+def _operator(have: Any, op: str, want: Any) -> bool:
+    if op == "$eq":
+        return bool(have == want)
+    if op == "$ne":
+        return bool(have != want)
+    order = {"$gt": float.__gt__, "$gte": float.__ge__, "$lt": float.__lt__, "$lte": float.__le__}
+    if op not in order:
+        raise ValueError(f"unsupported filter operator {op!r}: use $eq, $ne, $gt, $gte, $lt, $lte")
+    try:
+        return bool(order[op](float(have), float(want)))
+    except (TypeError, ValueError):
+        return False
+
+
+__all__ = ["LetheStore"]
