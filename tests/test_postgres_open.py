@@ -164,7 +164,7 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str, embedder: Embedd
             ("[" + ",".join(["0.5"] * DIM) + "]",),
         )
     open_store(pg_dsn)
-    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "5"
+    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "6"
     with psycopg.connect(pg_dsn) as conn:
         index = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_decay'"
@@ -180,6 +180,10 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str, embedder: Embedd
         )
         # migration 4: the work committed changes still owe
         assert conn.execute("SELECT count(*) FROM owed_work").fetchone() == (0,)
+        # migration 6: earlier states keep their vector
+        assert conn.execute(
+            "SELECT count(*) FROM memory_versions WHERE embedding IS NULL"
+        ).fetchone() == (0,)
     # the row made before versions is its own version 1, made by its agent, and an update
     # keeps it so
     with Lethe.open(pg_dsn, embedder=embedder) as mem:
