@@ -537,6 +537,7 @@ def test_maintain_erases_expired_trash(db: str, embedder: Embedder) -> None:
         "expired": [old],
         "expired_confirmations": 0,
         "expiries": [],
+        "versions_embedded": 0,
     }
     assert trashed(db) == {recent}
     assert "purge" in ops(db, "--memory", old)
