@@ -43,13 +43,26 @@ from lethe.model import RecallHit
 RecallFn = Callable[[Lethe, str, int], Sequence[RecallHit]]
 
 
-def recall_today(mem: Lethe, query: str, k: int) -> Sequence[RecallHit]:
+PLAIN = "turns"
+"""The same turns stored without their session: each ranked by its own words and vector
+alone, as lethe ranked every memory before conversations were known (the baseline)."""
+CONVERSATIONS = "conversations"
+"""The turns with `metadata.session`: ranked with their context."""
+
+
+def recall_alone(mem: Lethe, query: str, k: int) -> Sequence[RecallHit]:
     """Each memory ranked by its own words and vector (vector and full-text ranks fused)."""
-    return mem.recall(query, k=k, touch=False)
+    return mem.recall(query, k=k, touch=False, filters={"namespace": PLAIN})
+
+
+def recall_in_context(mem: Lethe, query: str, k: int) -> Sequence[RecallHit]:
+    """Conversational turns ranked with the turns around them (lethe/context.py)."""
+    return mem.recall(query, k=k, touch=False, filters={"namespace": CONVERSATIONS})
 
 
 VARIANTS: list[tuple[str, RecallFn]] = [
-    ("recall", recall_today),
+    ("recall (turns alone)", recall_alone),
+    ("recall (in context)", recall_in_context),
 ]
 
 KS = (1, 5, 10)
@@ -64,9 +77,24 @@ class Probe:
 
 
 def store(data: Conversations, path: Path) -> tuple[Lethe, list[str], dict[str, Any]]:
-    """Remember every turn in a fresh store; return it, each turn's memory id and the report."""
+    """Remember every turn in a fresh store twice: with its session (namespace
+    `conversations`) and without (namespace `turns`, the baseline); return the store, each
+    turn's memory ids (one per namespace, keyed `namespace:id`... as a dict of lists) and the
+    report of the conversational import."""
     mem = Lethe.open(path, embedder=load_default_embedder())
-    drafts = data.drafts()
+    plain = [
+        d.model_copy(
+            update={
+                "namespace": PLAIN,
+                "metadata": {
+                    "conversation_id" if k == "session" else k: v for k, v in d.metadata.items()
+                },
+            }
+        )
+        for d in data.drafts()
+    ]
+    mem.remember_many(plain)
+    drafts = [d.model_copy(update={"namespace": CONVERSATIONS}) for d in data.drafts()]
     done = 0
     start = time.perf_counter()
 
@@ -79,22 +107,30 @@ def store(data: Conversations, path: Path) -> tuple[Lethe, list[str], dict[str, 
     report = mem.remember_many(drafts, progress=progress).model_dump()
     report["seconds"] = round(time.perf_counter() - start, 1)
     by_turn: dict[tuple[str, int], str] = {}
-    offset = 0
-    while True:
-        page = mem.list_memories(limit=1000, offset=offset)
-        for m in page.items:
-            by_turn[(m.metadata["session"], m.metadata["turn"])] = m.id
-        offset += len(page.items)
-        if not page.items or offset >= page.total:
-            break
-    ids = [by_turn.get((t.session, t.turn), "") for t in data.turns]
+    for namespace in (PLAIN, CONVERSATIONS):
+        offset = 0
+        while True:
+            page = mem.list_memories({"namespace": namespace}, limit=1000, offset=offset)
+            for m in page.items:
+                by_turn[(namespace, _session(m.metadata), m.metadata["turn"])] = m.id
+            offset += len(page.items)
+            if not page.items or offset >= page.total:
+                break
+    ids = [
+        "|".join(by_turn.get((ns, t.session, t.turn), "") for ns in (PLAIN, CONVERSATIONS))
+        for t in data.turns
+    ]
     return mem, ids, report
+
+
+def _session(metadata: dict[str, Any]) -> str:
+    return str(metadata.get("session") or metadata.get("conversation_id"))
 
 
 def probes(data: Conversations, ids: list[str]) -> list[Probe]:
     out = []
     for q in data.questions:
-        evidence = frozenset(ids[i] for i in q.evidence if ids[i])
+        evidence = frozenset(m for i in q.evidence for m in ids[i].split("|") if m)
         if not evidence:
             raise SystemExit(f"no stored evidence for {q.text!r}: a turn was not imported")
         out.append(Probe(q, evidence))
@@ -117,7 +153,7 @@ def evaluate(
         rank = next((i + 1 for i, m in enumerate(hit_ids) if m in probe.evidence), None)
         ranks.append(rank)
         same_session.append(
-            bool(hits) and hits[0].memory.metadata.get("session") == probe.question.session
+            bool(hits) and _session(hits[0].memory.metadata) == probe.question.session
         )
         tops.append(hit_ids[:3])
     seconds = time.perf_counter() - start
@@ -167,8 +203,8 @@ def run(sessions: int, turns: int, seed: int, k: int, failures: int) -> dict[str
                 results[name] = evaluate(mem, asked, fn, k)
                 per_q = results[name]["seconds"] / len(asked) * 1000
                 log(f"  {name}: {results[name]['seconds']:.1f} s ({per_q:.1f} ms a question)")
-            by_id = {i: t for i, t in zip(ids, data.turns, strict=True)}
-            shown = _failures(asked, results[VARIANTS[0][0]], by_id, data, failures)
+            by_id = {m: t for i, t in zip(ids, data.turns, strict=True) for m in i.split("|")}
+            shown = _failures(asked, results[VARIANTS[-1][0]], by_id, data, failures)
         finally:
             mem.close()
 

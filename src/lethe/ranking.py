@@ -30,3 +30,51 @@ def fuse(vector_ids: Sequence[str], lexical_ids: Sequence[str], *, k: int = 60) 
         fused.append(Fused(memory_id, raw / best, v, lx))
     fused.sort(key=lambda f: (-f.score, f.vector_rank or 1 << 30))
     return fused
+
+
+OWN_WEIGHT = 0.2
+"""How much a conversational memory's own rankings count beside its context's (1.0)."""
+
+
+def fuse_with_context(
+    vector: Sequence[tuple[str, float]],
+    lexical: Sequence[str],
+    context_vector: Sequence[tuple[str, float]],
+    context_lexical: Sequence[str],
+    conversational: set[str],
+    *,
+    k: int = 60,
+) -> list[Fused]:
+    """Reciprocal rank fusion when some memories belong to conversations.
+
+    A conversational memory is ranked by its context (itself with the turns around it): its
+    context vector competes with the other memories' own vectors by cosine in one list, and
+    its context text's full-text rank counts as a lexical rank. Its own rankings still count,
+    at `OWN_WEIGHT`. A memory outside any conversation is ranked by its own vector and words
+    exactly as `fuse` ranks it. The score is scaled so that 1.0 is first on every list."""
+    by_cosine = sorted(
+        [(i, s) for i, s in vector if i not in conversational]
+        + [(i, s) for i, s in context_vector if i in conversational],
+        key=lambda hit: -hit[1],
+    )
+    ranked_vector = [i for i, _ in by_cosine]
+    own_words = [i for i in lexical if i not in conversational]
+    context_words = [i for i in context_lexical if i in conversational]
+    own_vector = [i for i, _ in vector if i in conversational]
+    own_lexical = [i for i in lexical if i in conversational]
+    vector_rank = {memory_id: n + 1 for n, memory_id in enumerate(ranked_vector)}
+    lexical_rank = {memory_id: n + 1 for n, memory_id in enumerate(own_words)}
+    lexical_rank.update({memory_id: n + 1 for n, memory_id in enumerate(context_words)})
+    extra: dict[str, float] = {}
+    for ids in (own_vector, own_lexical):
+        for n, memory_id in enumerate(ids):
+            extra[memory_id] = extra.get(memory_id, 0.0) + OWN_WEIGHT / (k + n + 1)
+    best = (2.0 + (2 * OWN_WEIGHT if conversational else 0.0)) / (k + 1)
+    fused: list[Fused] = []
+    for memory_id in dict.fromkeys([*ranked_vector, *own_words, *context_words, *extra]):
+        v, lx = vector_rank.get(memory_id), lexical_rank.get(memory_id)
+        raw = (1.0 / (k + v) if v else 0.0) + (1.0 / (k + lx) if lx else 0.0)
+        raw += extra.get(memory_id, 0.0)
+        fused.append(Fused(memory_id, raw / best, v, lx))
+    fused.sort(key=lambda f: (-f.score, f.vector_rank or 1 << 30))
+    return fused

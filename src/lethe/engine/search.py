@@ -12,7 +12,7 @@ from lethe.engine.past import PastOps
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.model import Page, RecallHit
-from lethe.ranking import Fused, fuse
+from lethe.ranking import Fused, fuse, fuse_with_context
 from lethe.store.vectors import Vector
 
 MAX_K = 100
@@ -95,12 +95,26 @@ class SearchOps(PastOps):
         lexical = self.store.lexical_search_soon(text, flt, depth)
         try:
             vector_hits = self.store.vector_search(vector, flt, depth)
+            context = self.store.context_search(vector, text, flt, depth)
         finally:
             lexical_ids = lexical.result()
         similarity = dict(vector_hits)
-        missing = [i for i in lexical_ids if i not in similarity]
+        if context is None:
+            ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
+        else:
+            context_vector, context_lexical = context
+            candidates = {i for i, _ in vector_hits} | set(lexical_ids)
+            candidates |= {i for i, _ in context_vector} | set(context_lexical)
+            ranked = fuse_with_context(
+                vector_hits,
+                lexical_ids,
+                context_vector,
+                context_lexical,
+                self.store.conversational(candidates),
+                k=self.settings.rrf_k,
+            )
+        missing = [f.id for f in ranked if f.id not in similarity]
         similarity.update(self.store.similarities(vector, missing))
-        ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
         return ranked, similarity
 
     def namespaces(self) -> list[str]:

@@ -8,7 +8,7 @@ search ever returns a memory that is not live.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -128,6 +128,18 @@ class Store(Protocol):
     ) -> list[list[tuple[str, float]]]: ...
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]: ...
+
+    def context_search(
+        self, query: Vector, text: str, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[str]] | None:
+        """Conversational memories ranked by their contexts (`lethe.context`): top-n
+        (id, cosine) of the context vectors and the best full-text matches of the context
+        texts; None when the namespace holds no conversation."""
+        ...
+
+    def conversational(self, ids: Iterable[str]) -> set[str]:
+        """Which of these memories are ranked by a context."""
+        ...
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]: ...
 

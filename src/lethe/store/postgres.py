@@ -10,7 +10,7 @@ search results are still re-checked against live rows by the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
@@ -190,6 +190,15 @@ class PostgresStore(
                 [np.asarray(query, dtype=np.float32), list(ids)],
             ).fetchall()
         return {r["id"]: float(r["similarity"]) for r in rows}
+
+    def context_search(
+        self, query: Vector, text: str, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[str]] | None:
+        """Not kept on PostgreSQL yet: recall ranks every memory by its own content here."""
+        return None
+
+    def conversational(self, ids: Iterable[str]) -> set[str]:
+        return set()
 
     def vector_of(self, memory_id: str) -> Vector | None:
         with self._read() as conn:

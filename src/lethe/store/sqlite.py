@@ -40,6 +40,8 @@ from lethe.store.rows import (
     pending_from_row,
     ts,
 )
+from lethe.store.sqlite_context import SQLiteContextReads
+from lethe.store.sqlite_context import rebuild as rebuild_contexts
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
@@ -65,7 +67,13 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"database error in {path}: {text}; nothing was changed")
 
 
-class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLitePastReads, SQLiteOwedWork):
+class SQLiteStore(
+    SQLiteTransferReads,
+    SQLiteVersionReads,
+    SQLitePastReads,
+    SQLiteContextReads,
+    SQLiteOwedWork,
+):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
     def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):
@@ -110,6 +118,9 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLitePastReads, SQLi
             raise
         self._sync = IndexSync(self._conn, self.path, dim, db_id)
         self._lexical = LexicalSearch(self.path, busy_timeout_ms, lambda: self._sync.seq)
+        if self._conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone():
+            with self.transaction():  # conversations stored before contexts existed
+                pass
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -138,6 +149,7 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLitePastReads, SQLi
                 raise _store_error(self.path, exc) from None
             try:
                 yield SQLiteTx(self)
+                rebuild_contexts(self._conn)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:
@@ -506,7 +518,8 @@ class SQLiteStore(SQLiteTransferReads, SQLiteVersionReads, SQLitePastReads, SQLi
         self._lexical.release()
         done = False
         with self._lock:
-            self._conn.execute("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')")
+            for table in ("memories_fts", "context_fts"):
+                self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
             self._conn.execute("PRAGMA busy_timeout = 0")
             try:
                 for _ in range(_CHECKPOINT_TRIES):

@@ -65,12 +65,29 @@ class IndexSync:
         self.index = VectorIndex(dim)
         self.earlier: EarlierStates | None = None
         """Earlier states, once a search as of a past moment has needed them."""
+        self.context: VectorIndex | None = None
+        """Conversational memories' context vectors, once a recall has needed them."""
         self.seq = -1
         """Last `vector_log` entry the index reflects; -1 means "rebuild before use"."""
 
     def invalidate(self) -> None:
         self.seq = -1
         self.earlier = None
+        self.context = None
+
+    def load_context(self) -> VectorIndex:
+        """The context vectors of every live conversational memory (after `sync`): read
+        once, then replayed from the log like the memories' own."""
+        if self.context is None:
+            index = VectorIndex(self._dim)
+            rows = self._conn.execute(_CONTEXT_SQL.format(only="")).fetchall()
+            if rows:
+                matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
+                index.bulk_load(
+                    [r[0] for r in rows], [r[1] for r in rows], matrix.reshape(-1, self._dim)
+                )
+            self.context = index
+        return self.context
 
     def load_earlier(self) -> EarlierStates:
         """The earlier states of every live memory (after `sync`): read once, then replayed."""
@@ -111,6 +128,19 @@ class IndexSync:
                 else:
                     vector = np.frombuffer(row[2], dtype="<f4")
                     self.index.upsert(memory_id, row[1], vector, row[3])
+            if self.context is not None:
+                found = {
+                    row[0]: row
+                    for row in self._conn.execute(
+                        _CONTEXT_SQL.format(only=f"AND c.memory_id IN ({marks})"), chunk
+                    )
+                }
+                for memory_id in chunk:
+                    row = found.get(memory_id)
+                    if row is None:
+                        self.context.remove(memory_id)
+                    else:
+                        self.context.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
             if self.earlier is not None:
                 only = f"AND v.memory_id IN ({marks})"
                 grouped = _group(
@@ -231,6 +261,9 @@ class IndexSync:
         for leftover in self._db.parent.glob(f".{glob.escape(name)}.*"):
             leftover.unlink(missing_ok=True)
 
+
+_CONTEXT_SQL = """SELECT c.memory_id, c.namespace, c.embedding FROM memory_context c
+    JOIN memories m ON m.id = c.memory_id WHERE m.status = 'active' {only} ORDER BY c.num"""
 
 _EARLIER_SQL = """SELECT v.memory_id, v.version, m.namespace, v.valid_from, v.valid_until,
     v.embedding, v.content FROM memory_versions v JOIN memories m ON m.id = v.memory_id

@@ -35,22 +35,26 @@ class LexicalSearch:
         self._df_cache: dict[str, int] = {}
         self._df_seq = 0
 
-    def submit(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+    def submit(
+        self, text: str, filters: Filters, n: int, *, context: bool = False
+    ) -> Future[list[str]]:
         """Start a search on the worker thread."""
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lethe-fts")
-            return self._pool.submit(self.search, text, filters, n)
+            return self._pool.submit(self.search, text, filters, n, context=context)
 
-    def search(self, text: str, filters: Filters, n: int) -> list[str]:
-        """Ids of the best BM25 matches among memories matching `filters`, best first."""
+    def search(self, text: str, filters: Filters, n: int, *, context: bool = False) -> list[str]:
+        """Ids of the best BM25 matches among memories matching `filters`, best first: by
+        their own text, or (`context`) by their conversational context's."""
         tokens = query_tokens(text)
         if not tokens:
             return []
         where, params = compile_filters(filters)
+        table = "context_fts" if context else "memories_fts"
         sql = (
-            "SELECT m.id FROM memories_fts f JOIN memories m ON m.num = f.rowid "
-            f"WHERE memories_fts MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
+            f"SELECT m.id FROM {table} f JOIN memories m ON m.num = f.rowid "
+            f"WHERE {table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
         )
         with self._lock:
             conn = self._connection()

@@ -292,6 +292,67 @@ CREATE TRIGGER vector_log_version_delete AFTER DELETE ON memory_versions BEGIN
     INSERT INTO vector_log (memory_id) VALUES (old.memory_id);
 END;
 """,
+    12: """
+-- Conversations: a memory whose metadata names a session (text, or a whole number) belongs to
+-- it. The column is derived from the metadata, so no write can leave the two apart.
+ALTER TABLE memories ADD COLUMN conversation TEXT GENERATED ALWAYS AS (
+    CASE json_type(metadata, '$.session')
+        WHEN 'text' THEN nullif(trim(json_extract(metadata, '$.session'), ' '), '')
+        WHEN 'integer' THEN CAST(json_extract(metadata, '$.session') AS TEXT)
+    END) VIRTUAL;
+CREATE INDEX memories_conversation ON memories (namespace, conversation, created_at)
+    WHERE conversation IS NOT NULL;
+
+-- Each live memory of a conversation is also ranked by its context: itself with the turns
+-- around it (lethe/context.py). Rebuilt for a whole conversation in the transaction of any
+-- change to one of its memories (the triggers below mark it; the store rebuilds before
+-- COMMIT), so a forgotten or purged turn's text never outlives the change in a neighbour.
+CREATE TABLE memory_context (
+    num          INTEGER PRIMARY KEY,
+    memory_id    TEXT NOT NULL UNIQUE REFERENCES memories (id) ON DELETE CASCADE,
+    namespace    TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    embedding    BLOB NOT NULL,
+    content      TEXT NOT NULL
+);
+CREATE INDEX memory_context_conversation ON memory_context (namespace, conversation);
+CREATE VIRTUAL TABLE context_fts USING fts5 (
+    content, content = 'memory_context', content_rowid = 'num',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER context_fts_insert AFTER INSERT ON memory_context BEGIN
+    INSERT INTO context_fts (rowid, content) VALUES (new.num, new.content);
+    INSERT INTO vector_log (memory_id) VALUES (new.memory_id);
+END;
+CREATE TRIGGER context_fts_delete AFTER DELETE ON memory_context BEGIN
+    INSERT INTO context_fts (context_fts, rowid, content) VALUES ('delete', old.num, old.content);
+    INSERT INTO vector_log (memory_id) VALUES (old.memory_id);
+END;
+
+CREATE TABLE conversation_dirty (
+    namespace    TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    PRIMARY KEY (namespace, conversation)
+) WITHOUT ROWID;
+CREATE TRIGGER context_dirty_insert AFTER INSERT ON memories
+WHEN new.conversation IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO conversation_dirty VALUES (new.namespace, new.conversation);
+END;
+CREATE TRIGGER context_dirty_update
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories BEGIN
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT old.namespace, old.conversation WHERE old.conversation IS NOT NULL;
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT new.namespace, new.conversation WHERE new.conversation IS NOT NULL;
+END;
+CREATE TRIGGER context_dirty_delete AFTER DELETE ON memories
+WHEN old.conversation IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO conversation_dirty VALUES (old.namespace, old.conversation);
+END;
+-- Conversations already stored are built at the first open.
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -207,6 +207,11 @@ class VectorIndex:
             results.append(hits)
         return results
 
+    def has_namespace(self, namespace: str) -> bool:
+        """Whether any live vector belongs to the namespace."""
+        code = self._ns_codes.get(namespace)
+        return code is not None and self._ns_live.get(code, 0) > 0
+
     def since_of(self, ids: Iterable[str]) -> dict[str, float]:
         """When each indexed memory's current state began (absent ids are left out)."""
         return {i: float(self._since[self._slot[i]]) for i in ids if i in self._slot}

@@ -1,0 +1,105 @@
+"""Keeping conversational memories' contexts (lethe/context.py) in step with the SQLite file.
+
+Triggers mark a conversation in `conversation_dirty` whenever one of its memories is
+inserted, changed, forgotten, restored or deleted; `rebuild` runs inside the same
+transaction, just before it commits, and rewrites the contexts of every marked conversation
+from its live memories. A purged turn therefore leaves its neighbours' contexts (text and
+vector) in the purge's own transaction, and a second process sees contexts that always
+match the rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable
+
+import numpy as np
+
+from lethe.context import Turn, contexts, speaker_of
+from lethe.filters import Filters
+from lethe.store.sqlite_filters import compile_filters
+from lethe.store.sqlite_index import IndexSync
+from lethe.store.sqlite_lexical import LexicalSearch
+from lethe.store.vectors import Vector
+
+
+def rebuild(conn: sqlite3.Connection) -> int:
+    """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
+    marked = conn.execute("SELECT namespace, conversation FROM conversation_dirty").fetchall()
+    for namespace, conversation in marked:
+        rows = conn.execute(
+            """SELECT num, id, content, embedding, metadata FROM memories
+               WHERE namespace = ? AND conversation = ? AND status = 'active'
+               ORDER BY created_at, num""",
+            (namespace, conversation),
+        ).fetchall()
+        conn.execute(
+            "DELETE FROM memory_context WHERE namespace = ? AND conversation = ?",
+            (namespace, conversation),
+        )
+        turns = [
+            Turn(
+                memory_id=row[1],
+                content=row[2],
+                vector=np.frombuffer(row[3], dtype="<f4"),
+                speaker=speaker_of(json.loads(row[4])),
+            )
+            for row in rows
+        ]
+        conn.executemany(
+            """INSERT INTO memory_context
+               (num, memory_id, namespace, conversation, embedding, content)
+               VALUES (?, ?, ?, ?, ?, ?)""",
+            [
+                (row[0], row[1], namespace, conversation, vector.astype("<f4").tobytes(), text)
+                for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+            ],
+        )
+    if marked:
+        conn.execute("DELETE FROM conversation_dirty")
+    return len(marked)
+
+
+class SQLiteContextReads:
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+    _sync: IndexSync
+    _lexical: LexicalSearch
+
+    def context_search(
+        self, query: Vector, text: str, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[str]] | None:
+        """The conversational memories matching `filters` ranked by their contexts: the top-n
+        (id, cosine) of the context vectors and the best full-text matches of the context
+        texts; None when the namespace holds no conversation (recall then ranks as before)."""
+        with self._lock:
+            self._sync.sync()
+            index = self._sync.load_context()
+            if not index.has_namespace(filters.namespace):
+                return None
+        words = self._lexical.submit(text, filters, n, context=True)
+        try:
+            with self._lock:
+                within = None
+                if filters.narrows_beyond_namespace():
+                    where, params = compile_filters(filters)
+                    ids = [
+                        r[0]
+                        for r in self._conn.execute(
+                            f"SELECT m.id FROM memories m WHERE {where}", params
+                        )
+                    ]
+                    within = index.slots_of(ids)
+                vector_hits = index.search(query, namespace=filters.namespace, k=n, within=within)
+        finally:
+            lexical_ids = words.result()
+        return vector_hits, lexical_ids
+
+    def conversational(self, ids: Iterable[str]) -> set[str]:
+        """Which of these memories are ranked by a context (live turns of a conversation)."""
+        with self._lock:
+            self._sync.sync()
+            index = self._sync.load_context()
+            return {i for i in ids if i in index}
