@@ -204,10 +204,46 @@ def _read_records(source: str) -> list[dict[str, Any]]:
     "audit events. Every line is checked first, so a bad line imports nothing.\n\n"
     "Ids already present, exact duplicates (the same text and fields already stored) and "
     "audit events already held are skipped and counted. Near-duplicates are imported, linked "
-    "to the memory they nearly repeat (near_duplicate) and counted: similar is not same.",
+    "to the memory they nearly repeat (near_duplicate) and counted: similar is not same.\n\n"
+    "With --from, import another memory's data instead: mcp-memory (the MCP memory server's "
+    "memory.jsonl), mem0 (the JSON of mem0's get_all) or markdown (a folder of notes). A "
+    "source with any malformed record is refused whole, each bad record named; the report "
+    "says what could not be kept and why. See docs/migrate.md.",
 )
 def import_(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="A .jsonl file, or - for stdin.")],
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="A .jsonl file, or - for stdin; with --from, the source's file (a folder for "
+            "markdown).",
+        ),
+    ],
+    from_: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            metavar="SOURCE",
+            help="Read another memory's format: mcp-memory, mem0 or markdown.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="With --from: read and check the source, report what would be imported, "
+            "write nothing.",
+        ),
+    ] = False,
+    namespace: Annotated[
+        str | None,
+        typer.Option(
+            "--namespace",
+            "-n",
+            help="With --from: store every memory in this namespace (by default mem0's "
+            "user_id chooses it; the other sources use 'default').",
+        ),
+    ] = None,
     keep_duplicates: Annotated[
         bool,
         typer.Option(
@@ -227,6 +263,27 @@ def import_(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    if from_ is not None:
+        from lethe.cli.importing import import_source
+
+        import_source(
+            from_,
+            file,
+            dry_run=dry_run,
+            namespace=namespace,
+            skip_duplicates=not keep_duplicates,
+            auto_link=not no_auto_link,
+            db=db,
+            json_=json_,
+            progress=_progress,
+        )
+        return
+    if dry_run or namespace is not None:
+        raise fail(
+            "--dry-run and --namespace are for imports from another memory (--from); "
+            "lethe's own export keeps each memory's namespace",
+            hint="drop the option, or add --from mcp-memory|mem0|markdown",
+        )
     records = _read_records(file)
     total = sum(1 for r in records if r.get("type", "memory") == "memory")
     with open_lethe(db) as mem, _progress("importing", total) as advance:

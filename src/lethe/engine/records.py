@@ -12,6 +12,7 @@ from typing import Any
 from lethe import validate
 from lethe.engine.audit import AuditOps
 from lethe.engine.base import sha256
+from lethe.engine.importing import SourceImportOps
 from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
@@ -86,7 +87,10 @@ def _event_keys(
     return full, short, details == _REDACTED and reason is None
 
 
-class RecordOps(MemoryOps, RelationOps, AuditOps):
+class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
+    """Whole stores in and out: lethe's own export format here, other memories' formats in
+    `SourceImportOps` (`import_from`)."""
+
     def export_records(self) -> Export:
         """The whole memory as JSON-ready records (the JSONL export format): live and
         forgotten memories, links, episodes and the audit log.
