@@ -164,7 +164,7 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str, embedder: Embedd
             ("[" + ",".join(["0.5"] * DIM) + "]",),
         )
     open_store(pg_dsn)
-    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "6"
+    assert meta(pg_dsn)["schema_version"] == str(LATEST_VERSION) == "7"
     with psycopg.connect(pg_dsn) as conn:
         index = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'memories_decay'"
@@ -180,6 +180,9 @@ def test_a_version_1_database_is_migrated_in_place(pg_dsn: str, embedder: Embedd
         )
         # migration 4: the work committed changes still owe
         assert conn.execute("SELECT count(*) FROM owed_work").fetchone() == (0,)
+        # migration 7: conversations and their contexts
+        assert conn.execute("SELECT conversation FROM memories").fetchall() == [(None,)]
+        assert conn.execute("SELECT count(*) FROM memory_context").fetchone() == (0,)
         # migration 6: earlier states keep their vector
         assert conn.execute(
             "SELECT count(*) FROM memory_versions WHERE embedding IS NULL"

@@ -10,7 +10,7 @@ search results are still re-checked against live rows by the engine.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import datetime
@@ -24,6 +24,8 @@ from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
 from lethe.store.lexical import POSTINGS_BUDGET, query_tokens
+from lethe.store.postgres_context import PostgresContextReads
+from lethe.store.postgres_context import rebuild as rebuild_contexts
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
@@ -67,7 +69,11 @@ def ef_search(n: int) -> int:
 
 
 class PostgresStore(
-    PostgresTransferReads, PostgresVersionReads, PostgresPastReads, PostgresOwedWork
+    PostgresTransferReads,
+    PostgresVersionReads,
+    PostgresPastReads,
+    PostgresContextReads,
+    PostgresOwedWork,
 ):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
@@ -113,6 +119,11 @@ class PostgresStore(
         self._lexical_pool_lock = threading.Lock()
         self._active = threading.local()
         self._terms = TermStats()
+        with self._read() as conn:
+            stale = conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone()
+        if stale:
+            with self.transaction():  # conversations stored before contexts existed
+                pass
 
     # -- connections and transactions ----------------------------------------------------
 
@@ -138,6 +149,7 @@ class PostgresStore(
                 self._active.conn = conn
                 try:
                     yield PostgresTx(self, conn)
+                    rebuild_contexts(conn)
                 finally:
                     self._active.conn = None
         except psycopg.errors.LockNotAvailable as exc:
@@ -190,15 +202,6 @@ class PostgresStore(
                 [np.asarray(query, dtype=np.float32), list(ids)],
             ).fetchall()
         return {r["id"]: float(r["similarity"]) for r in rows}
-
-    def context_search(
-        self, query: Vector, text: str, filters: Filters, n: int
-    ) -> tuple[list[tuple[str, float]], list[str]] | None:
-        """Not kept on PostgreSQL yet: recall ranks every memory by its own content here."""
-        return None
-
-    def conversational(self, ids: Iterable[str]) -> set[str]:
-        return set()
 
     def vector_of(self, memory_id: str) -> Vector | None:
         with self._read() as conn:

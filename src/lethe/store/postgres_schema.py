@@ -225,6 +225,52 @@ ALTER TABLE memory_versions ADD COLUMN embedding vector({dim});
 CREATE INDEX memory_versions_unembedded ON memory_versions (memory_id) WHERE embedding IS NULL;
 CREATE INDEX memory_versions_span ON memory_versions (valid_from, valid_until);
 """,
+    7: """
+-- Conversations and their contexts (see SQLite's 12 and lethe/context.py).
+ALTER TABLE memories ADD COLUMN conversation TEXT GENERATED ALWAYS AS (
+    CASE jsonb_typeof(metadata -> 'session')
+        WHEN 'string' THEN nullif(btrim(metadata ->> 'session', ' '), '')
+        WHEN 'number' THEN CASE WHEN (metadata ->> 'session') ~ '^-?[0-9]+$'
+                                THEN metadata ->> 'session' END
+    END) STORED;
+CREATE INDEX memories_conversation ON memories (namespace, conversation, created_at)
+    WHERE conversation IS NOT NULL;
+CREATE TABLE memory_context (
+    memory_id    TEXT PRIMARY KEY REFERENCES memories (id) ON DELETE CASCADE,
+    namespace    TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    embedding    vector({dim}) NOT NULL,
+    content      TEXT NOT NULL,
+    search       tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED
+);
+CREATE INDEX memory_context_conversation ON memory_context (namespace, conversation);
+CREATE INDEX memory_context_search ON memory_context USING gin (search);
+CREATE INDEX memory_context_embedding ON memory_context USING hnsw (embedding vector_cosine_ops);
+CREATE TABLE conversation_dirty (
+    namespace    TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    PRIMARY KEY (namespace, conversation)
+);
+CREATE FUNCTION lethe_conversation_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.conversation IS NOT NULL THEN
+        INSERT INTO conversation_dirty VALUES (OLD.namespace, OLD.conversation)
+            ON CONFLICT DO NOTHING;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') AND NEW.conversation IS NOT NULL THEN
+        INSERT INTO conversation_dirty VALUES (NEW.namespace, NEW.conversation)
+            ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER conversation_dirty_insert AFTER INSERT OR DELETE ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_conversation_dirty();
+CREATE TRIGGER conversation_dirty_update
+    AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_conversation_dirty();
+INSERT INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

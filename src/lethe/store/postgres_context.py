@@ -1,0 +1,119 @@
+"""Conversational memories' contexts on PostgreSQL (see `sqlite_context.py` for the rule):
+triggers mark a changed conversation in `conversation_dirty`, and the writing transaction
+rebuilds it before it commits; recall reads the contexts by SQL."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from lethe.context import Turn, contexts, speaker_of
+from lethe.filters import Filters
+from lethe.store.lexical import query_tokens
+from lethe.store.postgres_filters import compile_filters
+from lethe.store.vectors import Vector
+
+if TYPE_CHECKING:
+    import psycopg
+
+
+def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
+    """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
+    from lethe.store.postgres import _vector
+
+    marked = conn.execute(
+        "DELETE FROM conversation_dirty RETURNING namespace, conversation"
+    ).fetchall()
+    for mark in marked:
+        namespace, conversation = mark["namespace"], mark["conversation"]
+        rows = conn.execute(
+            """SELECT id, content, embedding, metadata::text AS metadata FROM memories
+               WHERE namespace = %s AND conversation = %s AND status = 'active'
+               ORDER BY created_at, num""",
+            (namespace, conversation),
+        ).fetchall()
+        conn.execute(
+            "DELETE FROM memory_context WHERE namespace = %s AND conversation = %s",
+            (namespace, conversation),
+        )
+        turns = [
+            Turn(
+                memory_id=row["id"],
+                content=row["content"],
+                vector=_vector(row["embedding"]),
+                speaker=speaker_of(json.loads(row["metadata"])),
+            )
+            for row in rows
+        ]
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                """INSERT INTO memory_context
+                   (memory_id, namespace, conversation, embedding, content)
+                   VALUES (%s, %s, %s, %s, %s)""",
+                [
+                    (row["id"], namespace, conversation, np.asarray(vector, np.float32), text)
+                    for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+                ],
+            )
+    return len(marked)
+
+
+class _Reads(Protocol):
+    def _read(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+
+class PostgresContextReads:
+    def context_search(
+        self: _Reads, query: Vector, text: str, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[str]] | None:
+        """The conversational memories matching `filters` ranked by their contexts; None
+        when the namespace holds no conversation."""
+        from lethe.store.postgres import _ts_word, ef_search
+
+        where, params = compile_filters(filters)
+        vector = np.asarray(query, dtype=np.float32)
+        with self._read() as conn, conn.transaction():
+            any_context = conn.execute(
+                "SELECT 1 FROM memory_context WHERE namespace = %s LIMIT 1",
+                (filters.namespace,),
+            ).fetchone()
+            if any_context is None:
+                return None
+            conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(n)}")
+            rows = conn.execute(
+                f"""SELECT c.memory_id, 1 - (c.embedding <=> %s) AS similarity
+                    FROM memory_context c JOIN memories m ON m.id = c.memory_id
+                    WHERE {where} ORDER BY c.embedding <=> %s LIMIT %s""".encode(),
+                [vector, *params, vector, n],
+            ).fetchall()
+            tokens = query_tokens(text)
+            found = (
+                conn.execute(
+                    f"""SELECT c.memory_id FROM memory_context c
+                        JOIN memories m ON m.id = c.memory_id, to_tsquery('simple', %s) q
+                        WHERE c.search @@ q AND {where}
+                        ORDER BY ts_rank_cd(c.search, q) DESC, m.num LIMIT %s""".encode(),
+                    [" | ".join(_ts_word(t) for t in tokens), *params, n],
+                ).fetchall()
+                if tokens
+                else []
+            )
+        return (
+            [(r["memory_id"], float(r["similarity"])) for r in rows],
+            [r["memory_id"] for r in found],
+        )
+
+    def conversational(self: _Reads, ids: Iterable[str]) -> set[str]:
+        """Which of these memories are ranked by a context."""
+        wanted = list(ids)
+        if not wanted:
+            return set()
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT memory_id FROM memory_context WHERE memory_id = ANY(%s)", (wanted,)
+            ).fetchall()
+        return {r["memory_id"] for r in rows}

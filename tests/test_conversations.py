@@ -1,0 +1,166 @@
+"""Conversations (issue 21): a memory that belongs to a session is also ranked with the turns
+around it, its context follows every change of its conversation in the same transaction (a
+forgotten or purged turn leaves its neighbours' contexts at once), and forgetting still
+judges each memory by its own content — on both stores, with the real MiniLM embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.model import Draft
+from lethe.ranking import fuse, fuse_with_context
+
+from .backends import is_postgres, run_sql
+from .conftest import snapshot
+
+SATURDAY = [
+    ("Gloria", "Hey Nils! How was your weekend?"),
+    ("Nils", "Pretty good, thanks."),
+    ("Gloria", "What did you do on Saturday?"),
+    ("Nils", "Went hiking at Mount Tamalpais with my sister."),
+    ("Gloria", "Sounds lovely."),
+]
+DISTRACTORS = [
+    "Priya went hiking in the Alps last summer.",
+    "Tom says hiking is his favourite sport.",
+    "On Saturday the library closes at noon.",
+    "Saturday's football match was cancelled because of rain.",
+    "Nils prefers tea to coffee.",
+    "The farmers market moves to Sunday in winter.",
+    "Our team offsite is next Saturday.",
+    "Maya's sister lives in Porto.",
+]
+OTHER = [
+    ("Ines", "Hello! Ines here."),
+    ("assistant", "Hi Ines, how can I help?"),
+    ("Ines", "My usual café order is a cortado."),
+    ("assistant", "Saturday is the farmers market, if you need vegetables."),
+]
+
+
+@pytest.fixture
+def conv(mem: Lethe) -> Iterator[tuple[Lethe, list[str]]]:
+    drafts = [
+        Draft(content=text, metadata={"session": session, "speaker": who})
+        for session, turns in (("s-1", SATURDAY), ("s-2", OTHER))
+        for who, text in turns
+    ]
+    mem.remember_many(drafts, auto_link=False)
+    ids = [m.id for m in sorted(mem.list_memories(limit=50).items, key=lambda m: m.created_at)]
+    yield mem, ids
+
+
+def _contexts(db: str) -> dict[str, str]:
+    return dict(run_sql(db, "SELECT memory_id, content FROM memory_context"))  # type: ignore[arg-type]
+
+
+def test_an_elliptical_answer_is_found_through_its_question(
+    conv: tuple[Lethe, list[str]],
+) -> None:
+    mem, _ = conv
+    answer = SATURDAY[3][1]
+    question = "What did Nils do on Saturday?"
+    mem.remember_many(
+        [Draft(content=text, namespace=ns) for text in DISTRACTORS for ns in ("default", "plain")]
+        + [Draft(content=text, namespace="plain") for _, text in SATURDAY + OTHER],
+        auto_link=False,
+    )
+    hits = [h.memory.content for h in mem.recall(question, k=5)]
+    assert answer in hits
+    # The same turns without a session rank by their own words alone: not found.
+    plain = [h.memory.content for h in mem.recall(question, k=5, filters={"namespace": "plain"})]
+    assert answer not in plain
+
+
+def test_contexts_follow_forget_restore_and_purge(db: str, conv: tuple[Lethe, list[str]]) -> None:
+    mem, ids = conv
+    question, answer = ids[2], ids[3]
+    assert "Saturday" in _contexts(db)[answer]
+    mem.execute(mem.plan_forget([question]))
+    contexts = _contexts(db)
+    assert question not in contexts
+    assert not any("What did you do on Saturday" in text for text in contexts.values())
+    mem.restore(question)
+    assert "What did you do on Saturday" in _contexts(db)[answer]
+    mem.execute(mem.plan_purge([question]))
+    contexts = _contexts(db)
+    assert not any("What did you do on Saturday" in text for text in contexts.values())
+    assert question not in mem.store.conversational(ids)
+    if not is_postgres(db):  # the erased words are gone from the context's full-text index
+        phrase = "SELECT count(*) FROM context_fts WHERE context_fts MATCH '\"what did you do\"'"
+        assert run_sql(db, phrase)[0][0] == 0
+        raw = Path(db).read_bytes()
+        assert b"What did you do on Saturday" not in raw
+
+
+def test_a_changed_turn_changes_its_neighbours_contexts(
+    db: str, conv: tuple[Lethe, list[str]]
+) -> None:
+    mem, ids = conv
+    mem.update(ids[2], content="Where did you go on Sunday?")
+    contexts = _contexts(db)
+    assert "Sunday" in contexts[ids[3]] and "Saturday" not in contexts[ids[3]]
+    mem.update(ids[3], merge_metadata={"session": "s-9"})  # moved to another conversation
+    contexts = _contexts(db)
+    assert "Mount Tamalpais" not in contexts[ids[2]]
+    assert contexts[ids[3]].endswith("Went hiking at Mount Tamalpais with my sister.")
+
+
+def test_forgetting_judges_each_memory_by_its_own_words(conv: tuple[Lethe, list[str]]) -> None:
+    """The question turn's context holds the hike; a forget of the hike never marks it."""
+    mem, ids = conv
+    plan = mem.plan_forget(query="the hike at Mount Tamalpais with my sister")
+    marked = {item.id for item in plan.items}
+    assert ids[3] in marked
+    assert ids[2] not in marked and ids[4] not in marked
+
+
+def test_a_failed_rebuild_leaves_the_store_as_it_was(
+    db: str, conv: tuple[Lethe, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem, _ = conv
+    before = snapshot(db)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("the context could not be built")
+
+    monkeypatch.setattr("lethe.store.sqlite_context.contexts", broken)
+    monkeypatch.setattr("lethe.store.postgres_context.contexts", broken)
+    with pytest.raises(RuntimeError):
+        mem.remember("Nils: and on Sunday I slept.", metadata={"session": "s-1"})
+    assert snapshot(db) == before
+
+
+def test_conversations_stored_before_contexts_are_built_at_open(
+    db: str, embedder: Embedder, conv: tuple[Lethe, list[str]]
+) -> None:
+    mem, ids = conv
+    mem.close()
+    run_sql(db, "DELETE FROM memory_context")
+    run_sql(db, "INSERT INTO conversation_dirty VALUES ('default', 's-1')")
+    with Lethe.open(db, embedder=embedder) as again:
+        assert set(ids[:5]) <= again.store.conversational(ids)
+        assert "Saturday" in _contexts(db)[ids[3]]
+
+
+def test_sessions_are_texts_or_whole_numbers(db: str, mem: Lethe) -> None:
+    for session in ("  s-3 ", 42, 4.5, True, "", {"id": 1}):
+        mem.remember(f"turn in {session!r}", metadata={"session": session})
+    rows = run_sql(db, "SELECT content, conversation FROM memories ORDER BY created_at")
+    assert [r[1] for r in rows] == ["s-3", "42", None, None, None, None]
+
+
+def test_without_conversations_the_ranking_is_the_plain_fusion() -> None:
+    vector = [("a", 0.9), ("b", 0.8), ("c", 0.5)]
+    lexical = ["c", "a", "d"]
+    plain = fuse([i for i, _ in vector], lexical)
+    mixed = fuse_with_context(vector, lexical, [], [], set())
+    assert [(f.id, round(f.score, 9)) for f in mixed] == [(f.id, round(f.score, 9)) for f in plain]
+    # A conversational memory competes by its context's cosine.
+    ranked = fuse_with_context(vector, lexical, [("c", 0.95)], ["c"], {"c"})
+    assert ranked[0].id == "c" and ranked[0].vector_rank == 1
