@@ -148,3 +148,11 @@ def test_recall_and_show_as_of_a_past_moment(db: str) -> None:
         result = run(db, "recall", "Alice", "--as-of", bad)
         assert result.exit_code == 1 and says in result.stderr
     assert snapshot(db) == before
+
+
+def test_remember_with_a_session(db: str) -> None:
+    """`--session` (issue 21): the turn belongs to that conversation."""
+    made = json.loads(run(db, "remember", "Went hiking.", "--session", "chat-1", "--json").stdout)
+    assert made["metadata"]["session"] == "chat-1"
+    clash = run(db, "remember", "x", "--session", "a", "--meta", "session=b")
+    assert clash.exit_code == 1 and "two conversations" in clash.stderr

@@ -12,6 +12,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.errors import InvalidInput
 from lethe.model import Draft
 from lethe.ranking import fuse, fuse_with_context
 
@@ -164,3 +165,17 @@ def test_without_conversations_the_ranking_is_the_plain_fusion() -> None:
     # A conversational memory competes by its context's cosine.
     ranked = fuse_with_context(vector, lexical, [("c", 0.95)], ["c"], {"c"})
     assert ranked[0].id == "c" and ranked[0].vector_rank == 1
+
+
+def test_a_session_given_at_remember(db: str, mem: Lethe) -> None:
+    first = mem.remember("What did you do on Saturday?", session="chat-7")
+    second = mem.remember("Went sailing.", session="chat-7", metadata={"speaker": "Ana"})
+    assert first.metadata["session"] == "chat-7"
+    assert second.metadata == {"speaker": "Ana", "session": "chat-7"}
+    assert mem.store.conversational([first.id, second.id]) == {first.id, second.id}
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match="two conversations"):
+        mem.remember("Sunday too.", session="chat-7", metadata={"session": "chat-8"})
+    with pytest.raises(InvalidInput, match="session"):
+        mem.remember("Sunday too.", session="a\nb")
+    assert snapshot(db) == before

@@ -156,3 +156,10 @@ async def test_recall_and_get_memory_as_of_over_stdio(tmp_path: Path) -> None:
         assert done["status"] == "executed"
         gone = await call(client, "recall", query="Alice works", k=5, as_of=moment)
         assert made["id"] not in [h["memory"]["id"] for h in gone["hits"]]
+
+
+async def test_remember_with_a_session_over_stdio(tmp_path: Path) -> None:
+    """`session` (issue 21): the turn belongs to that conversation."""
+    async with stdio_client(tmp_path / "m.db") as client:
+        made = await call(client, "remember", content="Went hiking.", session="chat-1")
+        assert made["memory"]["metadata"]["session"] == "chat-1"

@@ -152,6 +152,16 @@ def remember(
     ] = None,
     expires: ExpiresOpt = None,
     for_: ForOpt = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="NAME",
+            show_default=False,
+            help="The conversation this is a turn of (metadata.session): recall then also "
+            "ranks it with the turns around it.",
+        ),
+    ] = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
@@ -174,6 +184,7 @@ def remember(
                 supersedes=supersedes,
                 expires_at=expires,
                 expires_in=for_,
+                session=session,
             )
         except ConfirmationRequired as exc:
             from lethe.engine.superseding import superseding_protected

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from lethe import validate
+from lethe.context import SESSION_KEY
 from lethe.embed import Vectors
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import NEAR_DUPLICATE, draft_key, near_items, normalise, same_fields
@@ -52,6 +53,7 @@ class MemoryOps(SupersedeOps):
         supersedes: str | None = None,
         expires_at: datetime | str | None = None,
         expires_in: timedelta | str | None = None,
+        session: str | None = None,
     ) -> Remembered:
         """Store a memory and link it to its close neighbours. Never refuses one for being
         similar: similar is not same (embeddings barely see numbers, days, names and
@@ -83,8 +85,13 @@ class MemoryOps(SupersedeOps):
         asked ("keep this for a week"): from that instant no read returns it, and it goes to
         the trash, audited as `expire` (restorable until purged). It must lie in the future.
         A text already stored with another expiry, or none, is stored again, not merged: the
-        person's expiry must hold for what they said."""
+        person's expiry must hold for what they said.
+
+        `session` names the conversation the memory is a turn of (`metadata.session`): it is
+        then also ranked with the turns around it (`lethe.context`)."""
         when = expiry(expires_at, expires_in, self._clock())
+        if session is not None:
+            metadata = with_session(metadata, session)
         if supersedes is not None:
             if when is not None:
                 raise InvalidInput(
@@ -379,3 +386,16 @@ def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
 
 def _instant(value: Any, what: str) -> datetime | None:
     return None if value is None else parse_instant(value, what).astimezone(UTC)
+
+
+def with_session(metadata: dict[str, Any] | None, session: str) -> dict[str, Any]:
+    """The metadata with the conversation a memory belongs to; refused when the metadata
+    already names another."""
+    name = validate.label(session, "session")
+    given = (metadata or {}).get(SESSION_KEY)
+    if given is not None and str(given).strip(" ") != name:
+        raise InvalidInput(
+            f"session {name!r} and metadata.session {given!r} name two conversations",
+            hint="give the session once",
+        )
+    return {**(metadata or {}), SESSION_KEY: name}

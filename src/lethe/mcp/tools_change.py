@@ -359,10 +359,10 @@ def change_tools(rt: Runtime) -> list[Tool]:
     return strict_tools(specs)
 
 
-UPDATE_MEMORY = """Change a memory; merge_metadata sets only the keys given. Old
+UPDATE_MEMORY = """Change a memory; merge_metadata sets only given keys. Old
 versions stay in history until it is purged. Confirmed like forget (forget role): weakening a
-protection (a caveat, goal or pinned memory's text; leaving caveat/goal; importance below 0.9)
-or setting/shortening an expiry."""
+protection (a protected memory's text; leaving caveat/goal; importance below 0.9) or
+setting/shortening an expiry."""
 
-HISTORY = """Each version, newest first (who, how, when, why). To go back,
-update_memory with an old version's fields."""
+HISTORY = """Each version, newest first (who, how, when, why); to go back, update_memory
+with its fields."""

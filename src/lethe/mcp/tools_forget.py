@@ -428,7 +428,7 @@ forget(query="San Francisco") only lists candidates: show them.
 forget(memory_id="mem_…") (or memory_ids) deletes once the user confirms: asked directly if
 your client can; else the first call answers "Please confirm" and the same call within 5
 minutes deletes (with confirmation="<code>" if given). Protected ones (caveat, goal,
-importance >= 0.9) are refused."""
+importance >= 0.9) refused."""
 
 PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
 membership, workspace lines and the content inside audit events. Cannot be undone. Same

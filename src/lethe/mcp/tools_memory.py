@@ -118,6 +118,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
         supersedes: MemoryId | None = None,
         expires_at: ExpiresAt | None = None,
         expires_in: ExpiresIn | None = None,
+        session: Label | None = None,
     ) -> Annotated[CallToolResult, RememberOut]:
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
@@ -138,6 +139,7 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                     supersedes=supersedes,
                     expires_at=expires_at,
                     expires_in=expires_in,
+                    session=session,
                 )
             except ConfirmationRequired as exc:
                 target = exc.plan.memory_id
