@@ -94,8 +94,9 @@ class SearchOps(PastOps):
         """`_hybrid` with the query already embedded (a caller that needs the vector too)."""
         lexical = self.store.lexical_search_soon(text, flt, depth)
         try:
+            in_context = self.store.context_search_soon(vector, text, flt, depth)
             vector_hits = self.store.vector_search(vector, flt, depth)
-            context = self.store.context_search(vector, text, flt, depth)
+            context = in_context()
         finally:
             lexical_ids = lexical.result()
         similarity = dict(vector_hits)

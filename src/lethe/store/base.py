@@ -8,7 +8,7 @@ search ever returns a memory that is not live.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -135,6 +135,13 @@ class Store(Protocol):
         """Conversational memories ranked by their contexts (`lethe.context`): top-n
         (id, cosine) of the context vectors and the best full-text matches of the context
         texts; None when the namespace holds no conversation."""
+        ...
+
+    def context_search_soon(
+        self, query: Vector, text: str, filters: Filters, n: int
+    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
+        """`context_search` started now where the store can run it beside other work; the
+        callable gives its answer."""
         ...
 
     def conversational(self, ids: Iterable[str]) -> set[str]:

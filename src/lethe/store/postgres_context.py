@@ -5,7 +5,7 @@ rebuilds it before it commits; recall reads the contexts by SQL."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -106,6 +106,14 @@ class PostgresContextReads:
             [(r["memory_id"], float(r["similarity"])) for r in rows],
             [r["memory_id"] for r in found],
         )
+
+    def context_search_soon(
+        self: Any, query: Vector, text: str, filters: Filters, n: int
+    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
+        """`context_search`, answered when called (the server runs it beside others)."""
+        search: Callable[..., tuple[list[tuple[str, float]], list[str]] | None]
+        search = self.context_search
+        return lambda: search(query, text, filters, n)
 
     def conversational(self: _Reads, ids: Iterable[str]) -> set[str]:
         """Which of these memories are ranked by a context."""

@@ -118,6 +118,9 @@ class SQLiteStore(
             raise
         self._sync = IndexSync(self._conn, self.path, dim, db_id)
         self._lexical = LexicalSearch(self.path, busy_timeout_ms, lambda: self._sync.seq)
+        self._context_lexical = LexicalSearch(
+            self.path, busy_timeout_ms, lambda: self._sync.seq, context=True
+        )
         if self._conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone():
             with self.transaction():  # conversations stored before contexts existed
                 pass
@@ -134,6 +137,7 @@ class SQLiteStore(
 
     def close(self) -> None:
         self._lexical.close()
+        self._context_lexical.close()
         with self._lock:
             self._conn.close()
 
@@ -516,6 +520,7 @@ class SQLiteStore(
         a second, each try without waiting on the busy handler. Returns whether the WAL was
         emptied (if not, the caller keeps the work owed for later)."""
         self._lexical.release()
+        self._context_lexical.release()
         done = False
         with self._lock:
             for table in ("memories_fts", "context_fts"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -66,7 +66,7 @@ class SQLiteContextReads:
     _conn: sqlite3.Connection
     _lock: threading.RLock
     _sync: IndexSync
-    _lexical: LexicalSearch
+    _context_lexical: LexicalSearch
 
     def context_search(
         self, query: Vector, text: str, filters: Filters, n: int
@@ -74,28 +74,40 @@ class SQLiteContextReads:
         """The conversational memories matching `filters` ranked by their contexts: the top-n
         (id, cosine) of the context vectors and the best full-text matches of the context
         texts; None when the namespace holds no conversation (recall then ranks as before)."""
+        return self.context_search_soon(query, text, filters, n)()
+
+    def context_search_soon(
+        self, query: Vector, text: str, filters: Filters, n: int
+    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
+        """`context_search` with its full-text half started now, on a thread and connection
+        of its own (beside the memories' own full-text search); call the result for both
+        halves."""
         with self._lock:
             self._sync.sync()
             index = self._sync.load_context()
             if not index.has_namespace(filters.namespace):
-                return None
-        words = self._lexical.submit(text, filters, n, context=True)
-        try:
-            with self._lock:
-                within = None
-                if filters.narrows_beyond_namespace():
-                    where, params = compile_filters(filters)
-                    ids = [
-                        r[0]
-                        for r in self._conn.execute(
-                            f"SELECT m.id FROM memories m WHERE {where}", params
-                        )
-                    ]
-                    within = index.slots_of(ids)
-                vector_hits = index.search(query, namespace=filters.namespace, k=n, within=within)
-        finally:
-            lexical_ids = words.result()
-        return vector_hits, lexical_ids
+                return lambda: None
+        words = self._context_lexical.submit(text, filters, n)
+
+        def finish() -> tuple[list[tuple[str, float]], list[str]]:
+            try:
+                with self._lock:
+                    within = None
+                    if filters.narrows_beyond_namespace():
+                        where, params = compile_filters(filters)
+                        ids = [
+                            r[0]
+                            for r in self._conn.execute(
+                                f"SELECT m.id FROM memories m WHERE {where}", params
+                            )
+                        ]
+                        within = index.slots_of(ids)
+                    hits = index.search(query, namespace=filters.namespace, k=n, within=within)
+            finally:
+                found = words.result()
+            return hits, found
+
+        return finish
 
     def conversational(self, ids: Iterable[str]) -> set[str]:
         """Which of these memories are ranked by a context (live turns of a conversation)."""

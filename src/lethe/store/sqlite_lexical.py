@@ -25,7 +25,19 @@ _DF_REFRESH = 1000
 
 
 class LexicalSearch:
-    def __init__(self, path: Path, busy_timeout_ms: int, changes: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        busy_timeout_ms: int,
+        changes: Callable[[], int],
+        *,
+        context: bool = False,
+    ) -> None:
+        """`context`: search conversational memories' contexts (`context_fts`) instead of
+        the memories' own texts; a second instance, so both run at once."""
+        self._table, self._vocab = (
+            ("context_fts", "context_vocab") if context else ("memories_fts", "memories_vocab")
+        )
         self._path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._changes = changes
@@ -35,23 +47,20 @@ class LexicalSearch:
         self._df_cache: dict[str, int] = {}
         self._df_seq = 0
 
-    def submit(
-        self, text: str, filters: Filters, n: int, *, context: bool = False
-    ) -> Future[list[str]]:
+    def submit(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """Start a search on the worker thread."""
         with self._lock:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lethe-fts")
-            return self._pool.submit(self.search, text, filters, n, context=context)
+            return self._pool.submit(self.search, text, filters, n)
 
-    def search(self, text: str, filters: Filters, n: int, *, context: bool = False) -> list[str]:
-        """Ids of the best BM25 matches among memories matching `filters`, best first: by
-        their own text, or (`context`) by their conversational context's."""
+    def search(self, text: str, filters: Filters, n: int) -> list[str]:
+        """Ids of the best BM25 matches among memories matching `filters`, best first."""
         tokens = query_tokens(text)
         if not tokens:
             return []
         where, params = compile_filters(filters)
-        table = "context_fts" if context else "memories_fts"
+        table = self._table
         sql = (
             f"SELECT m.id FROM {table} f JOIN memories m ON m.num = f.rowid "
             f"WHERE {table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
@@ -102,7 +111,7 @@ class LexicalSearch:
             marks = ", ".join("?" for _ in missing)
             found = dict(
                 conn.execute(
-                    f"SELECT term, doc FROM memories_vocab WHERE term IN ({marks})", missing
+                    f"SELECT term, doc FROM {self._vocab} WHERE term IN ({marks})", missing
                 ).fetchall()
             )
             for term in missing:

@@ -353,6 +353,11 @@ END;
 INSERT OR IGNORE INTO conversation_dirty
     SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
 """,
+    13: """
+-- How many contexts hold each word: what the context full-text search budgets by (a
+-- context is several turns long, so the memories' own counts underestimate it).
+CREATE VIRTUAL TABLE context_vocab USING fts5vocab (context_fts, 'row');
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
