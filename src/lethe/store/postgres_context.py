@@ -36,10 +36,14 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
                ORDER BY created_at, num""",
             (namespace, conversation),
         ).fetchall()
-        conn.execute(
-            "DELETE FROM memory_context WHERE namespace = %s AND conversation = %s",
-            (namespace, conversation),
-        )
+        kept = {
+            row["memory_id"]: (_vector(row["embedding"]).tobytes(), row["content"])
+            for row in conn.execute(
+                """SELECT memory_id, embedding, content FROM memory_context
+                   WHERE namespace = %s AND conversation = %s""",
+                (namespace, conversation),
+            ).fetchall()
+        }
         turns = [
             Turn(
                 memory_id=row["id"],
@@ -49,14 +53,25 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
             )
             for row in rows
         ]
+        fresh = {
+            row["id"]: (np.asarray(vector, np.float32), text)
+            for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+        }
+        stale = [
+            i for i in kept if i not in fresh or kept[i] != (fresh[i][0].tobytes(), fresh[i][1])
+        ]
         with conn.cursor() as cursor:
+            cursor.executemany(
+                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in stale]
+            )
             cursor.executemany(
                 """INSERT INTO memory_context
                    (memory_id, namespace, conversation, embedding, content)
                    VALUES (%s, %s, %s, %s, %s)""",
                 [
-                    (row["id"], namespace, conversation, np.asarray(vector, np.float32), text)
-                    for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+                    (memory_id, namespace, conversation, vector, text)
+                    for memory_id, (vector, text) in fresh.items()
+                    if memory_id not in kept or memory_id in stale
                 ],
             )
     return len(marked)

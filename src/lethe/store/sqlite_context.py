@@ -35,10 +35,14 @@ def rebuild(conn: sqlite3.Connection) -> int:
                ORDER BY created_at, num""",
             (namespace, conversation),
         ).fetchall()
-        conn.execute(
-            "DELETE FROM memory_context WHERE namespace = ? AND conversation = ?",
-            (namespace, conversation),
-        )
+        kept = {
+            row[0]: (row[1], row[2])
+            for row in conn.execute(
+                """SELECT memory_id, embedding, content FROM memory_context
+                   WHERE namespace = ? AND conversation = ?""",
+                (namespace, conversation),
+            )
+        }
         turns = [
             Turn(
                 memory_id=row[1],
@@ -48,13 +52,22 @@ def rebuild(conn: sqlite3.Connection) -> int:
             )
             for row in rows
         ]
+        fresh = {
+            row[1]: (row[0], vector.astype("<f4").tobytes(), text)
+            for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+        }
+        # Only the contexts that changed are rewritten: each rewrite is logged for every
+        # process's index, and appending a turn changes two of them, not the conversation.
+        stale = [i for i in kept if kept[i] != fresh.get(i, (None, None, None))[1:]]
+        conn.executemany("DELETE FROM memory_context WHERE memory_id = ?", [(i,) for i in stale])
         conn.executemany(
             """INSERT INTO memory_context
                (num, memory_id, namespace, conversation, embedding, content)
                VALUES (?, ?, ?, ?, ?, ?)""",
             [
-                (row[0], row[1], namespace, conversation, vector.astype("<f4").tobytes(), text)
-                for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+                (num, memory_id, namespace, conversation, blob, text)
+                for memory_id, (num, blob, text) in fresh.items()
+                if memory_id not in kept or memory_id in stale
             ],
         )
     if marked:
