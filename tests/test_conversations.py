@@ -179,3 +179,17 @@ def test_a_session_given_at_remember(db: str, mem: Lethe) -> None:
     with pytest.raises(InvalidInput, match="session"):
         mem.remember("Sunday too.", session="a\nb")
     assert snapshot(db) == before
+
+
+def test_the_window_is_a_setting_and_a_change_rebuilds(
+    db: str, embedder: Embedder, conv: tuple[Lethe, list[str]]
+) -> None:
+    mem, ids = conv
+    mem.close()
+    with Lethe.open(db, embedder=embedder, context_before=0, context_after=0) as narrow:
+        assert _contexts(db)[ids[3]].endswith("\nWent hiking at Mount Tamalpais with my sister.")
+        assert "Saturday" not in _contexts(db)[ids[3]]
+        assert narrow.store.conversational(ids) >= set(ids[:5])
+    with Lethe.open(db, embedder=embedder) as wide:
+        assert "Saturday" in _contexts(db)[ids[3]]
+        assert wide.settings.context_before == 4

@@ -49,6 +49,10 @@ class Settings(BaseModel):
     decay_policy: Literal["off", "suggest", "auto"] = "suggest"
     decay_compress_risk: float = Field(50.0, gt=0)
     decay_drop_risk: float = Field(200.0, gt=0)
+    context_before: int = Field(4, ge=0, le=20)
+    """Earlier turns in a conversational memory's context (lethe.context)."""
+    context_after: int = Field(1, ge=0, le=20)
+    """Later turns in it."""
 
     @model_validator(mode="after")
     def _risk_order(self) -> Settings:

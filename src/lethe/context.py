@@ -5,7 +5,8 @@ Saturday?" — "Went hiking at Mount Tam with my sister." The answer never says 
 memory that belongs to a conversation (`metadata.session`) is therefore also ranked by a
 representation of itself with its neighbours, ordered by time:
 
-- a vector: its own, plus the vectors of up to `BEFORE` earlier turns and `AFTER` later ones,
+- a vector: its own, plus the vectors of up to `BEFORE` earlier turns and `AFTER` later ones
+  (settings `context_before`, `context_after`),
   weighted by side and fading with distance, normalised. It is built from vectors already
   stored, so keeping it costs no embedding;
 - a text for the full-text side: who speaks in that window (`metadata.speaker`) and the
@@ -63,13 +64,21 @@ def speaker_of(metadata: dict[str, Any]) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
-def contexts(turns: Sequence[Turn]) -> list[tuple[npt.NDArray[np.float32], str]]:
+Window = tuple[int, int]
+"""Earlier and later turns a context takes in."""
+WINDOW: Window = (BEFORE, AFTER)
+
+
+def contexts(
+    turns: Sequence[Turn], window: Window = WINDOW
+) -> list[tuple[npt.NDArray[np.float32], str]]:
     """The context (vector, text) of every turn of one conversation, in the given order."""
+    before, after = window
     out = []
     for position, turn in enumerate(turns):
         vector = turn.vector.astype(np.float32).copy()
-        earlier = turns[max(0, position - BEFORE) : position]
-        later = turns[position + 1 : position + 1 + AFTER]
+        earlier = turns[max(0, position - before) : position]
+        later = turns[position + 1 : position + 1 + after]
         for distance, other in enumerate(reversed(earlier)):
             vector += PREVIOUS_WEIGHT * FADE**distance * other.vector
         for distance, other in enumerate(later):
@@ -77,8 +86,8 @@ def contexts(turns: Sequence[Turn]) -> list[tuple[npt.NDArray[np.float32], str]]
         norm = float(np.linalg.norm(vector))
         if norm > 0:
             vector /= norm
-        window = [*earlier, turn, *later]
-        speakers = list(dict.fromkeys(t.speaker for t in window if t.speaker))
-        text = "\n".join([*speakers, *(t.content for t in window)])
+        span = [*earlier, turn, *later]
+        speakers = list(dict.fromkeys(t.speaker for t in span if t.speaker))
+        text = "\n".join([*speakers, *(t.content for t in span)])
         out.append((vector, text))
     return out

@@ -88,6 +88,7 @@ class Lethe(
                 embedder=embedder.name,
                 dim=embedder.dim,
                 busy_timeout_ms=resolved.busy_timeout_ms,
+                context_window=(resolved.context_before, resolved.context_after),
             )
         else:
             store = SQLiteStore(
@@ -95,6 +96,7 @@ class Lethe(
                 embedder=embedder.name,
                 dim=embedder.dim,
                 busy_timeout_ms=resolved.busy_timeout_ms,
+                context_window=(resolved.context_before, resolved.context_after),
             )
         lethe = cls(store, embedder, resolved, clock=clock)
         try:

@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lethe.context import WINDOW, Window
 from lethe.errors import StoreBusy, StoreError
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
 from lethe.store.lexical import POSTINGS_BUDGET, query_tokens
-from lethe.store.postgres_context import PostgresContextReads
+from lethe.store.postgres_context import PostgresContextReads, adopt_window
 from lethe.store.postgres_context import rebuild as rebuild_contexts
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
@@ -86,6 +87,7 @@ class PostgresStore(
         dim: int,
         busy_timeout_ms: int = 5000,
         pool_size: int = 4,
+        context_window: Window = WINDOW,
     ) -> None:
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
@@ -119,6 +121,10 @@ class PostgresStore(
         self._lexical_pool_lock = threading.Lock()
         self._active = threading.local()
         self._terms = TermStats()
+        self._window = context_window
+        with self._pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            adopt_window(conn, context_window)
         with self._read() as conn:
             stale = conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone()
         if stale:
@@ -149,7 +155,7 @@ class PostgresStore(
                 self._active.conn = conn
                 try:
                     yield PostgresTx(self, conn)
-                    rebuild_contexts(conn)
+                    rebuild_contexts(conn, self._window)
                 finally:
                     self._active.conn = None
         except psycopg.errors.LockNotAvailable as exc:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.context import Turn, contexts, speaker_of
+from lethe.context import WINDOW, Turn, Window, contexts, speaker_of
 from lethe.filters import Filters
 from lethe.store.lexical import query_tokens
 from lethe.store.postgres_filters import compile_filters
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import psycopg
 
 
-def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
+def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -> int:
     """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
     from lethe.store.postgres import _vector
 
@@ -55,7 +55,7 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
         ]
         fresh = {
             row["id"]: (np.asarray(vector, np.float32), text)
-            for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+            for row, (vector, text) in zip(rows, contexts(turns, window), strict=True)
         }
         stale = [
             i for i in kept if i not in fresh or kept[i] != (fresh[i][0].tobytes(), fresh[i][1])
@@ -75,6 +75,25 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
                 ],
             )
     return len(marked)
+
+
+def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> None:
+    """Record the window contexts are built with (in the caller's transaction); a database
+    built with another one has every conversation marked, to be rebuilt."""
+    text = f"{window[0]},{window[1]}"
+    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
+    if row is not None and row["value"] == text:
+        return
+    conn.execute(
+        """INSERT INTO lethe_meta (key, value) VALUES ('context_window', %s)
+           ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
+        (text,),
+    )
+    if row is not None:
+        conn.execute(
+            """INSERT INTO conversation_dirty SELECT DISTINCT namespace, conversation
+               FROM memories WHERE conversation IS NOT NULL ON CONFLICT DO NOTHING"""
+        )
 
 
 class _Reads(Protocol):

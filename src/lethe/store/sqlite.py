@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from lethe.context import WINDOW, Window
 from lethe.errors import (
     DatabaseNotWritable,
     NotALetheDatabase,
@@ -40,7 +41,7 @@ from lethe.store.rows import (
     pending_from_row,
     ts,
 )
-from lethe.store.sqlite_context import SQLiteContextReads
+from lethe.store.sqlite_context import SQLiteContextReads, adopt_window
 from lethe.store.sqlite_context import rebuild as rebuild_contexts
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
@@ -76,7 +77,15 @@ class SQLiteStore(
 ):
     """Persistence for the engine. Every method is safe to call from several threads."""
 
-    def __init__(self, path: str | Path, *, embedder: str, dim: int, busy_timeout_ms: int = 5000):
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        embedder: str,
+        dim: int,
+        busy_timeout_ms: int = 5000,
+        context_window: Window = WINDOW,
+    ):
         self.path = Path(path).expanduser()
         self.dim = dim
         self._busy_timeout_ms = int(busy_timeout_ms)
@@ -121,6 +130,8 @@ class SQLiteStore(
         self._context_lexical = LexicalSearch(
             self.path, busy_timeout_ms, lambda: self._sync.seq, context=True
         )
+        self._window = context_window
+        adopt_window(self._conn, context_window)
         if self._conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone():
             with self.transaction():  # conversations stored before contexts existed
                 pass
@@ -153,7 +164,7 @@ class SQLiteStore(
                 raise _store_error(self.path, exc) from None
             try:
                 yield SQLiteTx(self)
-                rebuild_contexts(self._conn)
+                rebuild_contexts(self._conn, self._window)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lethe.context import Turn, contexts, speaker_of
+from lethe.context import WINDOW, Turn, Window, contexts, speaker_of
 from lethe.filters import Filters
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
@@ -25,7 +25,7 @@ from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.vectors import Vector
 
 
-def rebuild(conn: sqlite3.Connection) -> int:
+def rebuild(conn: sqlite3.Connection, window: Window = WINDOW) -> int:
     """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
     marked = conn.execute("SELECT namespace, conversation FROM conversation_dirty").fetchall()
     for namespace, conversation in marked:
@@ -54,7 +54,7 @@ def rebuild(conn: sqlite3.Connection) -> int:
         ]
         fresh = {
             row[1]: (row[0], vector.astype("<f4").tobytes(), text)
-            for row, (vector, text) in zip(rows, contexts(turns), strict=True)
+            for row, (vector, text) in zip(rows, contexts(turns, window), strict=True)
         }
         # Only the contexts that changed are rewritten: each rewrite is logged for every
         # process's index, and appending a turn changes two of them, not the conversation.
@@ -128,3 +128,26 @@ class SQLiteContextReads:
             self._sync.sync()
             index = self._sync.load_context()
             return {i for i in ids if i in index}
+
+
+def adopt_window(conn: sqlite3.Connection, window: Window) -> None:
+    """Record the window contexts are built with; a store built with another one has every
+    conversation marked, to be rebuilt (before anything is read)."""
+    text = f"{window[0]},{window[1]}"
+    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
+    if row is not None and row[0] == text:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "INSERT OR REPLACE INTO lethe_meta (key, value) VALUES ('context_window', ?)", (text,)
+        )
+        if row is not None:
+            conn.execute(
+                """INSERT OR IGNORE INTO conversation_dirty SELECT DISTINCT namespace,
+                   conversation FROM memories WHERE conversation IS NOT NULL"""
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
