@@ -110,6 +110,9 @@ def test_a_changed_turn_changes_its_neighbours_contexts(
     contexts = _contexts(db)
     assert "Mount Tamalpais" not in contexts[ids[2]]
     assert contexts[ids[3]].endswith("Went hiking at Mount Tamalpais with my sister.")
+    # and back, to a conversation rebuilt before the one it leaves
+    mem.update(ids[3], merge_metadata={"session": "s-1"})
+    assert "Mount Tamalpais" in _contexts(db)[ids[2]]
 
 
 def test_forgetting_judges_each_memory_by_its_own_words(conv: tuple[Lethe, list[str]]) -> None:

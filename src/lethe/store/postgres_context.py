@@ -60,9 +60,10 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -
         stale = [
             i for i in kept if i not in fresh or kept[i] != (fresh[i][0].tobytes(), fresh[i][1])
         ]
+        moved = [i for i in fresh if i not in kept]  # its old conversation's row goes
         with conn.cursor() as cursor:
             cursor.executemany(
-                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in stale]
+                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in stale + moved]
             )
             cursor.executemany(
                 """INSERT INTO memory_context

@@ -59,7 +59,12 @@ def rebuild(conn: sqlite3.Connection, window: Window = WINDOW) -> int:
         # Only the contexts that changed are rewritten: each rewrite is logged for every
         # process's index, and appending a turn changes two of them, not the conversation.
         stale = [i for i in kept if kept[i] != fresh.get(i, (None, None, None))[1:]]
-        conn.executemany("DELETE FROM memory_context WHERE memory_id = ?", [(i,) for i in stale])
+        # A turn that moved here from another conversation may still have its context there
+        # (that conversation is rebuilt too, maybe later in this loop): it is replaced here.
+        moved = [i for i in fresh if i not in kept]
+        conn.executemany(
+            "DELETE FROM memory_context WHERE memory_id = ?", [(i,) for i in stale + moved]
+        )
         conn.executemany(
             """INSERT INTO memory_context
                (num, memory_id, namespace, conversation, embedding, content)
@@ -67,7 +72,7 @@ def rebuild(conn: sqlite3.Connection, window: Window = WINDOW) -> int:
             [
                 (num, memory_id, namespace, conversation, blob, text)
                 for memory_id, (num, blob, text) in fresh.items()
-                if memory_id not in kept or memory_id in stale
+                if memory_id in moved or memory_id in stale
             ],
         )
     if marked:
