@@ -196,3 +196,23 @@ def test_the_window_is_a_setting_and_a_change_rebuilds(
     with Lethe.open(db, embedder=embedder) as wide:
         assert "Saturday" in _contexts(db)[ids[3]]
         assert wide.settings.context_before == 4
+
+
+def test_an_episode_is_a_conversation_for_members_without_a_session(db: str, mem: Lethe) -> None:
+    turns = [
+        mem.remember("What did you do on Saturday?").id,
+        mem.remember("Went hiking at Mount Tamalpais.").id,
+        mem.remember("Nice. Who with?").id,
+    ]
+    own = mem.remember("A turn of another chat.", session="chat-1").id
+    assert mem.store.conversational([*turns, own]) == {own}
+    mem.create_episode("Weekend chat", [*turns, own])
+    assert mem.store.conversational([*turns, own]) == {*turns, own}
+    contexts = _contexts(db)
+    assert "Saturday" in contexts[turns[1]]
+    assert "Saturday" not in contexts[own]  # its session is its conversation
+    # A second, later episode does not take its members.
+    mem.create_episode("Again", [turns[1]])
+    assert "Saturday" in _contexts(db)[turns[1]]
+    mem.execute(mem.plan_purge([turns[0]]))
+    assert not any("What did you do" in text for text in _contexts(db).values())

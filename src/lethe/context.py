@@ -35,6 +35,9 @@ NEXT_WEIGHT = 0.3
 FADE = 0.7
 """Each step further from the memory multiplies a neighbour's weight by this."""
 
+EPISODE = "episode:"
+"""The conversation key of an episode's members that name no session: an episode is a
+conversation too (a memory in several belongs to the first one made)."""
 SESSION_KEY = "session"
 SPEAKER_KEY = "speaker"
 

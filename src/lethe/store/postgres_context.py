@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.context import WINDOW, Turn, Window, contexts, speaker_of
+from lethe.context import EPISODE, WINDOW, Turn, Window, contexts, speaker_of
 from lethe.filters import Filters
 from lethe.store.lexical import query_tokens
 from lethe.store.postgres_filters import compile_filters
@@ -19,6 +19,19 @@ from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:
     import psycopg
+
+
+_SESSION_TURNS = """SELECT id, content, embedding, metadata::text AS metadata FROM memories
+    WHERE namespace = %s AND conversation = %s AND status = 'active' ORDER BY created_at, num"""
+_EPISODE_TURNS = """SELECT m.id, m.content, m.embedding, m.metadata::text AS metadata
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    JOIN memories m ON m.id = em.memory_id
+    WHERE e.id = %s AND m.status = 'active' AND m.conversation IS NULL
+    AND NOT EXISTS (
+        SELECT 1 FROM episode_members o JOIN episodes oe ON oe.id = o.episode_id
+        WHERE o.memory_id = m.id
+        AND (oe.created_at < e.created_at OR (oe.created_at = e.created_at AND oe.id < e.id)))
+    ORDER BY m.created_at, m.num"""
 
 
 def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -> int:
@@ -30,11 +43,10 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -
     ).fetchall()
     for mark in marked:
         namespace, conversation = mark["namespace"], mark["conversation"]
+        episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
         rows = conn.execute(
-            """SELECT id, content, embedding, metadata::text AS metadata FROM memories
-               WHERE namespace = %s AND conversation = %s AND status = 'active'
-               ORDER BY created_at, num""",
-            (namespace, conversation),
+            _EPISODE_TURNS if episode is not None else _SESSION_TURNS,
+            (episode,) if episode is not None else (namespace, conversation),
         ).fetchall()
         kept = {
             row["memory_id"]: (_vector(row["embedding"]).tobytes(), row["content"])

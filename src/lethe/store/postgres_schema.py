@@ -271,6 +271,35 @@ CREATE TRIGGER conversation_dirty_update
 INSERT INTO conversation_dirty
     SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
 """,
+    8: """
+-- An episode is a conversation too (see SQLite's 14).
+CREATE FUNCTION lethe_episode_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO conversation_dirty
+        SELECT e.namespace, 'episode:' || e.id FROM episodes e WHERE e.id = NEW.episode_id
+        ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER episode_dirty AFTER INSERT OR UPDATE OF memory_id ON episode_members
+    FOR EACH ROW EXECUTE FUNCTION lethe_episode_dirty();
+CREATE FUNCTION lethe_episode_member_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO conversation_dirty
+        SELECT e.namespace, 'episode:' || e.id
+        FROM episode_members em JOIN episodes e ON e.id = em.episode_id
+        WHERE em.memory_id = NEW.id
+        ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER episode_member_dirty
+    AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_episode_member_dirty();
+INSERT INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL
+    ON CONFLICT DO NOTHING;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -17,23 +17,34 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lethe.context import WINDOW, Turn, Window, contexts, speaker_of
+from lethe.context import EPISODE, WINDOW, Turn, Window, contexts, speaker_of
 from lethe.filters import Filters
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.vectors import Vector
 
+_SESSION_TURNS = """SELECT num, id, content, embedding, metadata FROM memories
+    WHERE namespace = ? AND conversation = ? AND status = 'active' ORDER BY created_at, num"""
+_EPISODE_TURNS = """SELECT m.num, m.id, m.content, m.embedding, m.metadata
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    JOIN memories m ON m.id = em.memory_id
+    WHERE e.id = ? AND m.status = 'active' AND m.conversation IS NULL
+    AND NOT EXISTS (
+        SELECT 1 FROM episode_members o JOIN episodes oe ON oe.id = o.episode_id
+        WHERE o.memory_id = m.id
+        AND (oe.created_at < e.created_at OR (oe.created_at = e.created_at AND oe.id < e.id)))
+    ORDER BY m.created_at, m.num"""
+
 
 def rebuild(conn: sqlite3.Connection, window: Window = WINDOW) -> int:
     """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
     marked = conn.execute("SELECT namespace, conversation FROM conversation_dirty").fetchall()
     for namespace, conversation in marked:
+        episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
         rows = conn.execute(
-            """SELECT num, id, content, embedding, metadata FROM memories
-               WHERE namespace = ? AND conversation = ? AND status = 'active'
-               ORDER BY created_at, num""",
-            (namespace, conversation),
+            _EPISODE_TURNS if episode is not None else _SESSION_TURNS,
+            (episode,) if episode is not None else (namespace, conversation),
         ).fetchall()
         kept = {
             row[0]: (row[1], row[2])

@@ -358,6 +358,29 @@ INSERT OR IGNORE INTO conversation_dirty
 -- context is several turns long, so the memories' own counts underestimate it).
 CREATE VIRTUAL TABLE context_vocab USING fts5vocab (context_fts, 'row');
 """,
+    14: """
+-- An episode is a conversation too, for its members that name no session (a memory in
+-- several episodes belongs to the first one made). Its key is 'episode:' and its id.
+CREATE TRIGGER context_dirty_episode_insert AFTER INSERT ON episode_members BEGIN
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT e.namespace, 'episode:' || e.id FROM episodes e WHERE e.id = new.episode_id;
+END;
+CREATE TRIGGER context_dirty_episode_update AFTER UPDATE OF memory_id ON episode_members BEGIN
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT e.namespace, 'episode:' || e.id FROM episodes e WHERE e.id = new.episode_id;
+END;
+CREATE TRIGGER context_dirty_episode_member
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories BEGIN
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT e.namespace, 'episode:' || e.id
+        FROM episode_members em JOIN episodes e ON e.id = em.episode_id
+        WHERE em.memory_id = new.id;
+END;
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
