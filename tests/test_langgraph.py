@@ -17,7 +17,7 @@ from langgraph.store.memory import InMemoryStore
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.errors import LetheError
+from lethe.errors import ConfirmationRequired, LetheError
 from lethe.integrations.langgraph import LetheStore
 
 from .clocks import Clock
@@ -314,3 +314,70 @@ def test_bad_values_and_configs_are_refused(db: str, cmem: Lethe, store: LetheSt
     with pytest.raises(ValueError, match="fields only"):
         LetheStore(cmem, index={"dims": 1536, "embed": "openai:text-embedding-3-small"})
     assert len(snapshot(db)["memories"]) == len(before["memories"]) + 1
+
+
+def test_a_put_never_changes_a_protected_memory(db: str, cmem: Lethe, store: LetheStore) -> None:
+    """The person pinned what the agent wrote: the agent's next put is refused, not
+    confirmed by the store itself."""
+    store.put(("u",), "allergy", {"text": "severely allergic to penicillin"})
+    memory = cmem.list_memories({"namespace": "lg.u"}).items[0]
+    cmem.execute(cmem.plan_update(memory.id, importance=0.95, layer="caveat"))
+    before = snapshot(db)
+    with pytest.raises(ConfirmationRequired, match="protected"):
+        store.put(("u",), "allergy", {"text": "no known allergies"})
+    assert snapshot(db) == before
+    item = store.get(("u",), "allergy")
+    assert item is not None and item.value["text"] == "severely allergic to penicillin"
+
+
+def test_concurrent_puts_to_one_key_make_one_item(cmem: Lethe, store: LetheStore) -> None:
+    async def scenario() -> None:
+        await asyncio.gather(*(store.aput(("c",), "k", {"v": n}) for n in range(6)))
+
+    asyncio.run(scenario())
+    assert cmem.list_memories({"namespace": "lg.c"}).total == 1
+    store.delete(("c",), "k")
+    assert store.get(("c",), "k") is None and store.search(("c",)) == []
+
+
+def test_a_read_counts_as_an_access(cmem: Lethe, store: LetheStore) -> None:
+    """Decay judges a memory by its reads: an item the agent gets is not idle."""
+    store.put(("a",), "k", {"text": "read often"})
+    for _ in range(3):
+        store.get(("a",), "k")
+    assert cmem.list_memories({"namespace": "lg.a"}).items[0].access_count == 3
+
+
+def test_a_restored_old_item_never_doubles_a_key(cmem: Lethe, store: LetheStore) -> None:
+    store.put(("r",), "k", {"v": "old"})
+    old = cmem.list_memories({"namespace": "lg.r"}).items[0]
+    store.delete(("r",), "k")
+    store.put(("r",), "k", {"v": "new"})
+    cmem.restore(old.id)
+    got = store.get(("r",), "k")
+    assert got is not None and got.value == {"v": "new"}
+    assert [i.value for i in store.search(("r",))] == [{"v": "new"}]
+    store.delete(("r",), "k")
+    assert store.get(("r",), "k") is None
+
+
+def test_a_query_search_pages_past_recalls_hundred_hits(store: LetheStore) -> None:
+    reference = InMemoryStore()
+    for n in range(130):
+        for s in (store, reference):
+            s.put(("big",), f"k{n}", {"text": f"note number {n} about gardening", "n": n})
+    page = store.search(("big",), query="gardening notes", limit=20, offset=115)
+    assert len(page) == 15 == len(reference.search(("big",), limit=20, offset=115))
+    found = store.search(("big",), query="gardening notes", filter={"n": {"$gte": 120}}, limit=50)
+    assert sorted(i.value["n"] for i in found) == list(range(120, 130))
+    keys = [
+        i.key for o in (0, 50, 100) for i in store.search(("big",), query="x", limit=50, offset=o)
+    ]
+    assert len(keys) == len(set(keys)) == 130
+
+
+def test_a_root_must_be_one_label(cmem: Lethe) -> None:
+    for bad in ("app.v1", "", "-x", "x y"):
+        with pytest.raises(ValueError, match="root"):
+            LetheStore(cmem, root=bad)
+    assert LetheStore(cmem, root="app_v1").root == "app_v1"

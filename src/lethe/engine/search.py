@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -117,6 +117,20 @@ class SearchOps(PastOps):
         missing = [f.id for f in ranked if f.id not in similarity]
         similarity.update(self.store.similarities(vector, missing))
         return ranked, similarity
+
+    def touch(self, memory_ids: Sequence[str]) -> None:
+        """Count a read of these live memories (a face that reads by id, as recall's hits
+        are counted): decay judges a memory by when it was last read."""
+        ids = [validate.memory_id(i) for i in memory_ids]
+        if ids:
+            self.store.touch(ids, self._clock())
+
+    def similarities(self, query: str, memory_ids: Sequence[str]) -> dict[str, float]:
+        """The cosine of each of these live memories to the query (clamped to 0-1)."""
+        text = validate.content(query, max_bytes=self.settings.max_content_bytes, what="query")
+        ids = [validate.memory_id(i) for i in memory_ids]
+        found = self.store.similarities(self.embedder.embed([text])[0], ids)
+        return {i: _cosine(found, i) for i in found}
 
     def namespaces(self) -> list[str]:
         """The namespaces that hold at least one live memory."""

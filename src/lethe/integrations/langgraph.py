@@ -15,7 +15,7 @@ What LangGraph asks of a store, and what lethe makes of it:
   trash can undo; purge stays explicit, through lethe.
 - **ttl** (minutes) is a lethe expiry: the item leaves every read when it passes and goes to
   the trash as `expire`. Reads refresh it (unless `refresh_ttl=False` or the store's
-  `refresh_on_read` is off) once a tenth of it has passed, as an ordinary versioned change.
+  `refresh_on_read` is off) once half of it has passed, as an ordinary versioned change.
 - Embeddings are lethe's own (so a forget or purge removes them with the memory): `index`
   takes `fields` only.
 """
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import threading
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
@@ -53,12 +55,13 @@ except ImportError as missing:  # pragma: no cover - the extra is part of the te
     ) from missing
 
 from lethe.engine.lethe import Lethe
-from lethe.errors import InvalidInput, LetheError
+from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
 from lethe.filters import Filters, make_condition
 from lethe.integrations.langgraph_names import ROOT, from_lethe, to_lethe
 from lethe.model import Memory
 
 ACTOR = "langgraph"
+_ROOT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_@-]{0,15}")
 _PAGE = 1000
 _RECALL_MAX = 100
 
@@ -83,7 +86,13 @@ class LetheStore(BaseStore):
                 f"LetheStore embeds with lethe's own model, so that a forget or purge removes "
                 f"the vectors with the memory; index takes fields only, not {unsupported}"
             )
+        if not _ROOT.fullmatch(root):
+            raise ValueError(
+                f"root {root!r} must be letters, digits, _ @ - (no period: it separates the "
+                "labels of a namespace)"
+            )
         self.mem = mem
+        self._writing = threading.RLock()
         self.index_config = index
         self.ttl_config = ttl
         self.root = root
@@ -112,8 +121,9 @@ class LetheStore(BaseStore):
                 results.append(None)
             else:
                 raise ValueError(f"Unknown operation type: {type(op).__name__}")
-        for op in puts.values():
-            self._put(op)
+        with self._writing:  # find-then-write: one writer of this store at a time
+            for op in puts.values():
+                self._put(op)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -126,6 +136,7 @@ class LetheStore(BaseStore):
         if memory is None:
             return None
         memory = self._refresh(memory, op.refresh_ttl)
+        self.mem.touch([memory.id])  # an item the agent reads is not idle to decay
         return _item(memory, op.namespace)
 
     def _put(self, op: PutOp) -> None:
@@ -135,10 +146,11 @@ class LetheStore(BaseStore):
                 f'Root label for namespace cannot be "langgraph". Got: {namespace}'
             )
         name = self._namespace(namespace)
-        existing = self._find(namespace, op.key)
+        found = self._all_of(namespace, op.key)
+        existing = found[0] if found else None
         if op.value is None:
-            if existing is not None:
-                self._forget(existing)
+            if found:
+                self._forget(found)
             return
         value = dict(op.value)
         try:
@@ -176,19 +188,30 @@ class LetheStore(BaseStore):
             namespace=name,
             reason="LangGraph put",
         )
-        if plan.changes:  # the program's put is the go-ahead for a new expiry too
-            self.mem.execute(plan, via=ACTOR)
+        if not plan.changes:
+            return
+        if plan.needs_confirmation and (plan.protection or plan.lost):
+            raise ConfirmationRequired(
+                f"{existing.id} under key {op.key!r} is protected ({plan.protection}): a "
+                "LangGraph put does not change it; nothing was changed",
+                plan=plan,
+                hint="the person can change it (lethe update, the inspector) or unprotect it",
+            )
+        self.mem.execute(plan, via=ACTOR)  # the program's put is the go-ahead for a new ttl
 
-    def _forget(self, memory: Memory) -> None:
+    def _forget(self, memories: list[Memory]) -> None:
+        """Every live memory under the key (a restore can have brought back an older one)."""
+        ids = [m.id for m in memories]
         plan = self.mem.plan_forget(
-            [memory.id],
-            filters={"namespace": memory.namespace},
+            ids,
+            filters={"namespace": memories[0].namespace},
             actor=ACTOR,
             reason="LangGraph delete",
         )
         result = self.mem.execute(plan, via=ACTOR)
-        if memory.id not in result.executed:
-            raise LetheError(f"LangGraph delete of {memory.id} was not carried out: {result.notes}")
+        left = [i for i in ids if i not in result.executed]
+        if left:
+            raise LetheError(f"LangGraph delete of {left} was not carried out: {result.notes}")
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         prefix = op.namespace_prefix
@@ -203,13 +226,21 @@ class LetheStore(BaseStore):
                     if _indexed(hit.memory) and _matches(_value(hit.memory), op.filter)
                 )
             scored.sort(key=lambda s: -(s[0] or 0.0))
-            if len(scored) < op.offset + op.limit:  # then items kept out of the index, unranked
-                scored.extend(
-                    (None, m, namespace)
+            if len(_newest(scored)) < op.offset + op.limit:
+                # Past recall's ranked hits: the other matching items by their cosine to the
+                # query (unscored), then the items kept out of the index.
+                seen = {m.id for _, m, _ in scored}
+                rest = [
+                    (m, namespace)
                     for name, namespace in names
                     for m in self._all(name)
-                    if not _indexed(m) and _matches(_value(m), op.filter)
-                )
+                    if m.id not in seen and _matches(_value(m), op.filter)
+                ]
+                indexed = [(m, ns) for m, ns in rest if _indexed(m)]
+                cosine = self.mem.similarities(op.query, [m.id for m, _ in indexed])
+                indexed.sort(key=lambda pair: -cosine.get(pair[0].id, 0.0))
+                scored.extend((None, m, ns) for m, ns in indexed)
+                scored.extend((None, m, ns) for m, ns in rest if not _indexed(m))
         else:
             scored.extend(
                 (None, m, namespace)
@@ -218,6 +249,7 @@ class LetheStore(BaseStore):
                 if _matches(_value(m), op.filter)
             )
             scored.sort(key=lambda s: s[1].updated_at, reverse=True)
+        scored = _newest(scored)
         page = scored[op.offset : op.offset + op.limit]
         out = []
         for score, memory, namespace in page:
@@ -262,10 +294,17 @@ class LetheStore(BaseStore):
         return out
 
     def _find(self, namespace: tuple[str, ...], key: str) -> Memory | None:
+        found = self._all_of(namespace, key)
+        return found[0] if found else None
+
+    def _all_of(self, namespace: tuple[str, ...], key: str) -> list[Memory]:
+        """The live memories under a key, the most recently changed first (one, unless a
+        restore brought back an item deleted and put again since)."""
         condition = make_condition("metadata.langgraph.key", "=", key)
         flt = Filters(namespace=self._namespace(namespace), conditions=(condition,))
-        items = self.mem.list_memories(flt, limit=2).items
-        return next((m for m in items if _meta(m).get("key") == key), None)
+        items = self.mem.list_memories(flt, limit=100).items
+        found = [m for m in items if _meta(m).get("key") == key]
+        return sorted(found, key=lambda m: m.updated_at, reverse=True)
 
     def _all(self, name: str) -> list[Memory]:
         out: list[Memory] = []
@@ -288,19 +327,32 @@ class LetheStore(BaseStore):
         return texts
 
     def _refresh(self, memory: Memory, asked: bool | None) -> Memory:
-        """Push a time-to-live item's expiry out again on a read, once a tenth of its time
-        has passed (every read a new version would bury its history)."""
+        """Push a time-to-live item's expiry out again on a read, once half its time has
+        passed: each push is a version, and a version on every read would bury the history."""
         minutes = _meta(memory).get("ttl")
         refresh = asked if asked is not None else (self.ttl_config or {}).get("refresh_on_read")
         if not minutes or refresh is False or memory.expires_at is None:
             return memory
         lasts = timedelta(minutes=float(minutes))
         now = self.mem.now()
-        if memory.expires_at - now > lasts * 0.9:
+        if memory.expires_at - now > lasts * 0.5:
             return memory
         return self.mem.update(
             memory.id, expires_in=lasts, actor=ACTOR, reason="LangGraph read (ttl refreshed)"
         )
+
+
+def _newest(
+    scored: list[tuple[float | None, Memory, tuple[str, ...]]],
+) -> list[tuple[float | None, Memory, tuple[str, ...]]]:
+    """One item per key, in the given order: where a restore brought back an older memory
+    under a key put again since, the most recently changed one stands for it."""
+    best: dict[tuple[tuple[str, ...], str], Memory] = {}
+    for _, memory, namespace in scored:
+        key = (namespace, str(_meta(memory).get("key")))
+        if key not in best or memory.updated_at > best[key].updated_at:
+            best[key] = memory
+    return [s for s in scored if best[(s[2], str(_meta(s[1]).get("key")))] is s[1]]
 
 
 def _fields(index: IndexConfig | None) -> list[str]:
