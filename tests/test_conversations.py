@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lethe import Lethe
+from lethe.context import session_of
 from lethe.embed import Embedder
 from lethe.errors import InvalidInput
 from lethe.model import Draft
@@ -153,10 +154,12 @@ def test_conversations_stored_before_contexts_are_built_at_open(
 
 
 def test_sessions_are_texts_or_whole_numbers(db: str, mem: Lethe) -> None:
-    for session in ("  s-3 ", 42, 4.5, True, "", {"id": 1}):
+    sessions = ("  s-3 ", 42, 4.5, True, "", {"id": 1}, 2**63, 2**63 + 1, 10**20)
+    for session in sessions:
         mem.remember(f"turn in {session!r}", metadata={"session": session})
     rows = run_sql(db, "SELECT content, conversation FROM memories ORDER BY created_at")
-    assert [r[1] for r in rows] == ["s-3", "42", None, None, None, None]
+    assert [r[1] for r in rows] == ["s-3", "42", *[None] * 7]
+    assert [session_of({"session": s}) for s in sessions] == ["s-3", "42", *[None] * 7]
 
 
 def test_without_conversations_the_ranking_is_the_plain_fusion() -> None:
@@ -216,3 +219,13 @@ def test_an_episode_is_a_conversation_for_members_without_a_session(db: str, mem
     assert "Saturday" in _contexts(db)[turns[1]]
     mem.execute(mem.plan_purge([turns[0]]))
     assert not any("What did you do" in text for text in _contexts(db).values())
+
+
+def test_every_process_builds_with_the_window_last_opened(
+    db: str, embedder: Embedder, conv: tuple[Lethe, list[str]]
+) -> None:
+    """A process still open with the old window writes with the new one, not its own."""
+    wide, ids = conv
+    with Lethe.open(db, embedder=embedder, context_before=0, context_after=0):
+        wide.remember("Nils: and on Sunday I slept.", metadata={"session": "s-1"})
+        assert "Saturday" not in _contexts(db)[ids[3]]

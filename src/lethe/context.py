@@ -54,9 +54,12 @@ class Turn:
 
 def session_of(metadata: dict[str, Any]) -> str | None:
     """The conversation a memory belongs to, from its metadata: a text (spaces around it
-    ignored) or a whole number — as the stores' `conversation` column derives it."""
+    ignored) or a whole number of at most 15 digits — as the stores' `conversation` column
+    derives it."""
     value = metadata.get(SESSION_KEY)
     if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    if isinstance(value, int) and abs(value) >= 10**15:  # the stores read no longer number
         return None
     text = str(value).strip(" ")
     return text or None
@@ -70,6 +73,18 @@ def speaker_of(metadata: dict[str, Any]) -> str | None:
 Window = tuple[int, int]
 """Earlier and later turns a context takes in."""
 WINDOW: Window = (BEFORE, AFTER)
+
+
+def window_text(window: Window) -> str:
+    """How a store records the window (`lethe_meta.context_window`)."""
+    return f"{window[0]},{window[1]}"
+
+
+def parse_window(text: str | None) -> Window:
+    if not text:
+        return WINDOW
+    before, _, after = text.partition(",")
+    return int(before), int(after)
 
 
 def contexts(

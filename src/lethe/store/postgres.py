@@ -121,7 +121,6 @@ class PostgresStore(
         self._lexical_pool_lock = threading.Lock()
         self._active = threading.local()
         self._terms = TermStats()
-        self._window = context_window
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             adopt_window(conn, context_window)
@@ -155,7 +154,7 @@ class PostgresStore(
                 self._active.conn = conn
                 try:
                     yield PostgresTx(self, conn)
-                    rebuild_contexts(conn, self._window)
+                    rebuild_contexts(conn)
                 finally:
                     self._active.conn = None
         except psycopg.errors.LockNotAvailable as exc:

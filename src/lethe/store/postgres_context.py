@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.context import EPISODE, WINDOW, Turn, Window, contexts, speaker_of
+from lethe.context import (
+    EPISODE,
+    Turn,
+    Window,
+    contexts,
+    parse_window,
+    speaker_of,
+    window_text,
+)
 from lethe.filters import Filters
 from lethe.store.lexical import query_tokens
 from lethe.store.postgres_filters import compile_filters
@@ -34,13 +42,18 @@ _EPISODE_TURNS = """SELECT m.id, m.content, m.embedding, m.metadata::text AS met
     ORDER BY m.created_at, m.num"""
 
 
-def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -> int:
-    """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
+def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
+    """Rebuild every marked conversation's contexts, with the window the database records
+    (see `sqlite_context.rebuild`); returns how many were rebuilt."""
     from lethe.store.postgres import _vector
 
     marked = conn.execute(
         "DELETE FROM conversation_dirty RETURNING namespace, conversation"
     ).fetchall()
+    if not marked:
+        return 0
+    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
+    window = parse_window(row["value"] if row else None)
     for mark in marked:
         namespace, conversation = mark["namespace"], mark["conversation"]
         episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
@@ -93,7 +106,7 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]], window: Window = WINDOW) -
 def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> None:
     """Record the window contexts are built with (in the caller's transaction); a database
     built with another one has every conversation marked, to be rebuilt."""
-    text = f"{window[0]},{window[1]}"
+    text = window_text(window)
     row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
     if row is not None and row["value"] == text:
         return

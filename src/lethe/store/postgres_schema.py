@@ -300,6 +300,27 @@ INSERT INTO conversation_dirty
     WHERE em.memory_id IS NOT NULL
     ON CONFLICT DO NOTHING;
 """,
+    9: """
+-- A whole-number session is one of at most 15 digits (see SQLite's 15).
+ALTER TABLE memories DROP COLUMN conversation;
+ALTER TABLE memories ADD COLUMN conversation TEXT GENERATED ALWAYS AS (
+    CASE jsonb_typeof(metadata -> 'session')
+        WHEN 'string' THEN nullif(btrim(metadata ->> 'session', ' '), '')
+        WHEN 'number' THEN CASE WHEN (metadata ->> 'session') ~ '^-?[0-9]{{1,15}}$'
+                                THEN metadata ->> 'session' END
+    END) STORED;
+CREATE INDEX memories_conversation ON memories (namespace, conversation, created_at)
+    WHERE conversation IS NOT NULL;
+DELETE FROM memory_context;
+INSERT INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL
+    ON CONFLICT DO NOTHING;
+INSERT INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL
+    ON CONFLICT DO NOTHING;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

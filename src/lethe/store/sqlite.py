@@ -130,7 +130,6 @@ class SQLiteStore(
         self._context_lexical = LexicalSearch(
             self.path, busy_timeout_ms, lambda: self._sync.seq, context=True
         )
-        self._window = context_window
         adopt_window(self._conn, context_window)
         if self._conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone():
             with self.transaction():  # conversations stored before contexts existed
@@ -164,7 +163,7 @@ class SQLiteStore(
                 raise _store_error(self.path, exc) from None
             try:
                 yield SQLiteTx(self)
-                rebuild_contexts(self._conn, self._window)
+                rebuild_contexts(self._conn)
                 self._conn.execute("COMMIT")
             except BaseException as exc:
                 if self._conn.in_transaction:

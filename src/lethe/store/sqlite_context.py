@@ -17,7 +17,15 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from lethe.context import EPISODE, WINDOW, Turn, Window, contexts, speaker_of
+from lethe.context import (
+    EPISODE,
+    Turn,
+    Window,
+    contexts,
+    parse_window,
+    speaker_of,
+    window_text,
+)
 from lethe.filters import Filters
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
@@ -37,9 +45,15 @@ _EPISODE_TURNS = """SELECT m.num, m.id, m.content, m.embedding, m.metadata
     ORDER BY m.created_at, m.num"""
 
 
-def rebuild(conn: sqlite3.Connection, window: Window = WINDOW) -> int:
-    """Rebuild every marked conversation's contexts; returns how many were rebuilt."""
+def rebuild(conn: sqlite3.Connection) -> int:
+    """Rebuild every marked conversation's contexts, with the window the store records (the
+    last one a process opened it with: every process builds alike); returns how many were
+    rebuilt."""
     marked = conn.execute("SELECT namespace, conversation FROM conversation_dirty").fetchall()
+    if not marked:
+        return 0
+    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
+    window = parse_window(row[0] if row else None)
     for namespace, conversation in marked:
         episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
         rows = conn.execute(
@@ -149,7 +163,7 @@ class SQLiteContextReads:
 def adopt_window(conn: sqlite3.Connection, window: Window) -> None:
     """Record the window contexts are built with; a store built with another one has every
     conversation marked, to be rebuilt (before anything is read)."""
-    text = f"{window[0]},{window[1]}"
+    text = window_text(window)
     row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
     if row is not None and row[0] == text:
         return

@@ -381,6 +381,47 @@ INSERT OR IGNORE INTO conversation_dirty
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     WHERE em.memory_id IS NOT NULL;
 """,
+    15: """
+-- A whole-number session is one of at most 15 digits: past 2^63 SQLite reads JSON numbers
+-- as floats, and two sessions would have become one conversation. The column is made again
+-- (a generated column cannot be altered) and every conversation rebuilt.
+DROP TRIGGER context_dirty_insert;
+DROP TRIGGER context_dirty_update;
+DROP TRIGGER context_dirty_delete;
+DROP INDEX memories_conversation;
+ALTER TABLE memories DROP COLUMN conversation;
+ALTER TABLE memories ADD COLUMN conversation TEXT GENERATED ALWAYS AS (
+    CASE json_type(metadata, '$.session')
+        WHEN 'text' THEN nullif(trim(json_extract(metadata, '$.session'), ' '), '')
+        WHEN 'integer' THEN CASE
+            WHEN abs(json_extract(metadata, '$.session')) < 1000000000000000
+            THEN CAST(json_extract(metadata, '$.session') AS TEXT) END
+    END) VIRTUAL;
+CREATE INDEX memories_conversation ON memories (namespace, conversation, created_at)
+    WHERE conversation IS NOT NULL;
+CREATE TRIGGER context_dirty_insert AFTER INSERT ON memories
+WHEN new.conversation IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO conversation_dirty VALUES (new.namespace, new.conversation);
+END;
+CREATE TRIGGER context_dirty_update
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories BEGIN
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT old.namespace, old.conversation WHERE old.conversation IS NOT NULL;
+    INSERT OR IGNORE INTO conversation_dirty
+        SELECT new.namespace, new.conversation WHERE new.conversation IS NOT NULL;
+END;
+CREATE TRIGGER context_dirty_delete AFTER DELETE ON memories
+WHEN old.conversation IS NOT NULL BEGIN
+    INSERT OR IGNORE INTO conversation_dirty VALUES (old.namespace, old.conversation);
+END;
+DELETE FROM memory_context;
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
