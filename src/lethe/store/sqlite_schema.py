@@ -422,6 +422,59 @@ INSERT OR IGNORE INTO conversation_dirty
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     WHERE em.memory_id IS NOT NULL;
 """,
+    16: """
+-- The marking triggers no longer lean on INSERT OR IGNORE: when the statement that fires
+-- them is a foreign-key action (a purge setting an episode member to NULL), SQLite applies
+-- that action's conflict policy and a second mark of one conversation failed the purge.
+DROP TRIGGER context_dirty_insert;
+DROP TRIGGER context_dirty_update;
+DROP TRIGGER context_dirty_delete;
+DROP TRIGGER context_dirty_episode_insert;
+DROP TRIGGER context_dirty_episode_update;
+DROP TRIGGER context_dirty_episode_member;
+CREATE TRIGGER context_dirty_insert AFTER INSERT ON memories
+WHEN new.conversation IS NOT NULL BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT new.namespace, new.conversation WHERE NOT EXISTS (
+            SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = new.namespace AND d.conversation = new.conversation);
+END;
+CREATE TRIGGER context_dirty_update
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT old.namespace, old.conversation WHERE old.conversation IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = old.namespace AND d.conversation = old.conversation);
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT new.namespace, new.conversation WHERE new.conversation IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = new.namespace AND d.conversation = new.conversation);
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT DISTINCT e.namespace, 'episode:' || e.id
+        FROM episode_members em JOIN episodes e ON e.id = em.episode_id
+        WHERE em.memory_id = new.id AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = 'episode:' || e.id);
+END;
+CREATE TRIGGER context_dirty_delete AFTER DELETE ON memories
+WHEN old.conversation IS NOT NULL BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT old.namespace, old.conversation WHERE NOT EXISTS (
+            SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = old.namespace AND d.conversation = old.conversation);
+END;
+CREATE TRIGGER context_dirty_episode_insert AFTER INSERT ON episode_members BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT e.namespace, 'episode:' || e.id FROM episodes e WHERE e.id = new.episode_id
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = 'episode:' || e.id);
+END;
+CREATE TRIGGER context_dirty_episode_update AFTER UPDATE OF memory_id ON episode_members BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT e.namespace, 'episode:' || e.id FROM episodes e WHERE e.id = new.episode_id
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = 'episode:' || e.id);
+END;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
