@@ -229,3 +229,14 @@ def test_every_process_builds_with_the_window_last_opened(
     with Lethe.open(db, embedder=embedder, context_before=0, context_after=0):
         wide.remember("Nils: and on Sunday I slept.", metadata={"session": "s-1"})
         assert "Saturday" not in _contexts(db)[ids[3]]
+
+
+def test_purging_several_members_of_one_episode_at_once(db: str, mem: Lethe) -> None:
+    """Each erased member marks the episode again in one transaction: a second mark must not
+    fail the purge (it did on SQLite, where the marking ran inside a foreign-key action)."""
+    ids = [mem.remember(f"Episode turn {n} about the lake house.").id for n in range(4)]
+    mem.create_episode("Lake house chat", ids)
+    mem.execute(mem.plan_forget(ids[:2]))
+    result = mem.execute(mem.plan_purge(ids[:2]))
+    assert set(result.executed) == set(ids[:2])
+    assert not any("turn 0" in text or "turn 1" in text for text in _contexts(db).values())
