@@ -19,6 +19,7 @@ from lethe import Lethe
 from lethe.embed import Embedder, load_default_embedder
 
 from .backends import snapshot
+from .clocks import Clock
 
 __all__ = ["BACKENDS", "snapshot", "sqlite_only"]
 
@@ -48,6 +49,19 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         dsn: str = request.getfixturevalue("pg_dsn")
         return dsn
     return str(tmp_path / "memory.db")
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """A clock the test moves by hand (`clock.advance(days=1)`)."""
+    return Clock()
+
+
+@pytest.fixture
+def cmem(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
+    """`mem` on the test's own clock."""
+    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
+        yield lethe
 
 
 @pytest.fixture

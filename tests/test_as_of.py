@@ -4,7 +4,6 @@ with the real MiniLM embedder."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -19,17 +18,6 @@ from .conftest import snapshot
 
 ACME = "Alice works at Acme Corp as a data engineer."
 GLOBEX = "Alice works at Globex as head of analytics."
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
-    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
-        yield lethe
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ until purged, and bad input changes nothing — on both stores with the real Min
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,17 +21,6 @@ from .conftest import snapshot
 
 CODE = "The hotel door code is 4471 until I check out."
 TICK = timedelta(microseconds=1)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
-    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
-        yield lethe
 
 
 def _returns(mem: Lethe, read: str, memory_id: str) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -25,17 +24,6 @@ SEED_000 = [
     "User loves California wine",
     "The Golden Gate Bridge is in the Bay Area",
 ]
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
-    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
-        yield lethe
 
 
 def live_ids(mem: Lethe) -> set[str]:

@@ -6,7 +6,6 @@ MiniLM embedder. No LLM: nodes are plain functions."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any, TypedDict
 
@@ -16,23 +15,11 @@ from langgraph.store.base import BaseStore, InvalidNamespaceError
 from langgraph.store.memory import InMemoryStore
 
 from lethe import Lethe
-from lethe.embed import Embedder
 from lethe.errors import ConfirmationRequired, LetheError
 from lethe.integrations.langgraph import LetheStore
 
 from .clocks import Clock
 from .conftest import snapshot
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def cmem(db: str, embedder: Embedder, clock: Clock) -> Iterator[Lethe]:
-    with Lethe.open(db, embedder=embedder, clock=clock) as lethe:
-        yield lethe
 
 
 @pytest.fixture

@@ -45,18 +45,9 @@ class EngineBase:
         calls it first, so an expired memory is never returned."""
         return []
 
-    def get(
-        self,
-        memory_id: str,
-        *,
-        namespace: str | None = None,
-        as_of: datetime | str | None = None,
-    ) -> Memory:
+    def get(self, memory_id: str, *, namespace: str | None = None) -> Memory:
         """A live memory. With `namespace`, one from another namespace is "not found": callers
-        confined to some namespaces (an MCP token) must not learn what lies outside them.
-        With `as_of` (a past moment), the memory as it stood then (`past.py`)."""
-        if as_of is not None:
-            return self._get_as_of(memory_id, namespace, as_of)
+        confined to some namespaces (an MCP token) must not learn what lies outside them."""
         validate.memory_id(memory_id)
         self.expire_due()
         memory = self.store.get(memory_id)
@@ -72,9 +63,6 @@ class EngineBase:
 
     def _embed_earlier(self) -> int:
         return 0  # `PastOps`
-
-    def _get_as_of(self, memory_id: str, namespace: str | None, as_of: datetime | str) -> Memory:
-        raise NotImplementedError  # `PastOps`
 
     def check_unchanged(
         self, memory_id: str, expected_sha256: str, *, namespace: str | None = None

@@ -134,8 +134,18 @@ class PastOps(EngineBase):
                 found[memory_id] = as_state(memory, past)
         return found
 
-    def _get_as_of(self, memory_id: str, namespace: str | None, as_of: datetime | str) -> Memory:
-        memory = self.get(memory_id, namespace=namespace)
+    def get(
+        self,
+        memory_id: str,
+        *,
+        namespace: str | None = None,
+        as_of: datetime | str | None = None,
+    ) -> Memory:
+        """A live memory (`EngineBase.get`); with `as_of` (a past moment), the memory as it
+        stood then."""
+        memory = super().get(memory_id, namespace=namespace)
+        if as_of is None:
+            return memory
         at = self._moment(as_of, memory.namespace)
         state = next(
             (
