@@ -19,6 +19,8 @@ import json
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +52,35 @@ def make_conversational(db: Path, share: float) -> int:
     return len(chosen)
 
 
+def _without_contexts(mem: Lethe) -> Callable[[], None]:
+    """Switch the context side off (recall then ranks as before conversations were known);
+    the returned callable switches it back on."""
+    store = mem.store
+    in_context, words = store.vector_search_in_context, store.context_lexical_soon
+
+    def own_only(query: Any, filters: Any, n: int) -> tuple[Any, None]:
+        return store.vector_search(query, filters, n), None
+
+    def no_words(*_: Any) -> Future[list[str]]:
+        done: Future[list[str]] = Future()
+        done.set_result([])
+        return done
+
+    store.vector_search_in_context = own_only  # type: ignore[method-assign]
+    store.context_lexical_soon = no_words  # type: ignore[method-assign]
+
+    def restore() -> None:
+        store.vector_search_in_context = in_context  # type: ignore[method-assign]
+        store.context_lexical_soon = words  # type: ignore[method-assign]
+
+    return restore
+
+
 def recall_times(mem: Lethe, runs: int) -> tuple[list[float], list[float]]:
     queries = corpus.queries(8, seed=3)
     vectors = {q: mem.embedder.embed([q])[0] for q in queries}
     embed = mem.embedder.embed
     mem.embedder.embed = lambda texts: np.stack([vectors[t] for t in texts])  # type: ignore[method-assign]
-    search = mem.store.context_search
     with_context: list[float] = []
     without: list[float] = []
     try:
@@ -64,11 +89,13 @@ def recall_times(mem: Lethe, runs: int) -> tuple[list[float], list[float]]:
             start = time.perf_counter()
             mem.recall(q, touch=False)
             with_context.append(time.perf_counter() - start)
-            mem.store.context_search = lambda *_: None  # type: ignore[method-assign]
-            start = time.perf_counter()
-            mem.recall(q, touch=False)
-            without.append(time.perf_counter() - start)
-            mem.store.context_search = search  # type: ignore[method-assign]
+            switch_back = _without_contexts(mem)
+            try:
+                start = time.perf_counter()
+                mem.recall(q, touch=False)
+                without.append(time.perf_counter() - start)
+            finally:
+                switch_back()
     finally:
         mem.embedder.embed = embed  # type: ignore[method-assign]
     return with_context, without
@@ -87,6 +114,49 @@ def import_rate(tmp: Path, n: int, conversational: bool) -> float:
         start = time.perf_counter()
         mem.remember_many(drafts)
         return n / (time.perf_counter() - start)
+
+
+def append_cost(tmp: Path, turns: int, appends: int = 20) -> dict[str, dict[str, float]]:
+    """Milliseconds the context upkeep (`rebuild`, inside the writing transaction) takes when
+    one turn is added to a conversation already `turns` long."""
+    import lethe.store.sqlite as sqlite_store
+
+    drafts = [
+        Draft(content=d.content, metadata={"session": "long", "speaker": ("Ana", "Ben")[i % 2]})
+        for i, d in enumerate(corpus.drafts(turns + appends, seed=11))
+    ]
+    spent: list[float] = []
+    original = sqlite_store.rebuild_contexts
+
+    def timed(conn: sqlite3.Connection) -> int:
+        start = time.perf_counter()
+        try:
+            return original(conn)
+        finally:
+            spent.append(time.perf_counter() - start)
+
+    with Lethe.open(tmp / f"long-{turns}.db", embedder=load_default_embedder()) as mem:
+        mem.remember_many(drafts[:turns], auto_link=False)
+        spent.clear()
+        sqlite_store.rebuild_contexts = timed  # type: ignore[assignment]
+        try:
+            for d in drafts[turns:]:
+                mem.remember(d.content, metadata=d.metadata)
+            appended = stats_ms(spent)
+            # What every change cost before contexts were remade in part: the whole
+            # conversation made again (every turn marked changed, in a write that commits).
+            spent.clear()
+            for _ in range(5):
+                with mem.store.transaction():
+                    conn = mem.store.connection
+                    conn.execute("INSERT INTO conversation_dirty VALUES ('default', 'long')")
+                    conn.execute(
+                        "INSERT INTO context_changed SELECT id FROM memories "
+                        "WHERE conversation = 'long'"
+                    )
+        finally:
+            sqlite_store.rebuild_contexts = original  # type: ignore[assignment]
+    return {"append": appended, "whole": stats_ms(spent)}
 
 
 def main() -> None:
@@ -113,6 +183,8 @@ def main() -> None:
         log(f"importing {args.import_size:,} turns twice")
         plain = import_rate(Path(tmp), args.import_size, conversational=False)
         conversational = import_rate(Path(tmp), args.import_size, conversational=True)
+        log("appending turns to long conversations")
+        appends = {n: append_cost(Path(tmp), n) for n in (100, 1000, 4000)}
     c, w = stats_ms(with_context), stats_ms(without)
     results |= {
         "conversational_memories": turns,
@@ -123,6 +195,7 @@ def main() -> None:
         "import_per_s_plain": round(plain, 1),
         "import_per_s_conversational": round(conversational, 1),
         "import_ratio": round(conversational / plain, 3),
+        "append_rebuild": {str(n): v for n, v in appends.items()},
     }
     print(
         f"{turns:,} of {args.size:,} memories in conversations; contexts built at open in "
@@ -137,6 +210,12 @@ def main() -> None:
         f"import: {conversational:.0f} turns/s with sessions, {plain:.0f}/s without "
         f"({conversational / plain:.2f}x)"
     )
+    for n, v in appends.items():
+        print(
+            f"one turn added to a conversation of {n:,}: context upkeep p50 "
+            f"{v['append']['p50_ms']:.2f} ms (p95 {v['append']['p95_ms']:.2f}); the whole "
+            f"conversation remade: {v['whole']['p50_ms']:.2f} ms"
+        )
     write_json(f"conversation-speed-{args.size}", results)
 
 

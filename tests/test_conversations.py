@@ -5,13 +5,18 @@ judges each memory by its own content — on both stores, with the real MiniLM e
 
 from __future__ import annotations
 
+import importlib
+import json
+import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from lethe import Lethe
-from lethe.context import session_of
+from lethe.context import Turn, contexts, members_json, session_of, speaker_of
 from lethe.embed import Embedder
 from lethe.errors import InvalidInput
 from lethe.model import Draft
@@ -134,8 +139,8 @@ def test_a_failed_rebuild_leaves_the_store_as_it_was(
     def broken(*_: object) -> None:
         raise RuntimeError("the context could not be built")
 
-    monkeypatch.setattr("lethe.store.sqlite_context.contexts", broken)
-    monkeypatch.setattr("lethe.store.postgres_context.contexts", broken)
+    monkeypatch.setattr("lethe.store.sqlite_context.context_of", broken)
+    monkeypatch.setattr("lethe.store.postgres_context.context_of", broken)
     with pytest.raises(RuntimeError):
         mem.remember("Nils: and on Sunday I slept.", metadata={"session": "s-1"})
     assert snapshot(db) == before
@@ -240,3 +245,97 @@ def test_purging_several_members_of_one_episode_at_once(db: str, mem: Lethe) -> 
     result = mem.execute(mem.plan_purge(ids[:2]))
     assert set(result.executed) == set(ids[:2])
     assert not any("turn 0" in text or "turn 1" in text for text in _contexts(db).values())
+
+
+def _stored(db: str) -> dict[str, tuple[str, str, list[float]]]:
+    """Every stored context: its text, window and vector."""
+    rows = run_sql(db, "SELECT memory_id, content, members, embedding FROM memory_context")
+    out = {}
+    for memory_id, text, members, embedding in rows:
+        if isinstance(embedding, bytes):
+            vector = np.frombuffer(embedding, dtype="<f4").tolist()
+        else:  # pgvector's text form
+            vector = [float(x) for x in str(embedding).strip("[]").split(",")]
+        out[memory_id] = (text, members, vector)
+    return out
+
+
+def _from_scratch(db: str) -> dict[str, tuple[str, str, list[float]]]:
+    """The contexts of every live session turn, made afresh from the rows."""
+    rows = run_sql(
+        db,
+        """SELECT id, content, embedding, metadata, conversation FROM memories
+           WHERE status = 'active' AND conversation IS NOT NULL
+           ORDER BY conversation, created_at, num""",
+    )
+    by_conversation: dict[str, list[Turn]] = {}
+    for memory_id, content, embedding, metadata, conversation in rows:
+        if isinstance(embedding, bytes):
+            vector = np.frombuffer(embedding, dtype="<f4")
+        else:
+            vector = np.array([float(x) for x in str(embedding).strip("[]").split(",")], "f4")
+        meta = metadata if isinstance(metadata, dict) else json.loads(metadata)
+        by_conversation.setdefault(conversation, []).append(
+            Turn(memory_id, content, vector, speaker_of(meta))
+        )
+    out = {}
+    for turns in by_conversation.values():
+        for turn, c in zip(turns, contexts(turns), strict=True):
+            out[turn.memory_id] = (c.text, members_json(c.members), c.vector.tolist())
+    return out
+
+
+def test_contexts_remade_in_part_equal_contexts_made_afresh(db: str, mem: Lethe) -> None:
+    """A change remakes only the contexts whose window it touched; after any mix of changes
+    (appends, forgets, restores, new words, a new speaker, a move, a purge) what is stored is
+    what building every context again would give."""
+    rng = random.Random(21)
+    ids = [
+        mem.remember(
+            f"Turn {n}: about the {w} trip.", session="long", metadata={"speaker": "Ana"}
+        ).id
+        for n, w in enumerate(["lake", "city", "coast", "mountain", "desert", "island"] * 3)
+    ]
+    forgotten: list[str] = []
+    for step in range(24):
+        live = [i for i in ids if i not in forgotten]
+        action = step % 6
+        if action == 0:
+            ids.append(
+                mem.remember(f"Later turn {step}.", session="long", metadata={"speaker": "Ben"}).id
+            )
+        elif action == 1:
+            target = rng.choice(live)
+            mem.execute(mem.plan_forget([target]))
+            forgotten.append(target)
+        elif action == 2 and forgotten:
+            mem.restore(forgotten.pop(0))
+        elif action == 3:
+            mem.update(rng.choice(live), content=f"Rewritten turn at step {step}.")
+        elif action == 4:
+            mem.update(rng.choice(live), merge_metadata={"speaker": f"Cleo {step}"})
+        elif action == 5 and step == 5:
+            mem.update(rng.choice(live), merge_metadata={"session": "other"})
+        elif action == 5 and forgotten:
+            mem.execute(mem.plan_purge([forgotten.pop()]))
+    stored, fresh = _stored(db), _from_scratch(db)
+    assert stored.keys() == fresh.keys()
+    for memory_id, (text, members, vector) in fresh.items():
+        assert stored[memory_id][:2] == (text, members)
+        assert np.allclose(stored[memory_id][2], vector, atol=1e-6)
+
+
+def test_appending_a_turn_remakes_two_contexts(mem: Lethe, monkeypatch: pytest.MonkeyPatch) -> None:
+    for n in range(30):
+        mem.remember(f"Turn {n} of a long chat.", session="long")
+    made: list[str] = []
+    for module in ("sqlite_context", "postgres_context"):
+        original = importlib.import_module(f"lethe.store.{module}").context_of
+
+        def counting(members: Any, turns: Any, original: Any = original) -> Any:
+            made.append(members)
+            return original(members, turns)
+
+        monkeypatch.setattr(f"lethe.store.{module}.context_of", counting)
+    mem.remember("The newest turn.", session="long")
+    assert len(made) == 2  # the new turn's, and the one before it (it now has a next turn)

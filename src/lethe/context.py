@@ -21,6 +21,7 @@ docs/benchmarks.md.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -87,25 +88,110 @@ def parse_window(text: str | None) -> Window:
     return int(before), int(after)
 
 
-def contexts(
-    turns: Sequence[Turn], window: Window = WINDOW
-) -> list[tuple[npt.NDArray[np.float32], str]]:
-    """The context (vector, text) of every turn of one conversation, in the given order."""
+Members = tuple[tuple[str, float], ...]
+"""A context's window: (memory id, weight) in conversation order, the memory itself at 1.0."""
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a conversational memory is ranked by besides itself: the normalised weighted sum
+    of its window's vectors, the window's text, and the window itself (its neighbours)."""
+
+    vector: npt.NDArray[np.float32]
+    text: str
+    members: Members
+
+
+def window_members(order: Sequence[str], position: int, window: Window = WINDOW) -> Members:
+    """The turns (id, weight) whose vectors make the context of the turn at `position` of a
+    conversation read in `order` (weights rounded as they are stored, so that a stored
+    window compares equal to the same one made again)."""
     before, after = window
-    out = []
-    for position, turn in enumerate(turns):
-        vector = turn.vector.astype(np.float32).copy()
-        earlier = turns[max(0, position - before) : position]
-        later = turns[position + 1 : position + 1 + after]
-        for distance, other in enumerate(reversed(earlier)):
-            vector += PREVIOUS_WEIGHT * FADE**distance * other.vector
-        for distance, other in enumerate(later):
-            vector += NEXT_WEIGHT * FADE**distance * other.vector
-        norm = float(np.linalg.norm(vector))
-        if norm > 0:
-            vector /= norm
-        span = [*earlier, turn, *later]
-        speakers = list(dict.fromkeys(t.speaker for t in span if t.speaker))
-        text = "\n".join([*speakers, *(t.content for t in span)])
-        out.append((vector, text))
+    earlier = order[max(0, position - before) : position]
+    later = order[position + 1 : position + 1 + after]
+    return (
+        *(
+            (memory_id, round(PREVIOUS_WEIGHT * FADE ** (len(earlier) - 1 - n), 6))
+            for n, memory_id in enumerate(earlier)
+        ),
+        (order[position], 1.0),
+        *((memory_id, round(NEXT_WEIGHT * FADE**n, 6)) for n, memory_id in enumerate(later)),
+    )
+
+
+def context_of(members: Members, turns: dict[str, Turn]) -> Context:
+    """The context made of these window members (every one of them in `turns`)."""
+    first = turns[members[0][0]].vector
+    vector = np.zeros(first.shape, dtype=np.float32)
+    for memory_id, weight in members:
+        vector += np.float32(weight) * turns[memory_id].vector
+    norm = float(np.linalg.norm(vector))
+    if norm > 0:
+        vector /= norm
+    span = [turns[memory_id] for memory_id, _ in members]
+    speakers = list(dict.fromkeys(t.speaker for t in span if t.speaker))
+    text = "\n".join([*speakers, *(t.content for t in span)])
+    return Context(vector, text, members)
+
+
+def contexts(turns: Sequence[Turn], window: Window = WINDOW) -> list[Context]:
+    """The context of every turn of one conversation, read in the given order."""
+    order = [t.memory_id for t in turns]
+    by_id = {t.memory_id: t for t in turns}
+    return [context_of(window_members(order, n, window), by_id) for n in range(len(order))]
+
+
+SPARSE_CHANGES = 32
+"""Up to this many changed turns in one write, the windows to remake are found from the
+changes (their new neighbours, and the stored windows that held them); beyond, every window
+of a marked conversation is compared (a bulk import)."""
+
+
+def to_recompute(
+    order: Sequence[str],
+    kept: dict[str, Members],
+    changed: set[str],
+    window: Window = WINDOW,
+) -> dict[str, Members]:
+    """Which turns of a conversation need their context made again, with their new windows,
+    found by comparing every window: those without one, those whose window moved (a turn
+    came, went or changed place), and those whose window holds a changed turn."""
+    out: dict[str, Members] = {}
+    for position, memory_id in enumerate(order):
+        members = window_members(order, position, window)
+        if kept.get(memory_id) != members or any(m in changed for m, _ in members):
+            out[memory_id] = members
     return out
+
+
+def around_changes(
+    order: Sequence[str],
+    kept: set[str],
+    changed: set[str],
+    holders: set[str],
+    window: Window = WINDOW,
+) -> dict[str, Members]:
+    """`to_recompute` without reading every window, for a few changed turns: a turn whose
+    window holds a changed one now (its new neighbours) or held it before (`holders`, the
+    stored windows naming it) is remade, and so is a live turn with no context yet (`kept`:
+    the turns that have one). A window is a count of turns, so no other window moved."""
+    before, after = window
+    position = {memory_id: n for n, memory_id in enumerate(order)}
+    chosen = {memory_id for memory_id in holders if memory_id in position}
+    chosen |= {memory_id for memory_id in order if memory_id not in kept}
+    for memory_id in changed:
+        p = position.get(memory_id)
+        if p is not None:
+            chosen.update(order[max(0, p - after) : p + before + 1])
+    return {m: window_members(order, position[m], window) for m in chosen}
+
+
+def members_json(members: Members) -> str:
+    return json.dumps([[memory_id, weight] for memory_id, weight in members])
+
+
+def parse_members(text: str | None) -> Members:
+    """Stored members; a row written before they were kept reads as no window (remade)."""
+    if not text:
+        return ()
+    return tuple((str(m), float(w)) for m, w in json.loads(text))

@@ -94,16 +94,19 @@ class SearchOps(PastOps):
         """`_hybrid` with the query already embedded (a caller that needs the vector too)."""
         lexical = self.store.lexical_search_soon(text, flt, depth)
         try:
-            in_context = self.store.context_search_soon(vector, text, flt, depth)
-            vector_hits = self.store.vector_search(vector, flt, depth)
-            context = in_context()
+            context_words = self.store.context_lexical_soon(text, flt, depth)
+            try:
+                vector_hits, context_vector = self.store.vector_search_in_context(
+                    vector, flt, depth
+                )
+            finally:
+                context_lexical = context_words.result()
         finally:
             lexical_ids = lexical.result()
         similarity = dict(vector_hits)
-        if context is None:
+        if context_vector is None:
             ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
         else:
-            context_vector, context_lexical = context
             candidates = {i for i, _ in vector_hits} | set(lexical_ids)
             candidates |= {i for i, _ in context_vector} | set(context_lexical)
             ranked = fuse_with_context(

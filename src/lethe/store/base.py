@@ -8,7 +8,7 @@ search ever returns a memory that is not live.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -129,19 +129,16 @@ class Store(Protocol):
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]: ...
 
-    def context_search(
-        self, query: Vector, text: str, filters: Filters, n: int
-    ) -> tuple[list[tuple[str, float]], list[str]] | None:
-        """Conversational memories ranked by their contexts (`lethe.context`): top-n
-        (id, cosine) of the context vectors and the best full-text matches of the context
-        texts; None when the namespace holds no conversation."""
+    def vector_search_in_context(
+        self, query: Vector, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
+        """`vector_search`, and the conversational memories' top-n (id, cosine) by their
+        context vectors (`lethe.context`); None when the namespace holds no conversation."""
         ...
 
-    def context_search_soon(
-        self, query: Vector, text: str, filters: Filters, n: int
-    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
-        """`context_search` started now where the store can run it beside other work; the
-        callable gives its answer."""
+    def context_lexical_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+        """The best full-text matches of conversational memories' context texts, started
+        now where the store can run it beside other work."""
         ...
 
     def conversational(self, ids: Iterable[str]) -> set[str]:

@@ -5,7 +5,8 @@ rebuilds it before it commits; recall reads the contexts by SQL."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -13,11 +14,17 @@ import numpy as np
 
 from lethe.context import (
     EPISODE,
+    SPARSE_CHANGES,
+    Members,
     Turn,
     Window,
-    contexts,
+    around_changes,
+    context_of,
+    members_json,
+    parse_members,
     parse_window,
     speaker_of,
+    to_recompute,
     window_text,
 )
 from lethe.filters import Filters
@@ -29,9 +36,9 @@ if TYPE_CHECKING:
     import psycopg
 
 
-_SESSION_TURNS = """SELECT id, content, embedding, metadata::text AS metadata FROM memories
+_SESSION_ORDER = """SELECT id FROM memories
     WHERE namespace = %s AND conversation = %s AND status = 'active' ORDER BY created_at, num"""
-_EPISODE_TURNS = """SELECT m.id, m.content, m.embedding, m.metadata::text AS metadata
+_EPISODE_ORDER = """SELECT m.id
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     JOIN memories m ON m.id = em.memory_id
     WHERE e.id = %s AND m.status = 'active' AND m.conversation IS NULL
@@ -43,8 +50,8 @@ _EPISODE_TURNS = """SELECT m.id, m.content, m.embedding, m.metadata::text AS met
 
 
 def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
-    """Rebuild every marked conversation's contexts, with the window the database records
-    (see `sqlite_context.rebuild`); returns how many were rebuilt."""
+    """Remake the contexts a marked conversation's change touched, with the window the
+    database records (see `sqlite_context.rebuild`); returns how many were marked."""
     from lethe.store.postgres import _vector
 
     marked = conn.execute(
@@ -54,53 +61,98 @@ def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
         return 0
     row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
     window = parse_window(row["value"] if row else None)
+    changed = {
+        r["memory_id"]
+        for r in conn.execute("DELETE FROM context_changed RETURNING memory_id").fetchall()
+    }
     for mark in marked:
         namespace, conversation = mark["namespace"], mark["conversation"]
         episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
-        rows = conn.execute(
-            _EPISODE_TURNS if episode is not None else _SESSION_TURNS,
-            (episode,) if episode is not None else (namespace, conversation),
-        ).fetchall()
+        order = [
+            r["id"]
+            for r in conn.execute(
+                _EPISODE_ORDER if episode is not None else _SESSION_ORDER,
+                (episode,) if episode is not None else (namespace, conversation),
+            ).fetchall()
+        ]
         kept = {
-            row["memory_id"]: (_vector(row["embedding"]).tobytes(), row["content"])
-            for row in conn.execute(
-                """SELECT memory_id, embedding, content FROM memory_context
+            r["memory_id"]
+            for r in conn.execute(
+                """SELECT memory_id FROM memory_context
                    WHERE namespace = %s AND conversation = %s""",
                 (namespace, conversation),
             ).fetchall()
         }
-        turns = [
-            Turn(
-                memory_id=row["id"],
-                content=row["content"],
-                vector=_vector(row["embedding"]),
-                speaker=speaker_of(json.loads(row["metadata"])),
+        remake = _to_remake(conn, namespace, conversation, order, kept, changed, window)
+        live = set(order)
+        gone = [(i, namespace, conversation) for i in kept if i not in live]
+        wanted = sorted({m for members in remake.values() for m, _ in members})
+        turns = {
+            r["id"]: Turn(
+                memory_id=r["id"],
+                content=r["content"],
+                vector=_vector(r["embedding"]),
+                speaker=speaker_of(json.loads(r["metadata"])),
             )
-            for row in rows
-        ]
-        fresh = {
-            row["id"]: (np.asarray(vector, np.float32), text)
-            for row, (vector, text) in zip(rows, contexts(turns, window), strict=True)
+            for r in conn.execute(
+                """SELECT id, content, embedding, metadata::text AS metadata FROM memories
+                   WHERE id = ANY(%s)""",
+                (wanted,),
+            ).fetchall()
         }
-        stale = [
-            i for i in kept if i not in fresh or kept[i] != (fresh[i][0].tobytes(), fresh[i][1])
-        ]
-        moved = [i for i in fresh if i not in kept]  # its old conversation's row goes
+        made = {i: context_of(members, turns) for i, members in remake.items()}
         with conn.cursor() as cursor:
             cursor.executemany(
-                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in stale + moved]
+                """DELETE FROM memory_context
+                   WHERE memory_id = %s AND namespace = %s AND conversation = %s""",
+                gone,
+            )
+            # A turn that moved here may still have its context in its old conversation.
+            cursor.executemany(
+                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in made]
             )
             cursor.executemany(
                 """INSERT INTO memory_context
-                   (memory_id, namespace, conversation, embedding, content)
-                   VALUES (%s, %s, %s, %s, %s)""",
+                   (memory_id, namespace, conversation, embedding, content, members)
+                   VALUES (%s, %s, %s, %s, %s, %s)""",
                 [
-                    (memory_id, namespace, conversation, vector, text)
-                    for memory_id, (vector, text) in fresh.items()
-                    if memory_id not in kept or memory_id in stale
+                    (i, namespace, conversation, c.vector, c.text, members_json(c.members))
+                    for i, c in made.items()
                 ],
             )
     return len(marked)
+
+
+def _to_remake(
+    conn: psycopg.Connection[dict[str, Any]],
+    namespace: str,
+    conversation: str,
+    order: list[str],
+    kept: set[str],
+    changed: set[str],
+    window: Window,
+) -> dict[str, Members]:
+    """The windows of this conversation to remake (see `sqlite_context._to_remake`)."""
+    where = "namespace = %s AND conversation = %s"
+    if len(changed) > SPARSE_CHANGES:
+        windows = {
+            r["memory_id"]: parse_members(r["members"])
+            for r in conn.execute(
+                f"SELECT memory_id, members FROM memory_context WHERE {where}".encode(),
+                (namespace, conversation),
+            ).fetchall()
+        }
+        return to_recompute(order, windows, changed, window)
+    holders = {
+        r["memory_id"]
+        for r in conn.execute(
+            f"""SELECT memory_id FROM memory_context WHERE {where}
+                AND EXISTS (SELECT 1 FROM unnest(%s::text[]) c WHERE strpos(members, c) > 0)
+            """.encode(),
+            (namespace, conversation, [json.dumps(i) for i in changed]),
+        ).fetchall()
+    }
+    return around_changes(order, kept, changed, holders, window)
 
 
 def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> None:
@@ -115,11 +167,28 @@ def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> No
            ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
         (text,),
     )
-    if row is not None:
+    if row is not None:  # every window changes: every turn counts as changed
         conn.execute(
             """INSERT INTO conversation_dirty SELECT DISTINCT namespace, conversation
                FROM memories WHERE conversation IS NOT NULL ON CONFLICT DO NOTHING"""
         )
+        conn.execute(
+            """INSERT INTO conversation_dirty SELECT DISTINCT e.namespace, 'episode:' || e.id
+               FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+               WHERE em.memory_id IS NOT NULL ON CONFLICT DO NOTHING"""
+        )
+        conn.execute(
+            """INSERT INTO context_changed SELECT id FROM memories
+               WHERE conversation IS NOT NULL UNION SELECT memory_id FROM episode_members
+               WHERE memory_id IS NOT NULL ON CONFLICT DO NOTHING"""
+        )
+
+
+def _has_context(conn: psycopg.Connection[dict[str, Any]], namespace: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM memory_context WHERE namespace = %s LIMIT 1", (namespace,)
+    ).fetchone()
+    return row is not None
 
 
 class _Reads(Protocol):
@@ -127,22 +196,19 @@ class _Reads(Protocol):
 
 
 class PostgresContextReads:
-    def context_search(
-        self: _Reads, query: Vector, text: str, filters: Filters, n: int
-    ) -> tuple[list[tuple[str, float]], list[str]] | None:
-        """The conversational memories matching `filters` ranked by their contexts; None
-        when the namespace holds no conversation."""
-        from lethe.store.postgres import _ts_word, ef_search
+    def vector_search_in_context(
+        self: _Reads, query: Vector, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
+        """Own top-n and context top-n by the HNSW indexes; None for the second when the
+        namespace holds no conversation."""
+        from lethe.store.postgres import ef_search
 
+        own: list[tuple[str, float]] = self.vector_search(query, filters, n)  # type: ignore[attr-defined]
         where, params = compile_filters(filters)
         vector = np.asarray(query, dtype=np.float32)
         with self._read() as conn, conn.transaction():
-            any_context = conn.execute(
-                "SELECT 1 FROM memory_context WHERE namespace = %s LIMIT 1",
-                (filters.namespace,),
-            ).fetchone()
-            if any_context is None:
-                return None
+            if not _has_context(conn, filters.namespace):
+                return own, None
             conn.execute(f"SET LOCAL hnsw.ef_search = {ef_search(n)}")
             rows = conn.execute(
                 f"""SELECT c.memory_id, 1 - (c.embedding <=> %s) AS similarity
@@ -150,30 +216,35 @@ class PostgresContextReads:
                     WHERE {where} ORDER BY c.embedding <=> %s LIMIT %s""".encode(),
                 [vector, *params, vector, n],
             ).fetchall()
-            tokens = query_tokens(text)
-            found = (
-                conn.execute(
-                    f"""SELECT c.memory_id FROM memory_context c
-                        JOIN memories m ON m.id = c.memory_id, to_tsquery('simple', %s) q
-                        WHERE c.search @@ q AND {where}
-                        ORDER BY ts_rank_cd(c.search, q) DESC, m.num LIMIT %s""".encode(),
-                    [" | ".join(_ts_word(t) for t in tokens), *params, n],
-                ).fetchall()
-                if tokens
-                else []
-            )
-        return (
-            [(r["memory_id"], float(r["similarity"])) for r in rows],
-            [r["memory_id"] for r in found],
-        )
+        return own, [(r["memory_id"], float(r["similarity"])) for r in rows]
 
-    def context_search_soon(
-        self: Any, query: Vector, text: str, filters: Filters, n: int
-    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
-        """`context_search`, answered when called (the server runs it beside others)."""
-        search: Callable[..., tuple[list[tuple[str, float]], list[str]] | None]
-        search = self.context_search
-        return lambda: search(query, text, filters, n)
+    def context_lexical_soon(
+        self: _Reads, text: str, filters: Filters, n: int
+    ) -> Future[list[str]]:
+        """The context texts' best full-text matches, answered now (the server runs it
+        beside others)."""
+        from lethe.store.postgres import _ts_word
+
+        future: Future[list[str]] = Future()
+        try:
+            tokens = query_tokens(text)
+            where, params = compile_filters(filters)
+            with self._read() as conn:
+                found = (
+                    conn.execute(
+                        f"""SELECT c.memory_id FROM memory_context c
+                            JOIN memories m ON m.id = c.memory_id, to_tsquery('simple', %s) q
+                            WHERE c.search @@ q AND {where}
+                            ORDER BY ts_rank_cd(c.search, q) DESC, m.num LIMIT %s""".encode(),
+                        [" | ".join(_ts_word(t) for t in tokens), *params, n],
+                    ).fetchall()
+                    if tokens
+                    else []
+                )
+            future.set_result([r["memory_id"] for r in found])
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
 
     def conversational(self: _Reads, ids: Iterable[str]) -> set[str]:
         """Which of these memories are ranked by a context."""

@@ -321,6 +321,52 @@ INSERT INTO conversation_dirty
     WHERE em.memory_id IS NOT NULL
     ON CONFLICT DO NOTHING;
 """,
+    10: """
+-- Each context keeps its window, and every turn whose change marks its conversation is
+-- noted (see SQLite's 17).
+ALTER TABLE memory_context ADD COLUMN members TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE context_changed (memory_id TEXT PRIMARY KEY);
+CREATE FUNCTION lethe_context_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_TABLE_NAME = 'episode_members' THEN
+        IF TG_OP = 'UPDATE' AND OLD.memory_id IS NOT NULL THEN
+            INSERT INTO context_changed VALUES (OLD.memory_id) ON CONFLICT DO NOTHING;
+        END IF;
+        IF NEW.memory_id IS NOT NULL THEN
+            INSERT INTO context_changed VALUES (NEW.memory_id) ON CONFLICT DO NOTHING;
+        END IF;
+    ELSIF TG_OP = 'DELETE' THEN
+        IF OLD.conversation IS NOT NULL
+            OR EXISTS (SELECT 1 FROM episode_members WHERE memory_id = OLD.id) THEN
+            INSERT INTO context_changed VALUES (OLD.id) ON CONFLICT DO NOTHING;
+        END IF;
+    ELSIF NEW.conversation IS NOT NULL
+        OR (TG_OP = 'UPDATE' AND OLD.conversation IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM episode_members WHERE memory_id = NEW.id) THEN
+        INSERT INTO context_changed VALUES (NEW.id) ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER context_changed_row AFTER INSERT OR DELETE ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_context_changed();
+CREATE TRIGGER context_changed_update
+    AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_context_changed();
+CREATE TRIGGER context_changed_member AFTER INSERT OR UPDATE OF memory_id ON episode_members
+    FOR EACH ROW EXECUTE FUNCTION lethe_context_changed();
+INSERT INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL
+    ON CONFLICT DO NOTHING;
+INSERT INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL
+    ON CONFLICT DO NOTHING;
+INSERT INTO context_changed
+    SELECT id FROM memories WHERE conversation IS NOT NULL
+    UNION SELECT memory_id FROM episode_members WHERE memory_id IS NOT NULL
+    ON CONFLICT DO NOTHING;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -185,17 +185,7 @@ class SQLiteStore(
         """Top-n (id, cosine) among memories matching `filters`."""
         with self._lock:
             self._sync.sync()
-            within = None
-            if filters.narrows_beyond_namespace():
-                where, params = compile_filters(filters)
-                ids = [
-                    r[0]
-                    for r in self._conn.execute(
-                        f"SELECT m.id FROM memories m WHERE {where}", params
-                    )
-                ]
-                within = self._sync.index.slots_of(ids)
-            return self._sync.index.search(query, namespace=filters.namespace, k=n, within=within)
+            return self._within_search(self._sync.index, query, filters, n)
 
     def vector_search_many(
         self, queries: Vector, namespace: str, n: int

@@ -13,28 +13,35 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from concurrent.futures import Future
 
 import numpy as np
 
 from lethe.context import (
     EPISODE,
+    SPARSE_CHANGES,
+    Members,
     Turn,
     Window,
-    contexts,
+    around_changes,
+    context_of,
+    members_json,
+    parse_members,
     parse_window,
     speaker_of,
+    to_recompute,
     window_text,
 )
 from lethe.filters import Filters
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
-from lethe.store.vectors import Vector
+from lethe.store.vectors import Vector, VectorIndex
 
-_SESSION_TURNS = """SELECT num, id, content, embedding, metadata FROM memories
+_SESSION_ORDER = """SELECT id FROM memories
     WHERE namespace = ? AND conversation = ? AND status = 'active' ORDER BY created_at, num"""
-_EPISODE_TURNS = """SELECT m.num, m.id, m.content, m.embedding, m.metadata
+_EPISODE_ORDER = """SELECT m.id
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     JOIN memories m ON m.id = em.memory_id
     WHERE e.id = ? AND m.status = 'active' AND m.conversation IS NULL
@@ -43,66 +50,130 @@ _EPISODE_TURNS = """SELECT m.num, m.id, m.content, m.embedding, m.metadata
         WHERE o.memory_id = m.id
         AND (oe.created_at < e.created_at OR (oe.created_at = e.created_at AND oe.id < e.id)))
     ORDER BY m.created_at, m.num"""
+_CHUNK = 500
 
 
 def rebuild(conn: sqlite3.Connection) -> int:
-    """Rebuild every marked conversation's contexts, with the window the store records (the
-    last one a process opened it with: every process builds alike); returns how many were
-    rebuilt."""
+    """Remake the contexts a marked conversation's change touched, with the window the store
+    records (the last one a process opened it with: every process builds alike); returns how
+    many conversations were marked.
+
+    Triggers note every turn whose change marked its conversation (`context_changed`); only
+    the windows those changes touched are read whole and rewritten (each rewrite is logged
+    for every process's index), so a change costs its window, not its conversation."""
     marked = conn.execute("SELECT namespace, conversation FROM conversation_dirty").fetchall()
     if not marked:
         return 0
     row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
     window = parse_window(row[0] if row else None)
+    changed = {r[0] for r in conn.execute("SELECT memory_id FROM context_changed")}
     for namespace, conversation in marked:
         episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
-        rows = conn.execute(
-            _EPISODE_TURNS if episode is not None else _SESSION_TURNS,
-            (episode,) if episode is not None else (namespace, conversation),
-        ).fetchall()
+        order = [
+            r[0]
+            for r in conn.execute(
+                _EPISODE_ORDER if episode is not None else _SESSION_ORDER,
+                (episode,) if episode is not None else (namespace, conversation),
+            )
+        ]
         kept = {
-            row[0]: (row[1], row[2])
-            for row in conn.execute(
-                """SELECT memory_id, embedding, content FROM memory_context
-                   WHERE namespace = ? AND conversation = ?""",
+            r[0]
+            for r in conn.execute(
+                "SELECT memory_id FROM memory_context WHERE namespace = ? AND conversation = ?",
                 (namespace, conversation),
             )
         }
-        turns = [
-            Turn(
-                memory_id=row[1],
-                content=row[2],
-                vector=np.frombuffer(row[3], dtype="<f4"),
-                speaker=speaker_of(json.loads(row[4])),
-            )
-            for row in rows
-        ]
-        fresh = {
-            row[1]: (row[0], vector.astype("<f4").tobytes(), text)
-            for row, (vector, text) in zip(rows, contexts(turns, window), strict=True)
-        }
-        # Only the contexts that changed are rewritten: each rewrite is logged for every
-        # process's index, and appending a turn changes two of them, not the conversation.
-        stale = [i for i in kept if kept[i] != fresh.get(i, (None, None, None))[1:]]
+        remake = _to_remake(conn, namespace, conversation, order, kept, changed, window)
+        live = set(order)
+        conn.executemany(
+            "DELETE FROM memory_context WHERE memory_id = ? AND namespace = ? AND conversation = ?",
+            [(i, namespace, conversation) for i in kept if i not in live],
+        )
+        if not remake:
+            continue
+        turns, nums = _turns(conn, {m for members in remake.values() for m, _ in members})
         # A turn that moved here from another conversation may still have its context there
         # (that conversation is rebuilt too, maybe later in this loop): it is replaced here.
-        moved = [i for i in fresh if i not in kept]
-        conn.executemany(
-            "DELETE FROM memory_context WHERE memory_id = ?", [(i,) for i in stale + moved]
-        )
+        conn.executemany("DELETE FROM memory_context WHERE memory_id = ?", [(i,) for i in remake])
+        made = {i: context_of(members, turns) for i, members in remake.items()}
         conn.executemany(
             """INSERT INTO memory_context
-               (num, memory_id, namespace, conversation, embedding, content)
-               VALUES (?, ?, ?, ?, ?, ?)""",
+               (num, memory_id, namespace, conversation, embedding, content, members)
+               VALUES (?, ?, ?, ?, ?, ?, ?)""",
             [
-                (num, memory_id, namespace, conversation, blob, text)
-                for memory_id, (num, blob, text) in fresh.items()
-                if memory_id in moved or memory_id in stale
+                (
+                    nums[i],
+                    i,
+                    namespace,
+                    conversation,
+                    c.vector.astype("<f4").tobytes(),
+                    c.text,
+                    members_json(c.members),
+                )
+                for i, c in made.items()
             ],
         )
-    if marked:
-        conn.execute("DELETE FROM conversation_dirty")
+    conn.execute("DELETE FROM conversation_dirty")
+    conn.execute("DELETE FROM context_changed")
     return len(marked)
+
+
+def _to_remake(
+    conn: sqlite3.Connection,
+    namespace: str,
+    conversation: str,
+    order: list[str],
+    kept: set[str],
+    changed: set[str],
+    window: Window,
+) -> dict[str, Members]:
+    """The windows of this conversation to remake (`lethe.context`): found from the few
+    changed turns, or by comparing every stored window when there are many."""
+    where = "namespace = ? AND conversation = ?"
+    if len(changed) > SPARSE_CHANGES:
+        windows = {
+            r[0]: parse_members(r[1])
+            for r in conn.execute(
+                f"SELECT memory_id, members FROM memory_context WHERE {where}",
+                (namespace, conversation),
+            )
+        }
+        return to_recompute(order, windows, changed, window)
+    # A changed turn may have left (forgotten, purged, moved): the stored windows naming it
+    # are found by their text, whether or not its own context is still here.
+    holders: set[str] = set()
+    for memory_id in changed:
+        holders.update(
+            r[0]
+            for r in conn.execute(
+                f"SELECT memory_id FROM memory_context WHERE {where} AND instr(members, ?) > 0",
+                (namespace, conversation, json.dumps(memory_id)),
+            )
+        )
+    return around_changes(order, kept, changed, holders, window)
+
+
+def _turns(conn: sqlite3.Connection, ids: set[str]) -> tuple[dict[str, Turn], dict[str, int]]:
+    """The turns with these ids read whole (words, vector, speaker), and their row numbers
+    (a context row takes its memory's)."""
+    wanted = sorted(ids)
+    out: dict[str, Turn] = {}
+    nums: dict[str, int] = {}
+    for start in range(0, len(wanted), _CHUNK):
+        chunk = wanted[start : start + _CHUNK]
+        marks = ", ".join("?" for _ in chunk)
+        for num, memory_id, content, embedding, metadata in conn.execute(
+            f"SELECT num, id, content, embedding, metadata FROM memories WHERE id IN ({marks})",
+            chunk,
+        ):
+            out[memory_id] = Turn(
+                memory_id=memory_id,
+                content=content,
+                vector=np.frombuffer(embedding, dtype="<f4"),
+                speaker=speaker_of(json.loads(metadata)),
+            )
+            nums[memory_id] = num
+    return out, nums
 
 
 class SQLiteContextReads:
@@ -111,46 +182,56 @@ class SQLiteContextReads:
     _sync: IndexSync
     _context_lexical: LexicalSearch
 
-    def context_search(
-        self, query: Vector, text: str, filters: Filters, n: int
-    ) -> tuple[list[tuple[str, float]], list[str]] | None:
-        """The conversational memories matching `filters` ranked by their contexts: the top-n
-        (id, cosine) of the context vectors and the best full-text matches of the context
-        texts; None when the namespace holds no conversation (recall then ranks as before)."""
-        return self.context_search_soon(query, text, filters, n)()
-
-    def context_search_soon(
-        self, query: Vector, text: str, filters: Filters, n: int
-    ) -> Callable[[], tuple[list[tuple[str, float]], list[str]] | None]:
-        """`context_search` with its full-text half started now, on a thread and connection
-        of its own (beside the memories' own full-text search); call the result for both
-        halves."""
+    def vector_search_in_context(
+        self, query: Vector, filters: Filters, n: int
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
+        """Top-n (id, cosine) among memories matching `filters` by their own vectors, and
+        top-n of the conversational ones by their context vectors (None when the namespace
+        holds no conversation)."""
         with self._lock:
             self._sync.sync()
-            index = self._sync.load_context()
-            if not index.has_namespace(filters.namespace):
-                return lambda: None
-        words = self._context_lexical.submit(text, filters, n)
+            own = self._sync.index
+            context = self._sync.load_context()
+            if not context.has_namespace(filters.namespace):
+                return self._within_search(own, query, filters, n), None
+            if not filters.narrows_beyond_namespace():
+                return (
+                    own.search(query, namespace=filters.namespace, k=n),
+                    context.search(query, namespace=filters.namespace, k=n),
+                )
+            ids = self._matching_ids(filters)
+            return (
+                own.search(query, namespace=filters.namespace, k=n, within=own.slots_of(ids)),
+                context.search(
+                    query, namespace=filters.namespace, k=n, within=context.slots_of(ids)
+                ),
+            )
 
-        def finish() -> tuple[list[tuple[str, float]], list[str]]:
-            try:
-                with self._lock:
-                    within = None
-                    if filters.narrows_beyond_namespace():
-                        where, params = compile_filters(filters)
-                        ids = [
-                            r[0]
-                            for r in self._conn.execute(
-                                f"SELECT m.id FROM memories m WHERE {where}", params
-                            )
-                        ]
-                        within = index.slots_of(ids)
-                    hits = index.search(query, namespace=filters.namespace, k=n, within=within)
-            finally:
-                found = words.result()
-            return hits, found
+    def context_lexical_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
+        """The best full-text matches of the context texts of conversational memories
+        matching `filters`, started now on a thread and connection of its own (beside the
+        memories' own full-text search); none when the namespace holds no conversation."""
+        with self._lock:
+            self._sync.sync()
+            if not self._sync.load_context().has_namespace(filters.namespace):
+                done: Future[list[str]] = Future()
+                done.set_result([])
+                return done
+        return self._context_lexical.submit(text, filters, n)
 
-        return finish
+    def _within_search(
+        self, own: VectorIndex, query: Vector, filters: Filters, n: int
+    ) -> list[tuple[str, float]]:
+        within = None
+        if filters.narrows_beyond_namespace():
+            within = own.slots_of(self._matching_ids(filters))
+        return own.search(query, namespace=filters.namespace, k=n, within=within)
+
+    def _matching_ids(self, filters: Filters) -> list[str]:
+        where, params = compile_filters(filters)
+        return [
+            r[0] for r in self._conn.execute(f"SELECT m.id FROM memories m WHERE {where}", params)
+        ]
 
     def conversational(self, ids: Iterable[str]) -> set[str]:
         """Which of these memories are ranked by a context (live turns of a conversation)."""
@@ -172,10 +253,21 @@ def adopt_window(conn: sqlite3.Connection, window: Window) -> None:
         conn.execute(
             "INSERT OR REPLACE INTO lethe_meta (key, value) VALUES ('context_window', ?)", (text,)
         )
-        if row is not None:
+        if row is not None:  # every window changes: every turn counts as changed
             conn.execute(
                 """INSERT OR IGNORE INTO conversation_dirty SELECT DISTINCT namespace,
                    conversation FROM memories WHERE conversation IS NOT NULL"""
+            )
+            conn.execute(
+                """INSERT OR IGNORE INTO conversation_dirty SELECT DISTINCT e.namespace,
+                   'episode:' || e.id FROM episodes e
+                   JOIN episode_members em ON em.episode_id = e.id
+                   WHERE em.memory_id IS NOT NULL"""
+            )
+            conn.execute(
+                """INSERT OR IGNORE INTO context_changed SELECT id FROM memories
+                   WHERE conversation IS NOT NULL UNION SELECT memory_id FROM episode_members
+                   WHERE memory_id IS NOT NULL"""
             )
         conn.execute("COMMIT")
     except BaseException:

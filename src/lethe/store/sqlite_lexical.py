@@ -10,6 +10,7 @@ the engine re-checks against live rows on the main connection as it does for vec
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -61,16 +62,22 @@ class LexicalSearch:
             return []
         where, params = compile_filters(filters)
         table = self._table
+        # One row holding every hit: the query runs in a single step, so this thread asks
+        # for the GIL back twice rather than once a hit. Beside a caller busy with numpy
+        # (which holds it between releases), each ask could wait a whole switch interval.
         sql = (
-            f"SELECT m.id FROM {table} f JOIN memories m ON m.num = f.rowid "
-            f"WHERE {table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?"
+            f"SELECT json_group_array(json_array(id, score)) FROM ("
+            f"SELECT m.id AS id, f.rank AS score FROM {table} f JOIN memories m "
+            f"ON m.num = f.rowid WHERE {table} MATCH ? AND {where} ORDER BY f.rank LIMIT ?)"
         )
         with self._lock:
             conn = self._connection()
             terms = select_terms(self._doc_freq(conn, tokens))
             if not terms:
                 return []
-            return [r[0] for r in conn.execute(sql, [fts_query(terms), *params, n]).fetchall()]
+            rows = conn.execute(sql, [fts_query(terms), *params, n]).fetchall()
+        hits = json.loads(rows[0][0]) if rows and rows[0][0] else []
+        return [memory_id for memory_id, _ in sorted(hits, key=lambda hit: hit[1])]
 
     def release(self) -> None:
         """Close the read connection (the next search opens another), so it holds no page of

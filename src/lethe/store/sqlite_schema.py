@@ -475,6 +475,54 @@ CREATE TRIGGER context_dirty_episode_update AFTER UPDATE OF memory_id ON episode
             WHERE d.namespace = e.namespace AND d.conversation = 'episode:' || e.id);
 END;
 """,
+    17: """
+-- Each context keeps its window (`members`: [memory id, weight] in conversation order), and
+-- every turn whose change marks its conversation is noted in `context_changed`: a change
+-- remakes only the windows that hold that turn, before or after it. Every conversation is
+-- remade once, to fill the windows in.
+ALTER TABLE memory_context ADD COLUMN members TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE context_changed (memory_id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TRIGGER context_changed_insert AFTER INSERT ON memories
+WHEN new.conversation IS NOT NULL BEGIN
+    INSERT INTO context_changed (memory_id) SELECT new.id WHERE NOT EXISTS (
+        SELECT 1 FROM context_changed WHERE memory_id = new.id);
+END;
+CREATE TRIGGER context_changed_update
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories
+WHEN old.conversation IS NOT NULL OR new.conversation IS NOT NULL
+    OR EXISTS (SELECT 1 FROM episode_members WHERE memory_id = new.id) BEGIN
+    INSERT INTO context_changed (memory_id) SELECT new.id WHERE NOT EXISTS (
+        SELECT 1 FROM context_changed WHERE memory_id = new.id);
+END;
+CREATE TRIGGER context_changed_delete AFTER DELETE ON memories
+WHEN old.conversation IS NOT NULL
+    OR EXISTS (SELECT 1 FROM episode_members WHERE memory_id = old.id) BEGIN
+    INSERT INTO context_changed (memory_id) SELECT old.id WHERE NOT EXISTS (
+        SELECT 1 FROM context_changed WHERE memory_id = old.id);
+END;
+CREATE TRIGGER context_changed_member AFTER INSERT ON episode_members
+WHEN new.memory_id IS NOT NULL BEGIN
+    INSERT INTO context_changed (memory_id) SELECT new.memory_id WHERE NOT EXISTS (
+        SELECT 1 FROM context_changed WHERE memory_id = new.memory_id);
+END;
+CREATE TRIGGER context_changed_member_update AFTER UPDATE OF memory_id ON episode_members BEGIN
+    INSERT INTO context_changed (memory_id) SELECT old.memory_id
+        WHERE old.memory_id IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM context_changed WHERE memory_id = old.memory_id);
+    INSERT INTO context_changed (memory_id) SELECT new.memory_id
+        WHERE new.memory_id IS NOT NULL AND NOT EXISTS (
+            SELECT 1 FROM context_changed WHERE memory_id = new.memory_id);
+END;
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
+INSERT OR IGNORE INTO conversation_dirty
+    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
+    WHERE em.memory_id IS NOT NULL;
+INSERT OR IGNORE INTO context_changed SELECT id FROM memories WHERE conversation IS NOT NULL;
+INSERT OR IGNORE INTO context_changed
+    SELECT memory_id FROM episode_members WHERE memory_id IS NOT NULL;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
