@@ -339,3 +339,13 @@ def test_appending_a_turn_remakes_two_contexts(mem: Lethe, monkeypatch: pytest.M
         monkeypatch.setattr(f"lethe.store.{module}.context_of", counting)
     mem.remember("The newest turn.", session="long")
     assert len(made) == 2  # the new turn's, and the one before it (it now has a next turn)
+
+
+def test_a_session_named_like_an_episode_is_its_own_conversation(db: str, mem: Lethe) -> None:
+    """A session may be any text, "episode:<id>" too: it must not join that episode's turns."""
+    turns = [mem.remember(f"Episode turn {n} about the lake house.").id for n in range(3)]
+    episode = mem.create_episode("Lake house chat", turns)
+    stranger = mem.remember("A turn about the city flat.", session=f"episode:{episode.id}").id
+    contexts = _contexts(db)
+    assert "city flat" not in contexts[turns[2]]
+    assert "lake house" not in contexts[stranger]

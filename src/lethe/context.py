@@ -36,9 +36,11 @@ NEXT_WEIGHT = 0.3
 FADE = 0.7
 """Each step further from the memory multiplies a neighbour's weight by this."""
 
-EPISODE = "episode:"
+EPISODE = " episode:"
 """The conversation key of an episode's members that name no session: an episode is a
-conversation too (a memory in several belongs to the first one made)."""
+conversation too (a memory in several belongs to the first one made). It starts with a
+space, which a session never does (sessions are trimmed), so a session named
+"episode:<id>" stays a conversation of its own."""
 SESSION_KEY = "session"
 SPEAKER_KEY = "speaker"
 

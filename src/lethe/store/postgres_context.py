@@ -173,7 +173,7 @@ def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> No
                FROM memories WHERE conversation IS NOT NULL ON CONFLICT DO NOTHING"""
         )
         conn.execute(
-            """INSERT INTO conversation_dirty SELECT DISTINCT e.namespace, 'episode:' || e.id
+            """INSERT INTO conversation_dirty SELECT DISTINCT e.namespace, ' episode:' || e.id
                FROM episodes e JOIN episode_members em ON em.episode_id = e.id
                WHERE em.memory_id IS NOT NULL ON CONFLICT DO NOTHING"""
         )

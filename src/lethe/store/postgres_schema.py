@@ -323,7 +323,25 @@ INSERT INTO conversation_dirty
 """,
     10: """
 -- Each context keeps its window, and every turn whose change marks its conversation is
--- noted (see SQLite's 17).
+-- noted; an episode's conversation key starts with a space (see SQLite's 17).
+CREATE OR REPLACE FUNCTION lethe_episode_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO conversation_dirty
+        SELECT e.namespace, ' episode:' || e.id FROM episodes e WHERE e.id = NEW.episode_id
+        ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE OR REPLACE FUNCTION lethe_episode_member_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO conversation_dirty
+        SELECT e.namespace, ' episode:' || e.id
+        FROM episode_members em JOIN episodes e ON e.id = em.episode_id
+        WHERE em.memory_id = NEW.id
+        ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+DELETE FROM memory_context WHERE memory_id IN (SELECT id FROM memories WHERE conversation IS NULL);
+DELETE FROM conversation_dirty;
 ALTER TABLE memory_context ADD COLUMN members TEXT NOT NULL DEFAULT '[]';
 CREATE TABLE context_changed (memory_id TEXT PRIMARY KEY);
 CREATE FUNCTION lethe_context_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -358,7 +376,7 @@ INSERT INTO conversation_dirty
     SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL
     ON CONFLICT DO NOTHING;
 INSERT INTO conversation_dirty
-    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    SELECT DISTINCT e.namespace, ' episode:' || e.id
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     WHERE em.memory_id IS NOT NULL
     ON CONFLICT DO NOTHING;

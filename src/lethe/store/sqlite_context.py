@@ -260,7 +260,7 @@ def adopt_window(conn: sqlite3.Connection, window: Window) -> None:
             )
             conn.execute(
                 """INSERT OR IGNORE INTO conversation_dirty SELECT DISTINCT e.namespace,
-                   'episode:' || e.id FROM episodes e
+                   ' episode:' || e.id FROM episodes e
                    JOIN episode_members em ON em.episode_id = e.id
                    WHERE em.memory_id IS NOT NULL"""
             )

@@ -479,7 +479,8 @@ END;
 -- Each context keeps its window (`members`: [memory id, weight] in conversation order), and
 -- every turn whose change marks its conversation is noted in `context_changed`: a change
 -- remakes only the windows that hold that turn, before or after it. Every conversation is
--- remade once, to fill the windows in.
+-- remade once, to fill the windows in. An episode's conversation key now starts with a space,
+-- which a session never does: a session named "episode:<id>" was read as that episode.
 ALTER TABLE memory_context ADD COLUMN members TEXT NOT NULL DEFAULT '[]';
 CREATE TABLE context_changed (memory_id TEXT PRIMARY KEY) WITHOUT ROWID;
 CREATE TRIGGER context_changed_insert AFTER INSERT ON memories
@@ -513,10 +514,43 @@ CREATE TRIGGER context_changed_member_update AFTER UPDATE OF memory_id ON episod
         WHERE new.memory_id IS NOT NULL AND NOT EXISTS (
             SELECT 1 FROM context_changed WHERE memory_id = new.memory_id);
 END;
+DROP TRIGGER context_dirty_update;
+DROP TRIGGER context_dirty_episode_insert;
+DROP TRIGGER context_dirty_episode_update;
+CREATE TRIGGER context_dirty_update
+AFTER UPDATE OF content, metadata, status, embedding, created_at, namespace ON memories BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT old.namespace, old.conversation WHERE old.conversation IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = old.namespace AND d.conversation = old.conversation);
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT new.namespace, new.conversation WHERE new.conversation IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = new.namespace AND d.conversation = new.conversation);
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT DISTINCT e.namespace, ' episode:' || e.id
+        FROM episode_members em JOIN episodes e ON e.id = em.episode_id
+        WHERE em.memory_id = new.id AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = ' episode:' || e.id);
+END;
+CREATE TRIGGER context_dirty_episode_insert AFTER INSERT ON episode_members BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT e.namespace, ' episode:' || e.id FROM episodes e WHERE e.id = new.episode_id
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = ' episode:' || e.id);
+END;
+CREATE TRIGGER context_dirty_episode_update AFTER UPDATE OF memory_id ON episode_members BEGIN
+    INSERT INTO conversation_dirty (namespace, conversation)
+        SELECT e.namespace, ' episode:' || e.id FROM episodes e WHERE e.id = new.episode_id
+        AND NOT EXISTS (SELECT 1 FROM conversation_dirty d
+            WHERE d.namespace = e.namespace AND d.conversation = ' episode:' || e.id);
+END;
+DELETE FROM memory_context WHERE memory_id IN (SELECT id FROM memories WHERE conversation IS NULL);
+DELETE FROM conversation_dirty;
 INSERT OR IGNORE INTO conversation_dirty
     SELECT DISTINCT namespace, conversation FROM memories WHERE conversation IS NOT NULL;
 INSERT OR IGNORE INTO conversation_dirty
-    SELECT DISTINCT e.namespace, 'episode:' || e.id
+    SELECT DISTINCT e.namespace, ' episode:' || e.id
     FROM episodes e JOIN episode_members em ON em.episode_id = e.id
     WHERE em.memory_id IS NOT NULL;
 INSERT OR IGNORE INTO context_changed SELECT id FROM memories WHERE conversation IS NOT NULL;
