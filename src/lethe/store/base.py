@@ -132,8 +132,12 @@ class Store(Protocol):
     def vector_search_in_context(
         self, query: Vector, filters: Filters, n: int
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
-        """`vector_search`, and the conversational memories' top-n (id, cosine) by their
-        context vectors (`lethe.context`); None when the namespace holds no conversation."""
+        """What recall's fusion (`lethe.ranking.fuse_with_context`) needs, as (id, cosine)
+        lists best first: memories matching `filters` by their own vectors, and
+        conversational ones by their context vectors (`lethe.context`); None for the second
+        when the namespace holds no conversation. Together they hold the top n of the merged
+        ranking (turns by context, the rest by their own vector); the first list may give
+        the own cosine of only the turns among those."""
         ...
 
     def context_lexical_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:

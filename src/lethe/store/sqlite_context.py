@@ -187,25 +187,26 @@ class SQLiteContextReads:
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
         """Top-n (id, cosine) among memories matching `filters` by their own vectors, and
         top-n of the conversational ones by their context vectors (None when the namespace
-        holds no conversation)."""
+        holds no conversation).
+
+        With conversations, one search over the vectors recall ranks by
+        (`ranking_vectors`) gives the merged top n: its other memories are the first list,
+        its turns the second, and the turns' own cosines (which count at a fifth) are
+        added to the first list, which stays ordered by cosine."""
         with self._lock:
             self._sync.sync()
             own = self._sync.index
-            context = self._sync.load_context()
-            if not context.has_namespace(filters.namespace):
+            ranking = self._sync.load_ranking()
+            if not ranking.has_conversation(filters.namespace):
                 return self._within_search(own, query, filters, n), None
-            if not filters.narrows_beyond_namespace():
-                return (
-                    own.search(query, namespace=filters.namespace, k=n),
-                    context.search(query, namespace=filters.namespace, k=n),
-                )
-            ids = self._matching_ids(filters)
-            return (
-                own.search(query, namespace=filters.namespace, k=n, within=own.slots_of(ids)),
-                context.search(
-                    query, namespace=filters.namespace, k=n, within=context.slots_of(ids)
-                ),
-            )
+            within = None
+            if filters.narrows_beyond_namespace():
+                within = ranking.index.slots_of(self._matching_ids(filters))
+            hits = ranking.index.search(query, namespace=filters.namespace, k=n, within=within)
+            context = [hit for hit in hits if ranking.is_turn(hit[0])]
+            others = [hit for hit in hits if not ranking.is_turn(hit[0])]
+            turns = own.similarities(query, [memory_id for memory_id, _ in context])
+            return sorted([*others, *turns.items()], key=lambda hit: -hit[1]), context
 
     def context_lexical_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """The best full-text matches of the context texts of conversational memories
@@ -213,7 +214,7 @@ class SQLiteContextReads:
         memories' own full-text search); none when the namespace holds no conversation."""
         with self._lock:
             self._sync.sync()
-            if not self._sync.load_context().has_namespace(filters.namespace):
+            if not self._sync.load_ranking().has_conversation(filters.namespace):
                 done: Future[list[str]] = Future()
                 done.set_result([])
                 return done
@@ -237,8 +238,8 @@ class SQLiteContextReads:
         """Which of these memories are ranked by a context (live turns of a conversation)."""
         with self._lock:
             self._sync.sync()
-            index = self._sync.load_context()
-            return {i for i in ids if i in index}
+            ranking = self._sync.load_ranking()
+            return {i for i in ids if ranking.is_turn(i)}
 
 
 def adopt_window(conn: sqlite3.Connection, window: Window) -> None:

@@ -33,6 +33,7 @@ import numpy as np
 
 from lethe.store.earlier import EarlierState, EarlierStates
 from lethe.store.quantized import Codes
+from lethe.store.ranking_vectors import RankingVectors
 from lethe.store.vectors import VectorIndex
 
 _CHUNK = 500
@@ -65,29 +66,25 @@ class IndexSync:
         self.index = VectorIndex(dim)
         self.earlier: EarlierStates | None = None
         """Earlier states, once a search as of a past moment has needed them."""
-        self.context: VectorIndex | None = None
-        """Conversational memories' context vectors, once a recall has needed them."""
+        self.ranking: RankingVectors | None = None
+        """What recall ranks by in namespaces with conversations, once a recall needed it."""
         self.seq = -1
         """Last `vector_log` entry the index reflects; -1 means "rebuild before use"."""
 
     def invalidate(self) -> None:
         self.seq = -1
         self.earlier = None
-        self.context = None
+        self.ranking = None
 
-    def load_context(self) -> VectorIndex:
-        """The context vectors of every live conversational memory (after `sync`): read
-        once, then replayed from the log like the memories' own."""
-        if self.context is None:
-            index = VectorIndex(self._dim)
+    def load_ranking(self) -> RankingVectors:
+        """The vectors recall ranks by in namespaces with conversations (after `sync`): the
+        live contexts read once, the other memories copied from the own index, then replayed
+        from the log like the memories' own."""
+        if self.ranking is None:
             rows = self._conn.execute(_CONTEXT_SQL.format(only="")).fetchall()
-            if rows:
-                matrix = np.frombuffer(b"".join(r[2] for r in rows), dtype="<f4")
-                index.bulk_load(
-                    [r[0] for r in rows], [r[1] for r in rows], matrix.reshape(-1, self._dim)
-                )
-            self.context = index
-        return self.context
+            contexts = [(r[0], r[1], np.frombuffer(r[2], dtype="<f4")) for r in rows]
+            self.ranking = RankingVectors.build(self.index, contexts)
+        return self.ranking
 
     def load_earlier(self) -> EarlierStates:
         """The earlier states of every live memory (after `sync`): read once, then replayed."""
@@ -128,19 +125,8 @@ class IndexSync:
                 else:
                     vector = np.frombuffer(row[2], dtype="<f4")
                     self.index.upsert(memory_id, row[1], vector, row[3])
-            if self.context is not None:
-                found = {
-                    row[0]: row
-                    for row in self._conn.execute(
-                        _CONTEXT_SQL.format(only=f"AND c.memory_id IN ({marks})"), chunk
-                    )
-                }
-                for memory_id in chunk:
-                    row = found.get(memory_id)
-                    if row is None:
-                        self.context.remove(memory_id)
-                    else:
-                        self.context.upsert(memory_id, row[1], np.frombuffer(row[2], dtype="<f4"))
+            if self.ranking is not None:
+                self._replay_ranking(self.ranking, chunk, marks, live)
             if self.earlier is not None:
                 only = f"AND v.memory_id IN ({marks})"
                 grouped = _group(
@@ -151,6 +137,31 @@ class IndexSync:
         self.seq = changes[-1][0]
         if len(ids) > max(1000, len(self.index) // 10):
             self._save_snapshot()
+
+    def _replay_ranking(
+        self, ranking: RankingVectors, chunk: list[str], marks: str, live: dict[str, Any]
+    ) -> None:
+        """Bring the ranking vectors of these changed memories in step (`live`: their rows
+        as the own index just read them). A context in a namespace not held whole makes the
+        ranking be built again on its next use."""
+        found = {
+            row[0]: row
+            for row in self._conn.execute(
+                _CONTEXT_SQL.format(only=f"AND c.memory_id IN ({marks})"), chunk
+            )
+        }
+        if any(row[1] not in ranking.namespaces for row in found.values()):
+            self.ranking = None
+            return
+        for memory_id in chunk:
+            context = found.get(memory_id)
+            own = live.get(memory_id)
+            if context is not None:
+                ranking.put_context(memory_id, context[1], np.frombuffer(context[2], "<f4"))
+            elif own is not None and own[1] in ranking.namespaces:
+                ranking.put_own(memory_id, own[1], np.frombuffer(own[2], dtype="<f4"))
+            else:
+                ranking.remove(memory_id)
 
     def _rebuild(self) -> None:
         conn = self._conn

@@ -1,0 +1,148 @@
+"""The vectors recall ranks by (SQLite, `lethe.store.ranking_vectors`): one index holding each
+memory's context vector if it is a turn of a conversation, else its own, kept in step by the
+change log — including other processes' writes — so that one search gives the same ranking as
+searching the own and the context vectors apart and merging them by cosine."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.store.ranking_vectors import RankingVectors
+
+from .conftest import sqlite_only
+
+
+def _expected(db: str) -> dict[str, tuple[str, bool, np.ndarray]]:
+    """From the rows: every live memory of a namespace holding a live context, with the
+    vector recall should rank it by and whether that is a context."""
+    conn = sqlite3.connect(db)
+    try:
+        contexts = {
+            memory_id: (namespace, np.frombuffer(blob, dtype="<f4"))
+            for memory_id, namespace, blob in conn.execute(
+                """SELECT c.memory_id, c.namespace, c.embedding FROM memory_context c
+                   JOIN memories m ON m.id = c.memory_id WHERE m.status = 'active'"""
+            )
+        }
+        held = {namespace for namespace, _ in contexts.values()}
+        out = {}
+        for memory_id, namespace, blob in conn.execute(
+            "SELECT id, namespace, embedding FROM memories WHERE status = 'active'"
+        ):
+            if namespace not in held:
+                continue
+            if memory_id in contexts:
+                out[memory_id] = (namespace, True, contexts[memory_id][1])
+            else:
+                out[memory_id] = (namespace, False, np.frombuffer(blob, dtype="<f4"))
+        return out
+    finally:
+        conn.close()
+
+
+def _held(ranking: RankingVectors, namespaces: set[str]) -> dict[str, tuple[str, bool, np.ndarray]]:
+    out = {}
+    for namespace in namespaces:
+        ids, matrix = ranking.index.namespace_matrix(namespace)
+        for memory_id, row in zip(ids, matrix, strict=True):
+            out[memory_id] = (namespace, ranking.is_turn(memory_id), row)
+    return out
+
+
+def _assert_in_step(mem: Lethe, db: str) -> None:
+    mem.store._sync.sync()  # type: ignore[attr-defined]
+    ranking = mem.store._sync.load_ranking()  # type: ignore[attr-defined]
+    expected = _expected(db)
+    namespaces = {namespace for namespace, _, _ in expected.values()}
+    assert namespaces <= ranking.namespaces
+    held = _held(ranking, namespaces)
+    assert held.keys() == expected.keys()
+    for memory_id, (namespace, is_turn, vector) in expected.items():
+        assert held[memory_id][:2] == (namespace, is_turn), memory_id
+        assert np.allclose(held[memory_id][2], vector, atol=1e-6), memory_id
+    for namespace in namespaces:
+        turns = any(t for ns, t, _ in expected.values() if ns == namespace)
+        assert ranking.has_conversation(namespace) == turns
+
+
+@sqlite_only
+def test_the_ranking_follows_every_change_made_by_another_handle(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as reader, Lethe.open(db, embedder=embedder) as writer:
+        for n in range(6):
+            writer.remember(f"Turn {n}: we talked about the {n}th trip.", session="chat")
+        plain = [writer.remember(f"A plain note number {n} about gardening.").id for n in range(4)]
+        reader.recall("trip")  # the reader builds its ranking now
+        _assert_in_step(reader, db)
+        turns = [m.id for m in writer.list_memories(limit=50).items if m.metadata.get("session")]
+        writer.remember("Turn 6: and then the weather turned.", session="chat")
+        writer.execute(writer.plan_forget([turns[1]]))
+        writer.update(turns[2], content="Turn 2, rewritten: the lake trip.")
+        writer.update(plain[0], merge_metadata={"session": "chat"})  # a note becomes a turn
+        writer.update(turns[3], metadata={})  # a turn becomes a note
+        writer.execute(writer.plan_forget([plain[1]]))
+        writer.restore(turns[1])
+        writer.update(plain[2], content="A plain note, rewritten: about bees.")
+        writer.execute(writer.plan_purge([plain[1]]))
+        _assert_in_step(reader, db)
+        # A conversation in a namespace the ranking did not hold: it is built again, whole.
+        writer.remember("A note in the work namespace.", namespace="work")
+        writer.remember("Turn 0 of a work chat.", namespace="work", session="w")
+        _assert_in_step(reader, db)
+        # The last turn of a namespace forgotten: it has no conversation any more.
+        for memory in writer.list_memories({"namespace": "work"}, limit=50).items:
+            if memory.metadata.get("session"):
+                plan = writer.plan_forget([memory.id], filters={"namespace": "work"})
+                assert plan.targets
+                writer.execute(plan)
+        _assert_in_step(reader, db)
+        assert not reader.store._sync.load_ranking().has_conversation("work")  # type: ignore[attr-defined]
+
+
+@sqlite_only
+def test_one_search_ranks_as_the_own_and_context_vectors_merged(
+    db: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The merged list (other memories by their own vector, turns by their context vector)
+    equals the exact ranking computed from the rows, with the int8 first pass in use."""
+    monkeypatch.setattr("lethe.store.vectors.PREFILTER_MIN", 1)
+    with Lethe.open(db, embedder=embedder) as mem:
+        topics = ["hiking", "the dentist", "a new job", "cooking pasta", "the cat", "taxes"]
+        for s in range(4):
+            for n, topic in enumerate(topics):
+                mem.remember(f"Session {s}, turn {n}: talking about {topic}.", session=f"s{s}")
+        for topic in topics:
+            mem.remember(f"A note about {topic}, written down.")
+        query = "what about the dentist appointment?"
+        vector = embedder.embed([query])[0]
+        own, context = mem.store.vector_search_in_context(
+            vector, mem._filters({"namespace": "default"}, ()), 10
+        )
+        assert context is not None
+        expected = _expected(db)
+        scores = sorted(
+            ((float(v @ vector), memory_id) for memory_id, (_, _, v) in expected.items()),
+            reverse=True,
+        )[:10]
+        turns = {memory_id for memory_id, (_, is_turn, _) in expected.items() if is_turn}
+        merged = sorted([h for h in own if h[0] not in turns] + context, key=lambda h: -h[1])
+        assert [i for i, _ in merged] == [i for _, i in scores]
+        assert np.allclose([s for _, s in merged], [s for s, _ in scores], atol=1e-5)
+        # The turns among the hits carry their own cosine in the first list.
+        rows = {
+            memory_id: np.frombuffer(blob, dtype="<f4")
+            for memory_id, blob in sqlite3.connect(db).execute("SELECT id, embedding FROM memories")
+        }
+        for memory_id, score in own:
+            assert score == pytest.approx(float(rows[memory_id] @ vector), abs=1e-5)
+        assert {i for i, _ in own} == {i for _, i in scores}
+        assert json.dumps(sorted(i for i, _ in context)) == json.dumps(
+            sorted(i for _, i in scores if i in turns)
+        )
