@@ -221,8 +221,9 @@ def test_the_preview_floor_helper_includes_point_four_itself() -> None:
 @pytest.fixture
 def forced(db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Lethe, dict[str, str]]]:
     """Two memories whose cosine to the query is forced to exactly 0.4 and to the float just
-    below it. A float32 cosine never lands on 0.4, so the store's vector search is wrapped to
-    report these two numbers; the planners above it are the real ones."""
+    below it. A float32 cosine never lands on 0.4, so the store's vector searches (plain, and
+    recall's with contexts) are wrapped to report these two numbers; the planners above them
+    are the real ones."""
     cosines = {AT_FLOOR: 0.45, UNDER_FLOOR: 0.45}
     with Lethe.open(db, embedder=ExactCosines(cosines)) as mem:
         scope = {"source": "garden.md"}
@@ -236,7 +237,14 @@ def forced(db: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Lethe, di
         def vector_search(*args: Any, **kwargs: Any) -> list[tuple[str, float]]:
             return [(i, exact.get(i, s)) for i, s in search(*args, **kwargs)]
 
+        in_context = mem.store.vector_search_in_context
+
+        def vector_search_in_context(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            own, context = in_context(*args, **kwargs)
+            return [(i, exact.get(i, s)) for i, s in own], context
+
         monkeypatch.setattr(mem.store, "vector_search", vector_search)
+        monkeypatch.setattr(mem.store, "vector_search_in_context", vector_search_in_context)
         yield mem, ids
 
 

@@ -5,7 +5,6 @@ searching the own and the context vectors apart and merging them by cosine."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import numpy as np
@@ -127,22 +126,43 @@ def test_one_search_ranks_as_the_own_and_context_vectors_merged(
         )
         assert context is not None
         expected = _expected(db)
-        scores = sorted(
+        turns = {memory_id for memory_id, (_, is_turn, _) in expected.items() if is_turn}
+        exact = sorted(
             ((float(v @ vector), memory_id) for memory_id, (_, _, v) in expected.items()),
             reverse=True,
-        )[:10]
-        turns = {memory_id for memory_id, (_, is_turn, _) in expected.items() if is_turn}
-        merged = sorted([h for h in own if h[0] not in turns] + context, key=lambda h: -h[1])
-        assert [i for i, _ in merged] == [i for _, i in scores]
-        assert np.allclose([s for _, s in merged], [s for s, _ in scores], atol=1e-5)
-        # The turns among the hits carry their own cosine in the first list.
+        )[:20]
+        # The top 10 of each kind among the top 20 (as two searches of 10 would give them).
+        want_turns = [(i, s) for s, i in exact if i in turns][:10]
+        want_others = [(i, s) for s, i in exact if i not in turns][:10]
+        assert [i for i, _ in context] == [i for i, _ in want_turns]
+        assert np.allclose([s for _, s in context], [s for _, s in want_turns], atol=1e-5)
+        others = [h for h in own if h[0] not in turns]
+        assert [i for i, _ in others] == [i for i, _ in want_others]
+        # The turns among the hits carry their own cosine in the first list, which stays
+        # ordered by cosine.
         rows = {
             memory_id: np.frombuffer(blob, dtype="<f4")
             for memory_id, blob in sqlite3.connect(db).execute("SELECT id, embedding FROM memories")
         }
+        assert {i for i, _ in own} - {i for i, _ in others} == {i for i, _ in context}
         for memory_id, score in own:
             assert score == pytest.approx(float(rows[memory_id] @ vector), abs=1e-5)
-        assert {i for i, _ in own} == {i for _, i in scores}
-        assert json.dumps(sorted(i for i, _ in context)) == json.dumps(
-            sorted(i for _, i in scores if i in turns)
-        )
+        assert [s for _, s in own] == sorted((s for _, s in own), reverse=True)
+
+
+def test_the_turns_own_vectors_rank_among_the_candidate_turns() -> None:
+    """With `own_cosine`, a turn's own rank (at a fifth) comes from the cosines given for the
+    candidate turns, not from where the turn stands in the first list (a store may leave
+    turns out of it)."""
+    from lethe.ranking import OWN_WEIGHT, fuse_with_context
+
+    context = [("t1", 0.9), ("t2", 0.8)]
+    without = fuse_with_context([("a", 0.85)], [], context, [], {"t1", "t2"})
+    given = fuse_with_context(
+        [("a", 0.85)], [], context, [], {"t1", "t2"}, own_cosine={"t2": 0.7, "t1": 0.2}
+    )
+    assert {f.id: f.score for f in without}["t2"] < {f.id: f.score for f in given}["t2"]
+    t1, t2 = ({f.id: f.score for f in given}[i] for i in ("t1", "t2"))
+    best = (2.0 + 2 * OWN_WEIGHT) / 61
+    assert t1 == pytest.approx((1 / 61 + OWN_WEIGHT / 62) / best)
+    assert t2 == pytest.approx((1 / 63 + OWN_WEIGHT / 61) / best)

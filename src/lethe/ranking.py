@@ -7,7 +7,7 @@ one (first on both lists), so a score of 1.0 means "top of both" whatever k is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -43,6 +43,7 @@ def fuse_with_context(
     context_lexical: Sequence[str],
     conversational: set[str],
     *,
+    own_cosine: Mapping[str, float] | None = None,
     k: int = 60,
 ) -> list[Fused]:
     """Reciprocal rank fusion when some memories belong to conversations.
@@ -51,7 +52,11 @@ def fuse_with_context(
     context vector competes with the other memories' own vectors by cosine in one list, and
     its context text's full-text rank counts as a lexical rank. Its own rankings still count,
     at `OWN_WEIGHT`. A memory outside any conversation is ranked by its own vector and words
-    exactly as `fuse` ranks it. The score is scaled so that 1.0 is first on every list."""
+    exactly as `fuse` ranks it. The score is scaled so that 1.0 is first on every list.
+
+    `own_cosine`: the own cosines of the turns among the candidates, which then rank the
+    turns' own vectors (a store need not rank every turn by its own vector: see
+    `Store.vector_search_in_context`); without it, the turns' order in `vector` does."""
     by_cosine = sorted(
         [(i, s) for i, s in vector if i not in conversational]
         + [(i, s) for i, s in context_vector if i in conversational],
@@ -60,7 +65,10 @@ def fuse_with_context(
     ranked_vector = [i for i, _ in by_cosine]
     own_words = [i for i in lexical if i not in conversational]
     context_words = [i for i in context_lexical if i in conversational]
-    own_vector = [i for i, _ in vector if i in conversational]
+    if own_cosine is None:
+        own_vector = [i for i, _ in vector if i in conversational]
+    else:
+        own_vector = sorted(own_cosine, key=lambda i: -own_cosine[i])
     own_lexical = [i for i in lexical if i in conversational]
     vector_rank = {memory_id: n + 1 for n, memory_id in enumerate(ranked_vector)}
     lexical_rank = {memory_id: n + 1 for n, memory_id in enumerate(own_words)}

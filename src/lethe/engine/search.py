@@ -109,12 +109,23 @@ class SearchOps(PastOps):
         else:
             candidates = {i for i, _ in vector_hits} | set(lexical_ids)
             candidates |= {i for i, _ in context_vector} | set(context_lexical)
+            conversational = self.store.conversational(candidates)
+            # A turn's own vector counts at a fifth: it is ranked among the candidate turns
+            # (found by their context, or by words), on either store alike.
+            turns = dict.fromkeys(
+                i
+                for i in [*(i for i, _ in context_vector), *context_lexical, *lexical_ids]
+                if i in conversational
+            )
+            missing = [i for i in turns if i not in similarity]
+            similarity.update(self.store.similarities(vector, missing))
             ranked = fuse_with_context(
                 vector_hits,
                 lexical_ids,
                 context_vector,
                 context_lexical,
-                self.store.conversational(candidates),
+                conversational,
+                own_cosine={i: similarity[i] for i in turns if i in similarity},
                 k=self.settings.rrf_k,
             )
         missing = [f.id for f in ranked if f.id not in similarity]

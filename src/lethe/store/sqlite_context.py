@@ -190,8 +190,8 @@ class SQLiteContextReads:
         holds no conversation).
 
         With conversations, one search over the vectors recall ranks by
-        (`ranking_vectors`) gives the merged top n: its other memories are the first list,
-        its turns the second, and the turns' own cosines (which count at a fifth) are
+        (`ranking_vectors`) gives both: the other memories among its hits are the first
+        list, its turns the second; the turns' own cosines (which count at a fifth) are
         added to the first list, which stays ordered by cosine."""
         with self._lock:
             self._sync.sync()
@@ -202,9 +202,10 @@ class SQLiteContextReads:
             within = None
             if filters.narrows_beyond_namespace():
                 within = ranking.index.slots_of(self._matching_ids(filters))
-            hits = ranking.index.search(query, namespace=filters.namespace, k=n, within=within)
-            context = [hit for hit in hits if ranking.is_turn(hit[0])]
-            others = [hit for hit in hits if not ranking.is_turn(hit[0])]
+            # The top n of each kind, as two searches would give them, from the top 2n.
+            hits = ranking.index.search(query, namespace=filters.namespace, k=2 * n, within=within)
+            context = [hit for hit in hits if ranking.is_turn(hit[0])][:n]
+            others = [hit for hit in hits if not ranking.is_turn(hit[0])][:n]
             turns = own.similarities(query, [memory_id for memory_id, _ in context])
             return sorted([*others, *turns.items()], key=lambda hit: -hit[1]), context
 
