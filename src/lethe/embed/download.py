@@ -68,16 +68,19 @@ _CHUNK = 1 << 16
 _TRUE = {"1", "true", "yes", "on"}
 
 
-def cache_dir() -> Path:
-    """Where the downloaded model lives: $LETHE_CACHE_DIR, else $XDG_CACHE_HOME/lethe, else
-    ~/.cache/lethe; one folder per pinned revision."""
+def cache_root() -> Path:
+    """Where lethe keeps what it can make again: $LETHE_CACHE_DIR, else
+    $XDG_CACHE_HOME/lethe, else ~/.cache/lethe."""
     root = os.environ.get("LETHE_CACHE_DIR")
     if root:
-        base = Path(root).expanduser()
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "lethe"
-    return base / "models" / "all-MiniLM-L6-v2" / REVISION[:12]
+        return Path(root).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "lethe"
+
+
+def cache_dir() -> Path:
+    """Where the downloaded model lives: one folder per pinned revision under cache_root()."""
+    return cache_root() / "models" / "all-MiniLM-L6-v2" / REVISION[:12]
 
 
 def base_url() -> str:
