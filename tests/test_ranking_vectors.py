@@ -166,3 +166,50 @@ def test_the_turns_own_vectors_rank_among_the_candidate_turns() -> None:
     best = (2.0 + 2 * OWN_WEIGHT) / 61
     assert t1 == pytest.approx((1 / 61 + OWN_WEIGHT / 62) / best)
     assert t2 == pytest.approx((1 / 63 + OWN_WEIGHT / 61) / best)
+
+
+class _Axes:
+    """An embedder the test lays out: a known text gets the vector given for it, anything
+    else (a query) the first axis."""
+
+    name = "test/axes"
+    dim = 64
+
+    def __init__(self, vectors: dict[str, np.ndarray]) -> None:
+        self.vectors = vectors
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        first = np.eye(self.dim, dtype=np.float32)[0]
+        return np.stack([self.vectors.get(t, first) for t in texts]).astype(np.float32)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+
+def test_a_turn_that_matches_by_its_own_vector_alone_is_still_a_candidate(db: str) -> None:
+    """A turn whose own vector is the query's, among neighbours about something else (so its
+    context ranks below a hundred other memories) and sharing no word with the query: recall
+    with a similarity floor, and forgetting by description, judge memories by their own
+    cosine, so both must find it."""
+    rng = np.random.default_rng(7)
+    axes = np.eye(_Axes.dim, dtype=np.float32)
+    vectors: dict[str, np.ndarray] = {"Passport lives in the top desk drawer.": axes[0]}
+    dinner = [f"Dinner plan {n}: pasta with mushrooms." for n in range(4)]
+    for text in dinner:
+        vectors[text] = axes[1]
+    notes = [f"Zebra note {n}." for n in range(110)]
+    for text in notes:
+        side = rng.normal(size=_Axes.dim).astype(np.float32)
+        side[0] = 0.0
+        side /= np.linalg.norm(side)
+        vectors[text] = 0.8 * axes[0] + 0.6 * side
+    with Lethe.open(db, embedder=_Axes(vectors)) as mem:
+        for text in dinner:
+            mem.remember(text, session="dinner")
+        turn = mem.remember("Passport lives in the top desk drawer.", session="dinner").id
+        for text in notes:
+            mem.remember(text)
+        hits = mem.recall("where is it kept", min_similarity=0.9)
+        assert [h.memory.id for h in hits] == [turn]
+        plan = mem.plan_forget(query="forget where it is kept")
+        assert turn in [item.id for item in plan.items]

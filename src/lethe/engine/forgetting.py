@@ -313,7 +313,9 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         remembering); a subject also brings every memory that names it."""
         request = read_request(query)
         vector = self.embedder.embed([request.object])[0]
-        ranked, similarity = self._hybrid_for(vector, request.object, flt, QUERY_DEPTH)
+        ranked, similarity = self._hybrid_for(
+            vector, request.object, flt, QUERY_DEPTH, every_own=True
+        )
         ids = [
             f.id
             for f in ranked
@@ -358,7 +360,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
     ) -> tuple[list[PlanItem], bool]:
         """The cosine planner: a filter-scoped plan (the user's scope widens it), and the
         baseline the benchmark compares the description planner with."""
-        ranked, similarity = self._hybrid(query, flt, QUERY_DEPTH)
+        vector = self.embedder.embed([query])[0]
+        ranked, similarity = self._hybrid_for(vector, query, flt, QUERY_DEPTH, every_own=True)
         ids = [f.id for f in ranked if previewed(similarity.get(f.id, 0.0))]
         live = self.store.get_many(ids)
         candidates = sorted(

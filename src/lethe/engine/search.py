@@ -52,7 +52,9 @@ class SearchOps(PastOps):
                 )
             return self._recall_as_of(text, k, flt, as_of, floor)
         self.expire_due()
-        ranked, similarity = self._hybrid(text, flt, max(50, 5 * k))
+        ranked, similarity = self._hybrid_for(
+            self.embedder.embed([text])[0], text, flt, max(50, 5 * k), every_own=floor is not None
+        )
         if floor is not None:  # on the cosine a hit reports (clamped to 0-1)
             ranked = [f for f in ranked if _cosine(similarity, f.id) >= floor]
         hits: list[RecallHit] = []
@@ -80,18 +82,19 @@ class SearchOps(PastOps):
             self._bring_back(attend, flt.namespace, [h.memory.id for h in hits])
         return hits
 
-    def _hybrid(self, text: str, flt: Filters, depth: int) -> tuple[list[Fused], dict[str, float]]:
+    def _hybrid_for(
+        self, vector: Vector, text: str, flt: Filters, depth: int, *, every_own: bool = False
+    ) -> tuple[list[Fused], dict[str, float]]:
         """Fused vector + full-text ranking, and every candidate's cosine to the query.
 
         The full-text search runs (where the store can) beside the vector search. It is started
         after the query is embedded, not during: the encoder already uses every core of a small
-        machine, and sharing them made recall slower (15.3 -> 18.4 ms p50 on 2 cores)."""
-        return self._hybrid_for(self.embedder.embed([text])[0], text, flt, depth)
+        machine, and sharing them made recall slower (15.3 -> 18.4 ms p50 on 2 cores).
 
-    def _hybrid_for(
-        self, vector: Vector, text: str, flt: Filters, depth: int
-    ) -> tuple[list[Fused], dict[str, float]]:
-        """`_hybrid` with the query already embedded (a caller that needs the vector too)."""
+        `every_own`: also search every memory's own vector, turns of conversations included.
+        Recall ranks a turn by its context, so a turn whose own words match but whose
+        neighbours are about something else may be found by neither; a caller that judges
+        memories by their own cosine (a floor, the forget planners) must see it."""
         lexical = self.store.lexical_search_soon(text, flt, depth)
         try:
             context_words = self.store.context_lexical_soon(text, flt, depth)
@@ -103,6 +106,9 @@ class SearchOps(PastOps):
                 context_lexical = context_words.result()
         finally:
             lexical_ids = lexical.result()
+        if context_vector is not None and every_own:
+            own = dict(vector_hits) | dict(self.store.vector_search(vector, flt, depth))
+            vector_hits = sorted(own.items(), key=lambda hit: -hit[1])
         similarity = dict(vector_hits)
         if context_vector is None:
             ranked = fuse([i for i, _ in vector_hits], lexical_ids, k=self.settings.rrf_k)
@@ -110,12 +116,11 @@ class SearchOps(PastOps):
             candidates = {i for i, _ in vector_hits} | set(lexical_ids)
             candidates |= {i for i, _ in context_vector} | set(context_lexical)
             conversational = self.store.conversational(candidates)
-            # A turn's own vector counts at a fifth: it is ranked among the candidate turns
-            # (found by their context, or by words), on either store alike.
+            # A turn's own vector counts at a fifth: it is ranked among the turns any list
+            # found (by context, by words, or by its own vector where that was searched).
+            found = [*(i for i, _ in context_vector), *context_lexical, *lexical_ids]
             turns = dict.fromkeys(
-                i
-                for i in [*(i for i, _ in context_vector), *context_lexical, *lexical_ids]
-                if i in conversational
+                i for i in [*found, *(i for i, _ in vector_hits)] if i in conversational
             )
             missing = [i for i in turns if i not in similarity]
             similarity.update(self.store.similarities(vector, missing))

@@ -8,7 +8,8 @@ memory of a namespace with conversations, the one vector recall ranks it by — 
 vector if it has one, else its own — so a single exact top-k over as many rows as there are
 memories gives the merged list; the few turns among the hits then get their own cosine from
 the memories' own index. The price is a copy of the other memories' vectors of those
-namespaces; a store without conversations holds nothing here.
+namespaces (a namespace stays held until the index is next built, even once its last turn is
+gone); a store without conversations holds an empty index.
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ class RankingVectors:
             ids += members
             namespaces += [namespace] * len(members)
             parts.append(matrix)
-        matrix = np.concatenate(parts) if parts else np.empty((0, own.dim), dtype=np.float32)
+        if len(parts) == 1:
+            matrix = parts[0]  # already a copy: the one namespace's rows
+        elif parts:
+            matrix = np.concatenate(parts)
+        else:
+            matrix = np.empty((0, own.dim), dtype=np.float32)
         row_of = {memory_id: n for n, memory_id in enumerate(ids)}
         for memory_id, namespace, vector in contexts:
             row = row_of.get(memory_id)

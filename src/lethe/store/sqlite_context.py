@@ -202,7 +202,9 @@ class SQLiteContextReads:
             within = None
             if filters.narrows_beyond_namespace():
                 within = ranking.index.slots_of(self._matching_ids(filters))
-            # The top n of each kind, as two searches would give them, from the top 2n.
+            # Up to n of each kind from the top 2n. A kind that fills the top 2n leaves the
+            # other short: recall ranks turns by context, so that costs it nothing, and a
+            # caller that judges own cosines searches own vectors too (`every_own`).
             hits = ranking.index.search(query, namespace=filters.namespace, k=2 * n, within=within)
             context = [hit for hit in hits if ranking.is_turn(hit[0])][:n]
             others = [hit for hit in hits if not ranking.is_turn(hit[0])][:n]
