@@ -1,4 +1,5 @@
-"""The numpy MiniLM must reproduce sentence-transformers, whatever the batching."""
+"""The default encoder (MiniLM on ONNX Runtime) and the numpy forward pass kept as its oracle
+must reproduce sentence-transformers, whatever the batching."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def reference() -> tuple[list[str], npt.NDArray[np.float64]]:
 
 
 @pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
+def embedder() -> Embedder:
     return load_default_embedder()
 
 
@@ -42,7 +43,7 @@ def assert_matches(got: npt.NDArray[np.float32], want: npt.NDArray[np.float64]) 
 
 
 def test_reference_one_at_a_time(
-    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+    embedder: Embedder, reference: tuple[list[str], npt.NDArray[np.float64]]
 ) -> None:
     texts, want = reference
     assert "" in texts
@@ -51,7 +52,7 @@ def test_reference_one_at_a_time(
 
 
 def test_reference_in_one_batch(
-    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+    embedder: Embedder, reference: tuple[list[str], npt.NDArray[np.float64]]
 ) -> None:
     texts, want = reference
     assert_matches(embedder.embed(texts), want)
@@ -68,32 +69,32 @@ def test_order_preserved_across_small_batches(
 
 
 def test_rows_are_unit_length(
-    embedder: MiniLMEmbedder, reference: tuple[list[str], npt.NDArray[np.float64]]
+    embedder: Embedder, reference: tuple[list[str], npt.NDArray[np.float64]]
 ) -> None:
     vectors = embedder.embed(reference[0])
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
 
 
-def test_empty_input(embedder: MiniLMEmbedder) -> None:
+def test_empty_input(embedder: Embedder) -> None:
     vectors = embedder.embed([])
     assert vectors.shape == (0, 384)
     assert vectors.dtype == np.float32
 
 
-def test_identity(embedder: MiniLMEmbedder) -> None:
+def test_identity(embedder: Embedder) -> None:
     assert isinstance(embedder, Embedder)
     assert embedder.name == "sentence-transformers/all-MiniLM-L6-v2"
     assert embedder.dim == 384
 
 
-def test_count_tokens(embedder: MiniLMEmbedder) -> None:
+def test_count_tokens(embedder: Embedder) -> None:
     # hello / world / , / this / is / a / test / .
     assert embedder.count_tokens("Hello world, this is a test.") == 8
     assert embedder.count_tokens("") == 0
     assert embedder.count_tokens("word " * 1000) == 1000
 
 
-def test_input_past_256_tokens_is_truncated(embedder: MiniLMEmbedder) -> None:
+def test_input_past_256_tokens_is_truncated(embedder: Embedder) -> None:
     head = "the quick brown fox jumps over the lazy dog " * 40
     a, b = embedder.embed([head + "alpha " * 50, head + "omega " * 50])
     # Same tokens after truncation; BLAS may round two rows of one batch differently.
@@ -104,7 +105,7 @@ def test_input_past_256_tokens_is_truncated(embedder: MiniLMEmbedder) -> None:
 def test_default_embedder_is_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # An empty cache makes the threads race on the first load, which the lock must serialise.
     monkeypatch.setattr(minilm, "_cache", {})
-    results: list[MiniLMEmbedder] = []
+    results: list[Embedder] = []
     threads = [
         threading.Thread(target=lambda: results.append(load_default_embedder())) for _ in range(4)
     ]
@@ -176,3 +177,19 @@ def test_corrupt_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         MiniLMEmbedder(find_model_dir())
     assert "model.safetensors" in str(info.value)
     assert INSTALL_COMMAND in str(info.value)
+
+
+def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Lethe.open` takes the encoder's threads from the settings (LETHE_THREADS)."""
+    from lethe import Lethe
+    from lethe.embed.onnx_encoder import OnnxEmbedder
+
+    monkeypatch.setenv("LETHE_THREADS", "1")
+    with Lethe.open(tmp_path / "m.db") as mem:
+        assert isinstance(mem.embedder, OnnxEmbedder)
+        assert mem.embedder.threads == 1
+    monkeypatch.setenv("LETHE_THREADS", "0")
+    with pytest.raises(Exception, match="threads"):
+        Lethe.open(tmp_path / "m.db")

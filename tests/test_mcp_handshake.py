@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +270,17 @@ HEADERS = {"mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover"
 def test_an_unusual_discover_is_left_to_the_sdk(raw: bytes, headers: dict[str, str] | None) -> None:
     assert answer_discover(raw, headers) is None
     assert answer_discover(discover(), HEADERS) is not None
+
+
+def test_a_client_that_leaves_while_the_store_opens_sees_a_clean_exit(tmp_path: Path) -> None:
+    """The client closes its end at moments while the engine (the encoder's ONNX Runtime
+    session) is still loading: every process exits 0. Before the loader was waited for,
+    6 of 20 such processes aborted ('terminate called without an active exception')."""
+    for n, pause in enumerate([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8]):
+        proc = spawn(tmp_path / f"m{n}.db")
+        try:
+            exchange(proc, request("2025-06-18", capabilities={"x-lethe-test": {}}))
+            read(proc)
+            time.sleep(pause)
+        finally:
+            finish(proc)

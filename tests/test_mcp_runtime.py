@@ -3,6 +3,8 @@ database not reachable) is reported to the caller, and the next call tries again
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -27,3 +29,38 @@ def test_a_failed_open_is_tried_again_by_the_next_call() -> None:
     assert loader.get() is engine
     assert loader.get() is engine
     assert len(attempts) == 2, "a loaded engine is kept"
+
+
+def test_close_waits_for_an_open_under_way_and_closes_what_it_opened() -> None:
+    """A server stopping while the store opens must not exit under the loader thread: an
+    interpreter finalizing while that thread is inside ONNX Runtime aborted the process."""
+    opening, release = threading.Event(), threading.Event()
+    closed: list[str] = []
+
+    class Engine:
+        def close(self) -> None:
+            closed.append("engine")
+
+    def open_engine() -> Any:
+        opening.set()
+        release.wait(10)
+        return Engine()
+
+    loader = EngineLoader(open_engine)
+    loader.start()
+    assert opening.wait(10)
+    closer = threading.Thread(target=loader.close)
+    closer.start()
+    closer.join(0.3)
+    assert closer.is_alive(), "close returned while the open was still under way"
+    release.set()
+    closer.join(10)
+    assert not closer.is_alive()
+    assert closed == ["engine"], "the engine opened meanwhile is closed"
+
+
+def test_close_before_any_open_returns_at_once() -> None:
+    loader = EngineLoader(lambda: pytest.fail("close must not open the store"))
+    started = time.monotonic()
+    loader.close()
+    assert time.monotonic() - started < 1.0

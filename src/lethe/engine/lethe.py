@@ -78,7 +78,7 @@ class Lethe(
         A `postgresql://` DSN opens a PostgreSQL database (with pgvector) instead of a file."""
         overrides = {**settings, **({"db": str(db)} if db is not None else {})}
         resolved = Settings.load(overrides=overrides)
-        embedder = embedder or load_default_embedder()
+        embedder = embedder or load_default_embedder(resolved.threads)
         store: Store
         if is_postgres_dsn(resolved.db):
             from lethe.store.postgres import PostgresStore

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from lethe.forget.session import ForgetSession
     from lethe.forget.sweep import SweepPlan
 OPEN_TIMEOUT_S = 120.0
+CLOSE_WAIT_S = 30.0
+"""How long a server stopping while the store opens waits for the open to end."""
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""
 MAX_FORGET_SESSIONS = 256
@@ -78,6 +80,15 @@ class EngineLoader:
         return self._engine
 
     def close(self) -> None:
+        """Close the engine, after waiting (a bounded time) for an open still under way.
+
+        The process exits after this: an interpreter that finalizes while the loader thread
+        is inside native code (the encoder's ONNX Runtime session being created) can abort
+        the process instead of exiting (seen as exit -6 on a client that closed at once)."""
+        with self._lock:
+            started = self._started
+        if started:
+            self._ready.wait(CLOSE_WAIT_S)
         if self._engine is not None:
             self._engine.close()
 
