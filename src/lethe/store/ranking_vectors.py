@@ -59,7 +59,7 @@ class RankingVectors:
                 continue
             matrix[row] = vector
             ranking._mark(memory_id, namespace)
-        ranking.index.bulk_load(ids, namespaces, matrix)
+        ranking.index.bulk_load(ids, namespaces, matrix, adopt=True)
         return ranking
 
     def put_context(self, memory_id: str, namespace: str, vector: Vector) -> None:

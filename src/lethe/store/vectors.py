@@ -101,17 +101,24 @@ class VectorIndex:
         matrix: Vector,
         quantized: Codes | None = None,
         since: Times | None = None,
+        *,
+        adopt: bool = False,
     ) -> None:
         """Replace the whole content at once (start-up and after a rollback); `quantized` are
         the rows' int8 codes when saved with them, else they are computed; `since` as at
-        `upsert`, one per row."""
+        `upsert`, one per row. `adopt`: `matrix` (float32, C order, writable, at least one
+        row per id) becomes the index's own storage instead of being copied; rows past the
+        ids are spare capacity. At a million memories a copy is 1.5 GB more at the peak."""
         count = len(ids)
         self.clear(0)
-        # One copy of the rows (no zero-filled buffer first), namespaces coded in one pass:
-        # at 100k memories this is most of what opening a store costs.
-        capacity = max(1024, count)
-        self._matrix = np.empty((capacity, self.dim), dtype=np.float32)
-        self._matrix[:count] = matrix
+        if adopt and _adoptable(matrix, count, self.dim):
+            self._matrix = matrix
+        else:
+            # One copy of the rows (no zero-filled buffer first), namespaces coded in one
+            # pass: at 100k memories this is most of what opening a store costs.
+            self._matrix = np.empty((max(1024, count), self.dim), dtype=np.float32)
+            self._matrix[:count] = matrix[:count]
+        capacity = len(self._matrix)
         self._matrix[count:] = 0.0
         self._codes = Codes.zeros(capacity, self.dim)
         self._set_codes(slice(0, count), quantized or quantize(self._matrix[:count]))
@@ -144,13 +151,17 @@ class VectorIndex:
             mine[rows] = given if isinstance(rows, slice) else given[0]
 
     def export(self) -> tuple[list[str], list[str], Vector, Codes, Times]:
-        """Live ids, their namespaces and compact copies of their vectors, codes and `since`
-        times, in slot order."""
+        """Live ids, their namespaces and their vectors, codes and `since` times, compact and
+        in slot order: views when the live slots are the first ones, else copies."""
         names = {code: name for name, code in self._ns_codes.items()}
         slots = sorted(self._slot.values())
         ids = [self._ids[s] or "" for s in slots]
         namespaces = [names[int(self._namespace[s])] for s in slots]
-        rows = np.asarray(slots, dtype=np.intp)
+        rows: slice | npt.NDArray[np.intp] = np.asarray(slots, dtype=np.intp)
+        if not slots or slots[-1] == len(slots) - 1:
+            # No free slot below the last: views, not a second matrix (the caller writes
+            # them out at once, under the lock that guards every change).
+            rows = slice(0, len(slots))
         c = self._codes
         codes = Codes(c.codes[rows], c.scale[rows], c.error[rows], c.norm[rows])
         return ids, namespaces, self._matrix[rows], codes, self._since[rows]
@@ -279,3 +290,14 @@ class VectorIndex:
 
 def _columns(codes: Codes) -> tuple[npt.NDArray[np.generic], ...]:
     return codes.codes, codes.scale, codes.error, codes.norm
+
+
+def _adoptable(matrix: Vector, count: int, dim: int) -> bool:
+    return (
+        matrix.dtype == np.float32
+        and matrix.ndim == 2
+        and matrix.shape[1] == dim
+        and len(matrix) >= max(count, 1)
+        and not isinstance(matrix, np.memmap)
+        and bool(matrix.flags.c_contiguous and matrix.flags.writeable)
+    )
