@@ -40,7 +40,8 @@ import numpy as np
 from common import log, machine, stats_ms, write_json
 
 from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir
-from lethe.embed.onnx_encoder import OnnxEmbedder, default_threads
+from lethe.embed.onnx_encoder import OnnxEmbedder
+from lethe.threads import default_threads
 
 ENCODERS = ("numpy", "onnx", "onnx_spin", "onnx_1thread")
 BUSY = "import numpy as np\na = np.random.rand(512, 512)\nwhile True:\n    a @ a\n"

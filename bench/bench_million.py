@@ -10,7 +10,7 @@ those vectors (common.CachedEmbedder; the encoder is loaded but never called):
 - `rows`: the index snapshot files beside the database deleted first, so the first recall
   rebuilds the index from the rows' BLOBs (and writes a new snapshot, inside that recall);
 - `snapshot`: a second process, which starts from the snapshot the first one wrote; it then
-  also times `Lethe.recall` (k 10, touch off) and the store's two candidate searches alone,
+  also times `Lethe.recall` (`-k`, touch off) and the store's two candidate searches alone,
   `vector_search` and `lexical_search` (depth 50), the modes taking turns query by query.
 
 Peak RSS is the process's VmHWM, read from /proc/self/status. ru_maxrss (also in the JSON)
@@ -19,7 +19,7 @@ inherits this script's peak through vfork + exec, so it overstates small stores.
 open" is the peak after imports and the encoder, before `Lethe.open`. `--baseline SRC` runs
 the same processes with PYTHONPATH=SRC first (another checkout's `src`), for ratios.
 
-    python bench/bench_million.py                         # 1,000,000 memories (fills ~1.5 GB+)
+    python bench/bench_million.py              # 1M memories: a ~2.6 GB store, ~2 GB snapshot
     python bench/bench_million.py --size 20000 --db /tmp/m20k.db --baseline /tmp/old/src
 """
 

@@ -182,14 +182,21 @@ def test_corrupt_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`Lethe.open` takes the encoder's threads from the settings (LETHE_THREADS)."""
+    """`Lethe.open` takes the threads of the encoder and of the int8 vector pass from the
+    settings (LETHE_THREADS); unset, both get the default."""
     from lethe import Lethe
     from lethe.embed.onnx_encoder import OnnxEmbedder
+    from lethe.threads import default_threads
 
-    monkeypatch.setenv("LETHE_THREADS", "1")
-    with Lethe.open(tmp_path / "m.db") as mem:
-        assert isinstance(mem.embedder, OnnxEmbedder)
-        assert mem.embedder.threads == 1
+    for setting, expected in (("1", 1), ("3", 3), (None, default_threads())):
+        if setting is None:
+            monkeypatch.delenv("LETHE_THREADS")
+        else:
+            monkeypatch.setenv("LETHE_THREADS", setting)
+        with Lethe.open(tmp_path / "m.db") as mem:
+            assert isinstance(mem.embedder, OnnxEmbedder)
+            assert mem.embedder.threads == expected
+            assert mem.store._sync.index.threads == expected  # type: ignore[attr-defined]
     monkeypatch.setenv("LETHE_THREADS", "0")
     with pytest.raises(Exception, match="threads"):
         Lethe.open(tmp_path / "m.db")

@@ -21,8 +21,9 @@ import pytest
 from safetensors.numpy import save_file
 
 from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir, onnx_build, onnx_cache
-from lethe.embed.onnx_encoder import OnnxEmbedder, default_threads
+from lethe.embed.onnx_encoder import OnnxEmbedder
 from lethe.errors import EmbedderUnavailable
+from lethe.threads import default_threads
 from tests.test_embed import FIXTURE, assert_matches
 
 MODEL = find_model_dir()

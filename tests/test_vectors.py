@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from lethe.store import quantized
 from lethe.store.vectors import VectorIndex
 
 
@@ -69,9 +71,15 @@ def same_ranking(got: list[tuple[str, float]], want: list[tuple[str, float]]) ->
         assert gi == wi or abs(gs - ws) <= 1e-6
 
 
-def test_int8_prefilter_gives_the_exact_top_k() -> None:
+@pytest.mark.parametrize("threads", [1, 3])
+def test_int8_prefilter_gives_the_exact_top_k(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Forced on a small index: the same top k as float32 brute force, with the same scores,
-    through namespaces, removals, re-inserts, near-ties and exact duplicates."""
+    through namespaces, removals, re-inserts, near-ties and exact duplicates; also with the
+    int8 pass cut into parts taken by several threads (parts of 100 rows here), where the
+    excluded rows come as a mask (namespaces) and as positions (free slots)."""
+    monkeypatch.setattr(quantized, "_SPLIT_MIN", 100)
     rng = np.random.default_rng(11)
     dim = 384
     base = unit(rng, 2000, dim)
@@ -80,7 +88,7 @@ def test_int8_prefilter_gives_the_exact_top_k() -> None:
     base[1100:1110] = base[5]
     base /= np.linalg.norm(base, axis=1, keepdims=True)
     exact = VectorIndex(dim, prefilter_min=1 << 30)
-    fast = VectorIndex(dim, prefilter_min=0)
+    fast = VectorIndex(dim, prefilter_min=0, threads=threads)
     for index in (exact, fast):
         index.bulk_load([f"m{i}" for i in range(1500)], ["a"] * 1500, base[:1500])
         for i in range(1500, 2000):
@@ -104,10 +112,14 @@ def test_int8_prefilter_gives_the_exact_top_k() -> None:
     assert fast.search(base[0], namespace="nowhere", k=5) == []
 
 
-def test_int8_prefilter_in_a_single_namespace_skips_free_slots() -> None:
+@pytest.mark.parametrize("threads", [1, 3])
+def test_int8_prefilter_in_a_single_namespace_skips_free_slots(
+    threads: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(quantized, "_SPLIT_MIN", 5)  # 8 parts of 5 rows with 3 threads
     rng = np.random.default_rng(5)
     vectors = unit(rng, 40, 32)
-    index = VectorIndex(32, prefilter_min=0)
+    index = VectorIndex(32, prefilter_min=0, threads=threads)
     for i in range(40):
         index.upsert(f"m{i}", "a", vectors[i])
     for i in range(0, 40, 2):

@@ -54,7 +54,8 @@ class Settings(BaseModel):
     context_after: int = Field(1, ge=0, le=20)
     """Later turns in it."""
     threads: int | None = Field(None, ge=1, le=256)
-    """Threads the encoder may use (None: the cores this process may run on, at most 4)."""
+    """Threads the encoder and the int8 vector pass may each use (None: the cores this
+    process may run on, at most 4; lethe.threads)."""
 
     @model_validator(mode="after")
     def _risk_order(self) -> Settings:

@@ -12,7 +12,6 @@ passes over memory.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,12 +24,7 @@ from lethe.embed.base import Vectors
 from lethe.embed.minilm import F32, MAX_SEQ_LENGTH, MODEL_NAME
 from lethe.embed.onnx_cache import cached_onnx, verify_onnx
 from lethe.errors import EmbedderUnavailable
-
-MAX_THREADS = 4
-"""The default's cap. A one-sentence query is a chain of small operators that cannot keep
-many threads busy, and each thread more is a core taken from the rest of the process (the
-int8 vector search splits itself across cores too, store/quantized.py). Only one and two
-threads were measured (bench/bench_encoder.py, on 2 cores); four is a guess to revisit."""
+from lethe.threads import default_threads
 
 ALLOW_SPINNING = False
 """Whether onnxruntime's idle pool threads busy-wait for the next task.
@@ -44,15 +38,6 @@ two threads, one query at a time: idle, p50 4.6 ms either way; with two busy pro
 23.6 ms without spinning against 30.6 ms with it; with one other process busy on one core,
 p50 7.1 ms against 16.7 ms. So it is off.
 """
-
-
-def default_threads() -> int:
-    """The cores this process may run on, at most MAX_THREADS."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
 
 
 def session_options(threads: int, *, spin: bool = ALLOW_SPINNING) -> Any:

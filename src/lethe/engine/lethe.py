@@ -97,6 +97,7 @@ class Lethe(
                 dim=embedder.dim,
                 busy_timeout_ms=resolved.busy_timeout_ms,
                 context_window=(resolved.context_before, resolved.context_after),
+                threads=resolved.threads,
             )
         lethe = cls(store, embedder, resolved, clock=clock)
         try:

@@ -11,7 +11,9 @@ bound), so the answer is the exact one, not an approximation.
 
 from __future__ import annotations
 
-import os
+import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,9 +24,14 @@ I8 = npt.NDArray[np.int8]
 Positions = npt.NDArray[np.intp]
 
 _CHUNK = 8192
-_THREADS = max(1, min(4, (os.cpu_count() or 1) - 1))
-"""The int8 pass is split across cores (it is compute-bound on AVX2: 4.3 ms on one core at
-100k x 384, 2.3 ms on two), leaving one for the full-text query that runs alongside it."""
+_SPLIT_MIN = 32_768
+"""Fewest rows a thread of the int8 pass takes: below, starting it costs more than it saves."""
+_SPLITS_PER_THREAD = 4
+"""The pass is cut into this many parts per thread, taken by whichever thread is free: a
+core that the full-text query (run beside it) holds for a while then costs that core's
+parts, not half the pass (one thread's long tail)."""
+_pools: dict[int, ThreadPoolExecutor] = {}
+_pools_lock = threading.Lock()
 _ROUNDING = 1e-5
 """Added to every bound: float32 arithmetic in the bound itself and in the exact scores."""
 
@@ -73,35 +80,93 @@ def quantize(rows: F32) -> Codes:
 
 
 def top_k(
-    matrix: F32, codes: Codes, query: F32, k: int, excluded: npt.NDArray[np.bool_] | Positions
+    matrix: F32,
+    codes: Codes,
+    query: F32,
+    k: int,
+    excluded: npt.NDArray[np.bool_] | Positions,
+    *,
+    threads: int = 1,
 ) -> tuple[Positions, F32]:
     """Positions of the k best rows by exact float32 dot product, best first, with their
     scores. `excluded` (a mask, or positions) never appears; k must not exceed the rows left.
-    """
-    import simsimd
-
+    `threads`: how many threads the int8 pass may use (lethe.threads)."""
     used = len(matrix)
     query = np.ascontiguousarray(query, dtype=np.float32)
     query_codes = quantize(query[None, :])
-    q_scale = float(query_codes.scale[0])
-    raw = simsimd.cdist(
-        query_codes.codes,
-        codes.codes[:used],
-        metric="dot",
-        dtype="int8",
-        out_dtype="float32",
-        threads=_THREADS,
+    q_norm = float(np.linalg.norm(query_codes.codes[0] * float(query_codes.scale[0])))
+    bound = _Bound(query_codes, q_norm, codes, k)
+    parts = min(threads * _SPLITS_PER_THREAD, used // _SPLIT_MIN)
+    if threads <= 1 or parts < 2:
+        pieces = [bound.part(0, used, excluded)]
+    else:
+        edges = np.linspace(0, used, parts + 1).astype(int).tolist()
+        spans = list(itertools.pairwise(edges))
+        if excluded.dtype == np.bool_:
+            cut = [excluded[start:end] for start, end in spans]
+        else:  # positions: each part gets its own, counted from its start
+            ordered = np.sort(excluded)
+            at = np.searchsorted(ordered, edges).tolist()
+            cut = [ordered[at[n] : at[n + 1]] - start for n, (start, _) in enumerate(spans)]
+        pieces = list(
+            _pool(threads).map(
+                lambda n: bound.part(spans[n][0], spans[n][1], cut[n]), range(len(spans))
+            )
+        )
+    # The k-th best lower bound over all rows is among each part's k best.
+    best_lower = np.concatenate([lower for _, lower in pieces])
+    threshold = np.partition(best_lower, len(best_lower) - k)[len(best_lower) - k]
+    candidates = np.concatenate(
+        [np.flatnonzero(upper >= threshold) + start for (start, upper), _ in pieces]
     )
-    approx = np.asarray(raw, dtype=np.float32)[0] * (codes.scale[:used] * q_scale)
-    # |q.x - q'.x'| <= |q'| |x - x'| + |q - q'| |x|
-    q_norm = float(np.linalg.norm(query_codes.codes[0] * q_scale))
-    slack = codes.error[:used] * q_norm
-    slack += codes.norm[:used] * float(query_codes.error[0])
-    slack += _ROUNDING
-    approx[excluded] = -np.inf
-    lower = approx - slack
-    threshold = np.partition(lower, used - k)[used - k]
-    candidates = np.flatnonzero(approx + slack >= threshold)
     exact = matrix[candidates] @ query
     best = np.argsort(-exact, kind="stable")[:k]
     return candidates[best], exact[best]
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """Bounds of every row's score from the int8 codes (module docstring)."""
+
+    query_codes: Codes
+    q_norm: float
+    codes: Codes
+    k: int
+
+    def part(
+        self, start: int, end: int, excluded: npt.NDArray[np.bool_] | Positions
+    ) -> tuple[tuple[int, F32], F32]:
+        """Rows start..end: (start, their upper bounds) and their k best lower bounds;
+        `excluded` is a mask of these rows or positions counted from `start`."""
+        import simsimd
+
+        c = self.codes
+        raw = simsimd.cdist(
+            self.query_codes.codes,
+            c.codes[start:end],
+            metric="dot",
+            dtype="int8",
+            out_dtype="float32",
+            threads=1,
+        )
+        approx = np.asarray(raw, dtype=np.float32)[0]
+        approx *= c.scale[start:end] * float(self.query_codes.scale[0])
+        # |q.x - q'.x'| <= |q'| |x - x'| + |q - q'| |x|
+        slack = c.error[start:end] * self.q_norm
+        slack += c.norm[start:end] * float(self.query_codes.error[0])
+        slack += _ROUNDING
+        approx[excluded] = -np.inf
+        lower = approx - slack
+        approx += slack
+        rows = end - start
+        if rows > self.k:
+            lower = np.partition(lower, rows - self.k)[rows - self.k :]
+        return (start, approx), lower
+
+
+def _pool(threads: int) -> ThreadPoolExecutor:
+    with _pools_lock:
+        pool = _pools.get(threads)
+        if pool is None:
+            pool = _pools[threads] = ThreadPoolExecutor(threads, thread_name_prefix="lethe-int8")
+        return pool

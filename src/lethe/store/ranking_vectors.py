@@ -20,8 +20,8 @@ from lethe.store.vectors import Vector, VectorIndex
 
 
 class RankingVectors:
-    def __init__(self, dim: int) -> None:
-        self.index = VectorIndex(dim)
+    def __init__(self, dim: int, *, threads: int = 1) -> None:
+        self.index = VectorIndex(dim, threads=threads)
         self.namespaces: frozenset[str] = frozenset()
         """Namespaces held whole (every live memory in them has a row here)."""
         self._turns: dict[str, str] = {}
@@ -36,7 +36,7 @@ class RankingVectors:
     ) -> RankingVectors:
         """From the memories' own index and every live context (memory id, namespace,
         vector): the namespaces the contexts are in, whole."""
-        ranking = cls(own.dim)
+        ranking = cls(own.dim, threads=own.threads)
         ranking.namespaces = frozenset(namespace for _, namespace, _ in contexts)
         ids: list[str] = []
         namespaces: list[str] = []

@@ -53,6 +53,7 @@ from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
 from lethe.store.vectors import Vector
+from lethe.threads import resolve as resolve_threads
 
 _CHUNK = 500
 _CHECKPOINT_TRIES = 50
@@ -85,6 +86,7 @@ class SQLiteStore(
         dim: int,
         busy_timeout_ms: int = 5000,
         context_window: Window = WINDOW,
+        threads: int | None = None,
     ):
         self.path = Path(path).expanduser()
         self.dim = dim
@@ -125,7 +127,7 @@ class SQLiteStore(
         except StoreError:
             self._conn.close()
             raise
-        self._sync = IndexSync(self._conn, self.path, dim, db_id)
+        self._sync = IndexSync(self._conn, self.path, dim, db_id, threads=resolve_threads(threads))
         self._lexical = LexicalSearch(self.path, busy_timeout_ms, lambda: self._sync.seq)
         self._context_lexical = LexicalSearch(
             self.path, busy_timeout_ms, lambda: self._sync.seq, context=True

@@ -58,12 +58,14 @@ def _matrix_files(db: Path) -> list[Path]:
 
 
 class IndexSync:
-    def __init__(self, conn: sqlite3.Connection, db: Path, dim: int, db_id: str) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, db: Path, dim: int, db_id: str, *, threads: int = 1
+    ) -> None:
         self._conn = conn
         self._db = db
         self._dim = dim
         self._db_id = db_id
-        self.index = VectorIndex(dim)
+        self.index = VectorIndex(dim, threads=threads)
         self.earlier: EarlierStates | None = None
         """Earlier states, once a search as of a past moment has needed them."""
         self.ranking: RankingVectors | None = None

@@ -31,9 +31,11 @@ PREFILTER_MIN = 20_000
 
 
 class VectorIndex:
-    def __init__(self, dim: int, *, prefilter_min: int | None = None) -> None:
+    def __init__(self, dim: int, *, prefilter_min: int | None = None, threads: int = 1) -> None:
         self.dim = dim
         self.prefilter_min = PREFILTER_MIN if prefilter_min is None else prefilter_min
+        self.threads = threads
+        """Threads the int8 pass of a search may use (lethe.threads)."""
         self.clear()
 
     def clear(self, capacity: int = 1024) -> None:
@@ -258,7 +260,9 @@ class VectorIndex:
                 k = min(k, left)
                 if k <= 0:
                     return []
-                slots, exact = top_k(self._matrix[:used], self._codes, query, k, excluded)
+                slots, exact = top_k(
+                    self._matrix[:used], self._codes, query, k, excluded, threads=self.threads
+                )
                 return [
                     (self._ids[s] or "", float(v))
                     for s, v in zip(slots.tolist(), exact.tolist(), strict=True)

@@ -1,0 +1,29 @@
+"""How many threads lethe's own computing may use: one setting (`threads`, LETHE_THREADS)
+for the encoder (ONNX Runtime's intra-op pool) and the int8 vector pass (store/quantized.py).
+
+numpy's BLAS is not given threads of its own: lethe pins it to one (lethe/__init__.py), so
+that no process runs more busy threads than this setting says."""
+
+from __future__ import annotations
+
+import os
+
+MAX_THREADS = 4
+"""The default's cap. A one-sentence query is a chain of small operators that cannot keep
+many threads busy, and each thread more is a core taken from the rest of the process. Only
+one and two threads were measured (bench/bench_encoder.py, bench/bench_million.py, on 2
+cores); four is a guess to revisit."""
+
+
+def default_threads() -> int:
+    """The cores this process may run on, at most MAX_THREADS."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cores))
+
+
+def resolve(threads: int | None) -> int:
+    """The setting's value, or the default where it is unset."""
+    return default_threads() if threads is None else threads
