@@ -1,4 +1,5 @@
-"""The encoder alone: today's numpy forward pass against the same model on ONNX Runtime.
+"""The encoder alone: the numpy forward pass (lethe's encoder before ONNX Runtime, now the
+tests' oracle, tests/numpy_minilm.py) against the same model on ONNX Runtime.
 
 For each encoder, on the same texts:
 
@@ -9,8 +10,8 @@ For each encoder, on the same texts:
   box is shared;
 - cold start in a fresh process: import, load, first query (median of `--cold` runs) and
   peak memory;
-- the largest absolute difference between its vectors and the numpy encoder's, over every
-  text used.
+- the largest absolute difference between its vectors and the numpy forward pass's, over
+  every text used.
 
 Each encoder runs in a process of its own, one after the other: in one process, the threads
 one encoder leaves spinning (onnxruntime's, OpenBLAS's) would slow whichever runs next and
@@ -39,9 +40,13 @@ import corpus
 import numpy as np
 from common import log, machine, stats_ms, write_json
 
-from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir
-from lethe.embed.onnx_encoder import OnnxEmbedder
+from lethe.embed import Embedder, OnnxEmbedder, find_model_dir
 from lethe.threads import default_threads
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' oracle, unshipped
+from tests.numpy_minilm import NumpyMiniLM
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ENCODERS = ("numpy", "onnx", "onnx_spin", "onnx_1thread")
 BUSY = "import numpy as np\na = np.random.rand(512, 512)\nwhile True:\n    a @ a\n"
@@ -49,7 +54,7 @@ BUSY = "import numpy as np\na = np.random.rand(512, 512)\nwhile True:\n    a @ a
 
 def make(name: str, model_dir: Path) -> Embedder:
     if name == "numpy":
-        return MiniLMEmbedder(model_dir)
+        return NumpyMiniLM(model_dir)
     if name == "onnx":
         return OnnxEmbedder(model_dir)
     if name == "onnx_spin":
@@ -125,10 +130,12 @@ COLD = """
 import sys, time
 start = time.perf_counter()
 from pathlib import Path
-from lethe.embed import MiniLMEmbedder
-from lethe.embed.onnx_encoder import OnnxEmbedder
+sys.path.insert(0, sys.argv[3])
+if sys.argv[1] == "numpy":
+    from tests.numpy_minilm import NumpyMiniLM as cls
+else:
+    from lethe.embed import OnnxEmbedder as cls
 imported = time.perf_counter()
-cls = {"numpy": MiniLMEmbedder, "onnx": OnnxEmbedder}[sys.argv[1]]
 embedder = cls(Path(sys.argv[2]))
 loaded = time.perf_counter()
 embedder.embed(["Where did the user's sister move to?"])
@@ -146,7 +153,7 @@ def cold_start(name: str, model_dir: Path, runs: int) -> dict[str, float]:
     rows = []
     for _ in range(runs + 1):
         out = subprocess.run(
-            [sys.executable, "-c", COLD, name, str(model_dir)],
+            [sys.executable, "-c", COLD, name, str(model_dir), str(ROOT)],
             check=True,
             capture_output=True,
             text=True,

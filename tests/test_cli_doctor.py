@@ -212,9 +212,9 @@ def test_a_model_not_here_yet_is_a_warning_unless_downloads_are_off(
 ) -> None:
     """Without the model package and with an empty cache, the first use downloads the model:
     doctor says so and downloads nothing; with downloads off, nothing could fetch it."""
-    from lethe.embed import minilm
+    from lethe.embed import model as model_location
 
-    monkeypatch.setattr(minilm, "_packaged", lambda: None)
+    monkeypatch.setattr(model_location, "_packaged", lambda: None)
     cache = tmp_path / "cache"
     monkeypatch.setenv("LETHE_CACHE_DIR", str(cache))
     model = checks(report(str(tmp_path / "m.db")))["model"]

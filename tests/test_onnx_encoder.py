@@ -1,5 +1,5 @@
-"""The ONNX Runtime encoder must give the numpy encoder's vectors, from a file it builds once,
-keeps, and never loads unchecked."""
+"""The ONNX Runtime encoder must give the vectors of the numpy forward pass (the oracle,
+tests/numpy_minilm.py), from a file it builds once, keeps, and never loads unchecked."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ import onnxruntime
 import pytest
 from safetensors.numpy import save_file
 
-from lethe.embed import Embedder, MiniLMEmbedder, find_model_dir, onnx_build, onnx_cache
-from lethe.embed.onnx_encoder import OnnxEmbedder
+from lethe.embed import Embedder, OnnxEmbedder, find_model_dir, onnx_build, onnx_cache
 from lethe.errors import EmbedderUnavailable
 from lethe.threads import default_threads
+from tests.numpy_minilm import NumpyMiniLM
 from tests.test_embed import FIXTURE, assert_matches
 
 MODEL = find_model_dir()
@@ -60,8 +60,8 @@ def onnx_embedder(cache: Path) -> OnnxEmbedder:
 
 
 @pytest.fixture(scope="module")
-def numpy_embedder() -> MiniLMEmbedder:
-    return MiniLMEmbedder(MODEL)
+def numpy_embedder() -> NumpyMiniLM:
+    return NumpyMiniLM(MODEL)
 
 
 def max_diff(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
@@ -71,14 +71,14 @@ def max_diff(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
 
 
 def test_same_vectors_one_at_a_time(
-    onnx_embedder: OnnxEmbedder, numpy_embedder: MiniLMEmbedder
+    onnx_embedder: OnnxEmbedder, numpy_embedder: NumpyMiniLM
 ) -> None:
     for text in TEXTS:
         assert max_diff(onnx_embedder.embed([text]), numpy_embedder.embed([text])) <= TOLERANCE
 
 
 def test_same_vectors_in_mixed_batches(
-    onnx_embedder: OnnxEmbedder, numpy_embedder: MiniLMEmbedder
+    onnx_embedder: OnnxEmbedder, numpy_embedder: NumpyMiniLM
 ) -> None:
     texts = [*TEXTS, *(f"memory {i}: " + "tea and biscuits " * (i % 9) for i in range(60))]
     got = onnx_embedder.embed(texts)  # over batch_size: sorted by length, padded per batch
@@ -89,7 +89,7 @@ def test_same_vectors_in_mixed_batches(
 
 
 def test_reference_fixture(onnx_embedder: OnnxEmbedder) -> None:
-    """The check test_embed.py holds the numpy encoder to: sentence-transformers' own vectors."""
+    """The check test_embed.py holds the numpy oracle to: sentence-transformers' own vectors."""
     data = json.loads(FIXTURE.read_text(encoding="utf-8"))
     texts = [item["text"] for item in data["items"]]
     want = np.array([item["embedding"] for item in data["items"]], dtype=np.float64)
@@ -97,9 +97,7 @@ def test_reference_fixture(onnx_embedder: OnnxEmbedder) -> None:
     assert_matches(np.vstack([onnx_embedder.embed([t]) for t in texts]), want)
 
 
-def test_same_top_ten_neighbours(
-    onnx_embedder: OnnxEmbedder, numpy_embedder: MiniLMEmbedder
-) -> None:
+def test_same_top_ten_neighbours(onnx_embedder: OnnxEmbedder, numpy_embedder: NumpyMiniLM) -> None:
     people = ["sister", "brother", "manager", "dentist", "neighbour", "cousin", "coach"]
     cities = ["Lisbon", "Berlin", "Osaka", "Toronto", "Nairobi", "Lima", "Oslo"]
     things = ["tea", "coffee", "Rust", "PostgreSQL", "jazz", "climbing", "sourdough"]
@@ -122,7 +120,7 @@ def test_same_top_ten_neighbours(
     assert np.array_equal(tops[0], tops[1])
 
 
-def test_identity_and_counting(onnx_embedder: OnnxEmbedder, numpy_embedder: MiniLMEmbedder) -> None:
+def test_identity_and_counting(onnx_embedder: OnnxEmbedder, numpy_embedder: NumpyMiniLM) -> None:
     assert onnx_embedder.name == numpy_embedder.name
     assert onnx_embedder.dim == numpy_embedder.dim == 384
     assert onnx_embedder.embed([]).shape == (0, 384)
@@ -235,7 +233,7 @@ def test_corrupted_cache_is_rebuilt(
     assert hashlib.sha256(own_cache.read_bytes()).hexdigest() == good
     assert not list(own_cache.parent.glob("*.partial"))
     assert (
-        max_diff(OnnxEmbedder(MODEL).embed(TEXTS[:5]), MiniLMEmbedder(MODEL).embed(TEXTS[:5]))
+        max_diff(OnnxEmbedder(MODEL).embed(TEXTS[:5]), NumpyMiniLM(MODEL).embed(TEXTS[:5]))
         <= TOLERANCE
     )
 
@@ -368,7 +366,7 @@ def _small_bert(folder: Path, config: dict[str, Any]) -> Path:
 
 def test_other_bert_shapes(cache: Path, tmp_path: Path) -> None:
     """Layers, heads, widths, positions and token types come from the config, as for a
-    multilingual MiniLM-L12; the numpy encoder is the reference for any of them."""
+    multilingual MiniLM-L12; the numpy oracle is the reference for any of them."""
     config = {
         "model_type": "bert", "hidden_act": "gelu", "hidden_size": 48, "num_attention_heads": 6,
         "num_hidden_layers": 3, "intermediate_size": 80, "vocab_size": 30522,
@@ -377,7 +375,7 @@ def test_other_bert_shapes(cache: Path, tmp_path: Path) -> None:
     folder = _small_bert(tmp_path, config)
     got = OnnxEmbedder(folder, name="small-bert").embed(TEXTS)
     assert got.shape == (len(TEXTS), 48)
-    assert max_diff(got, MiniLMEmbedder(folder).embed(TEXTS)) <= TOLERANCE
+    assert max_diff(got, NumpyMiniLM(folder).embed(TEXTS)) <= TOLERANCE
 
 
 @pytest.mark.parametrize(

@@ -133,7 +133,7 @@ def check_model() -> Check:
     from lethe.errors import EmbedderUnavailable
 
     try:
-        from lethe.embed.minilm import MODEL_NAME, find_model_dir
+        from lethe.embed.model import MODEL_NAME, find_model_dir
 
         folder = find_model_dir(download=False)
     except EmbedderUnavailable as exc:
@@ -286,7 +286,7 @@ def _store_verdict(
             facts,
         )
     try:
-        from lethe.embed.minilm import MODEL_NAME
+        from lethe.embed.model import MODEL_NAME
     except ImportError:  # reported by the model check
         MODEL_NAME = meta.get("embedder") or ""
     if meta.get("embedder") != MODEL_NAME:

@@ -1,18 +1,18 @@
-"""Text embedding: the `Embedder` protocol and the default MiniLM encoder."""
+"""Text embedding: the `Embedder` protocol and the default MiniLM encoder on ONNX Runtime."""
 
 from lethe.embed.base import Embedder, Vectors
-from lethe.embed.minilm import (
-    MiniLMEmbedder,
+from lethe.embed.model import (
     ModelLocation,
     fetch_model,
     find_model_dir,
     load_default_embedder,
 )
+from lethe.embed.onnx_encoder import OnnxEmbedder
 
 __all__ = [
     "Embedder",
-    "MiniLMEmbedder",
     "ModelLocation",
+    "OnnxEmbedder",
     "Vectors",
     "fetch_model",
     "find_model_dir",

@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 Vectors = npt.NDArray[np.float32]
+F32 = npt.NDArray[np.float32]
+"""Any float32 array: weights, hidden states (`Vectors` are what an encoder returns)."""
 
 
 @runtime_checkable

@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from lethe.embed.minilm import F32, _load_weights
+from lethe.embed.base import F32
+from lethe.embed.weights import load_weights
 from lethe.errors import EmbedderUnavailable
 
 BUILDER_VERSION = 1
@@ -43,8 +44,8 @@ and would change the bytes (and the digest) of an otherwise identical graph."""
 PRODUCER = "lethe.embed.onnx_build"
 MASK_BIAS = -1e9
 """Added to the scores of padded keys: softmax then gives them exactly zero weight, so a
-sentence's vector does not depend on what it was batched with (the numpy encoder does the
-same)."""
+sentence's vector does not depend on what it was batched with (the tests' numpy oracle does
+the same)."""
 
 
 def _check_config(config: dict[str, Any]) -> None:
@@ -109,7 +110,7 @@ class _Graph:
 
 def build_model(config: dict[str, Any], weights: dict[str, F32]) -> Any:
     """The encoder as an `onnx.ModelProto`; `weights` keyed as in a BertModel checkpoint
-    (any `bert.` prefix already stripped, as `_load_weights` does)."""
+    (any `bert.` prefix already stripped, as `weights.load_weights` does)."""
     from onnx import TensorProto, helper
 
     _check_config(config)
@@ -228,7 +229,7 @@ def build_bytes(model_dir: Path) -> bytes:
         config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise EmbedderUnavailable(f"cannot read {model_dir / 'config.json'}: {exc}") from exc
-    model = build_model(config, _load_weights(model_dir / "model.safetensors"))
+    model = build_model(config, load_weights(model_dir / "model.safetensors"))
     onnx.checker.check_model(model)
     data: bytes = model.SerializeToString(deterministic=True)
     return data

@@ -1,28 +1,25 @@
-"""Sentence embeddings on ONNX Runtime: the same vectors as the numpy encoder (minilm.py),
-from a graph built from the same weights (onnx_build.py).
+"""Sentence embeddings on ONNX Runtime, from a graph built from the model's weights
+(onnx_build.py).
 
-Tokenising, batching and pooling are the numpy encoder's, line for line: the tokenizer
-truncates to 256 tokens and pads per batch, long inputs are batched by length, and the
-last hidden state is mean-pooled over real tokens and L2-normalised in numpy. Only the
-transformer itself runs in onnxruntime, whose fused kernels (GELU with its bias, residual
-with LayerNorm, scaled attention products) and thread pool do the same arithmetic in fewer
-passes over memory.
+Tokenising, batching and pooling are the shared ones (sentence.py): only the transformer
+itself runs in onnxruntime, whose fused kernels (GELU with its bias, residual with
+LayerNorm, scaled attention products) and thread pool do the arithmetic of a numpy forward
+pass in fewer passes over memory. Its vectors are those of the numpy forward pass lethe
+used before, kept as the tests' oracle (tests/numpy_minilm.py), to within 1e-6.
 """
 
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tokenizers import Tokenizer
 
-from lethe.embed.base import Vectors
-from lethe.embed.minilm import F32, MAX_SEQ_LENGTH, MODEL_NAME
+from lethe.embed.base import F32
+from lethe.embed.model import MODEL_NAME
 from lethe.embed.onnx_cache import cached_onnx, verify_onnx
+from lethe.embed.sentence import MAX_SEQ_LENGTH, Ids, SentenceEncoder
 from lethe.errors import EmbedderUnavailable
 from lethe.threads import default_threads
 
@@ -56,11 +53,11 @@ def session_options(threads: int, *, spin: bool = ALLOW_SPINNING) -> Any:
     return options
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(SentenceEncoder):
     """A BERT sentence encoder run by onnxruntime on the CPU; by default all-MiniLM-L6-v2.
 
-    Constructed like MiniLMEmbedder, from a model folder (config.json, model.safetensors,
-    tokenizer.json). The ONNX file is the one built from that folder's weights and cached
+    Constructed from a model folder (config.json, model.safetensors, tokenizer.json). The
+    ONNX file is the one built from that folder's weights and cached
     (onnx_cache.cached_onnx), unless `onnx_path` names another one, which is then used only
     if its SHA-256 is `onnx_sha256`."""
 
@@ -77,20 +74,21 @@ class OnnxEmbedder:
         max_length: int = MAX_SEQ_LENGTH,
     ) -> None:
         model_dir = Path(model_dir)
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
-        self.batch_size = batch_size
         self.threads = threads if threads is not None else default_threads()
-        self._name = name
         try:
             config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
             text = (model_dir / "tokenizer.json").read_text(encoding="utf-8")
         except (OSError, ValueError) as exc:
             raise EmbedderUnavailable(f"cannot read the model in {model_dir}: {exc}") from exc
-        self._dim = int(config["hidden_size"])
-        max_length = min(max_length, int(config.get("max_position_embeddings", max_length)))
+        super().__init__(
+            text,
+            name=name,
+            dim=int(config["hidden_size"]),
+            batch_size=batch_size,
+            max_length=min(max_length, int(config.get("max_position_embeddings", max_length))),
+        )
 
         if onnx_path is not None:
             if onnx_sha256 is None:
@@ -112,65 +110,10 @@ class OnnxEmbedder:
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.onnx_path = path
 
-        # As in MiniLMEmbedder: the shipped tokenizer.json pads and truncates to a fixed 128;
-        # sentence-transformers uses 256 and pads per batch.
-        self._tok = Tokenizer.from_str(text)
-        self._tok.enable_truncation(max_length=max_length)
-        padding = self._tok.padding or {}
-        pad_id = padding.get("pad_id", self._tok.token_to_id("[PAD]") or 0)
-        self._tok.enable_padding(pad_id=pad_id, pad_token=padding.get("pad_token", "[PAD]"))
-        self._tokenizer_json = text
-        self._counter_instance: Tokenizer | None = None
-        self._counter_lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dim(self) -> int:
-        return self._dim
-
-    @property
-    def _counter(self) -> Tokenizer:
-        """A second tokenizer for counting (truncation settings are shared state), built on
-        first use, as in MiniLMEmbedder."""
-        with self._counter_lock:
-            if self._counter_instance is None:
-                counter = Tokenizer.from_str(self._tokenizer_json)
-                counter.no_truncation()
-                counter.no_padding()
-                self._counter_instance = counter
-            return self._counter_instance
-
-    def count_tokens(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        out = np.empty((len(texts), self._dim), dtype=np.float32)
-        if not texts:
-            return out
-        if len(texts) <= self.batch_size:
-            out[:] = self._encode_batch(list(texts))
-            return out
-        lengths = [len(e.ids) for e in self._counter.encode_batch(list(texts))]
-        # Batching neighbours in length keeps padding (wasted rows) small.
-        order = np.argsort(np.asarray(lengths), kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            out[idx] = self._encode_batch([texts[int(i)] for i in idx])
-        return out
-
-    def _encode_batch(self, texts: list[str]) -> F32:
-        encs = self._tok.encode_batch(texts)
-        ids = np.array([e.ids for e in encs], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+    def _hidden_states(self, ids: Ids, mask: Ids) -> F32:
         feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         (hidden,) = self._session.run(
             ["last_hidden_state"], {k: v for k, v in feed.items() if k in self._inputs}
         )
-        weights = mask.astype(np.float32)
-        pooled: F32 = (weights[:, None, :] @ hidden)[:, 0, :]
-        pooled /= np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
-        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
-        return pooled
+        result: F32 = hidden
+        return result
