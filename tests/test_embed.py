@@ -208,3 +208,33 @@ def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
     monkeypatch.setenv("LETHE_THREADS", "0")
     with pytest.raises(Exception, match="threads"):
         Lethe.open(tmp_path / "m.db")
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [({"LETHE_THREADS": "1"}, "1"), ({}, None), ({"OPENBLAS_NUM_THREADS": "3"}, "3")],
+)
+def test_numpy_blas_gets_the_threads_setting_when_lethe_is_imported_first(
+    env: dict[str, str], expected: str | None
+) -> None:
+    """No step of lethe runs more busy threads than `threads` says: OpenBLAS is capped alike
+    (it reads the variable when numpy loads); a value already set is kept."""
+    import os
+    import subprocess
+
+    from lethe.threads import default_threads
+
+    script = (
+        "import os, lethe, numpy as np\n"
+        "a = np.ones((600, 600)); a @ a\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+    )
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("LETHE_", "OPENBLAS_N"))}
+    out = subprocess.run(
+        [sys.executable, "-c", script], env={**clean, **env}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    value, tasks = out.stdout.split()
+    assert value == (expected or str(default_threads()))
+    if value == "1":
+        assert tasks == "1", "one BLAS thread: the process runs no other"

@@ -39,6 +39,13 @@ __version__ = "0.1.0"
 # the variable when numpy loads it, so this only applies where lethe is imported first (the
 # `lethe` command, the MCP server); a value already set is kept. See docs/configuration.md.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+# And it starts one thread per core: capped, like lethe's own pools, by the `threads` setting
+# (LETHE_THREADS; unset, the cores at most 4), so no step of lethe runs more busy threads
+# than that (lethe/threads.py). A value already set is kept here too.
+if "OPENBLAS_NUM_THREADS" not in _os.environ:
+    from lethe.threads import blas_threads as _blas_threads
+
+    _os.environ["OPENBLAS_NUM_THREADS"] = str(_blas_threads())
 
 _HOMES = {
     "Lethe": "lethe.engine",

@@ -1,8 +1,8 @@
 """How many threads lethe's own computing may use: one setting (`threads`, LETHE_THREADS)
 for the encoder (ONNX Runtime's intra-op pool) and the int8 vector pass (store/quantized.py).
 
-numpy's BLAS is not given threads of its own: lethe pins it to one (lethe/__init__.py), so
-that no process runs more busy threads than this setting says."""
+numpy's BLAS (OpenBLAS) gets the same number, set before numpy loads (lethe/__init__.py), so
+that no step of lethe runs more busy threads than this setting says."""
 
 from __future__ import annotations
 
@@ -27,3 +27,12 @@ def default_threads() -> int:
 def resolve(threads: int | None) -> int:
     """The setting's value, or the default where it is unset."""
     return default_threads() if threads is None else threads
+
+
+def blas_threads() -> int:
+    """OpenBLAS's threads: LETHE_THREADS where it is a valid count, else the default. Read
+    from the environment only, before numpy loads: the settings file comes later."""
+    raw = os.environ.get("LETHE_THREADS", "").strip()
+    if raw.isdigit() and 1 <= int(raw) <= 256:
+        return int(raw)
+    return default_threads()
