@@ -1,6 +1,6 @@
 """MCP over stdio and HTTP: process start to the first answer (`initialize`) and to the first
-`tools/list` answer, and tool-call latency of recall and forget at a given store size, against
-the same engine calls made in-process.
+`tools/list` answer, and tool-call latency of recall, forget and remember at a given store size,
+against the same engine calls made in-process.
 
 Start-up is timed with raw JSON-RPC lines on a pipe and with raw requests to `lethe mcp
 --http` (the process alone: its first answer is the target, under 1 s), and with the SDK's
@@ -10,8 +10,17 @@ The client is the official SDK's (`mcp.Client`, the 2025-11-25 protocol that des
 speak) spawning `lethe mcp`, so each figure includes JSON-RPC framing, schema validation of
 arguments and of the structured result, and the pipe.
 
+Remember stores corpus memories (text, layer, category, tags, importance, metadata) whose text
+is not in the store yet - the same text again is answered `existing` with nothing written, a
+different path - the same ones over MCP and in-process, each on its own copy of the store. Its
+figure includes embedding the text, on both sides.
+
+`--parts` picks what runs (start, recall, forget, remember; all by default); a run of only
+some writes `mcp-<size>-<parts>.json`, so the full figures in `mcp-<size>.json` stay.
+
     python bench/bench_mcp.py --db /tmp/lethe-bench/lethe-10000.db
     python bench/bench_mcp.py --size 10000      # builds a store first (slow)
+    python bench/bench_mcp.py --db /tmp/lethe-bench/lethe-10000.db --only-remember
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import http.client
 import json
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,6 +57,7 @@ from lethe import Lethe
 from lethe.embed import load_default_embedder
 
 LETHE = str(Path(sys.executable).parent / "lethe")
+PARTS = ("start", "recall", "forget", "remember")
 
 
 def params(db: Path) -> StdioServerParameters:
@@ -146,8 +157,44 @@ async def first_list(db: Path, runs: int) -> list[float]:
     return out
 
 
-async def tool_calls(db: Path, queries: list[str], ids: list[str]) -> dict[str, list[float]]:
-    timings: dict[str, list[float]] = {"recall": [], "forget_preview": [], "forget_execute": []}
+def fresh_memories(db: Path, n: int, seed: int) -> list[corpus.Spec]:
+    """`n` corpus memories whose text is not in the store (compared with whitespace collapsed,
+    as the engine compares), drawn with another seed than the store's corpus."""
+    conn = sqlite3.connect(db)
+    try:
+        stored = {" ".join(c.split()) for (c,) in conn.execute("SELECT content FROM memories")}
+    finally:
+        conn.close()
+    drawn = n
+    while True:
+        drawn_specs = corpus.generate(drawn, seed)
+        fresh = [s for s in drawn_specs if " ".join(s.content.split()) not in stored]
+        if len(fresh) >= n:
+            return fresh[:n]
+        drawn *= 2
+
+
+def remember_arguments(spec: corpus.Spec) -> dict[str, Any]:
+    """The `remember` tool's arguments for one memory (names as in lethe.mcp.tools_memory)."""
+    return {
+        "content": spec.content,
+        "layer": spec.layer,
+        "category": spec.category,
+        "tags": list(spec.tags),
+        "importance": spec.importance,
+        "metadata": dict(spec.metadata),
+    }
+
+
+async def tool_calls(
+    db: Path, queries: list[str], ids: list[str], memories: list[corpus.Spec]
+) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {
+        "recall": [],
+        "forget_preview": [],
+        "forget_execute": [],
+        "remember": [],
+    }
     async with Client(params(db), mode="legacy") as client:
         await client.call_tool("recall", {"query": "warm up the engine", "k": 1})
         for query in queries:
@@ -163,50 +210,87 @@ async def tool_calls(db: Path, queries: list[str], ids: list[str]) -> dict[str, 
                 assert not result.is_error and result.structured_content is not None
                 want = "pending" if step == "forget_preview" else "executed"
                 assert result.structured_content["status"] == want, result.structured_content
+        for spec in memories:
+            start = time.perf_counter()
+            result = await client.call_tool("remember", remember_arguments(spec))
+            timings["remember"].append(time.perf_counter() - start)
+            assert not result.is_error and result.structured_content is not None, result
+            assert not result.structured_content["existing"], result.structured_content
     return timings
 
 
-def in_process(db: Path, queries: list[str], ids: list[str]) -> dict[str, list[float]]:
+def in_process(
+    db: Path, queries: list[str], ids: list[str], memories: list[corpus.Spec]
+) -> dict[str, list[float]]:
+    def remember(spec: corpus.Spec) -> None:
+        m = mem.remember(**remember_arguments(spec))
+        assert not m.existing, m
+
     with Lethe.open(db, embedder=load_default_embedder()) as mem:
         mem.recall("warm up the engine", k=1)
         recall = time_each(lambda q: mem.recall(q, 10), queries)
         forget = time_each(lambda i: mem.execute(mem.plan_forget([i])), ids)
-    return {"recall": recall, "forget": forget}
+        remembered = time_each(remember, memories)
+    return {"recall": recall, "forget": forget, "remember": remembered}
 
 
-def run(db: Path, *, queries: int, forgets: int, starts: int, seed: int = 11) -> dict[str, Any]:
-    texts = corpus.queries(queries, seed=seed)
+def run(
+    db: Path,
+    *,
+    queries: int,
+    forgets: int,
+    remembers: int,
+    starts: int,
+    parts: tuple[str, ...] = PARTS,
+    seed: int = 11,
+) -> dict[str, Any]:
+    texts = corpus.queries(queries, seed=seed) if "recall" in parts else []
+    forgets = forgets if "forget" in parts else 0
+    memories = fresh_memories(db, remembers, seed) if "remember" in parts else []
+    result: dict[str, Any] = {"parts": list(parts)}
     with tempfile.TemporaryDirectory(prefix="lethe-mcp-") as tmp:
         served, direct = Path(tmp) / "served.db", Path(tmp) / "direct.db"
         shutil.copyfile(db, served)
         shutil.copyfile(db, direct)
-        with Lethe.open(served, embedder=load_default_embedder()) as mem:
-            ids = random.Random(seed).sample(mem.store.memory_ids(), 2 * forgets)
-        size = memory_count(served)
-        log(f"process start to the first answers x{starts} (pipe, then the SDK's client)")
-        raw = first_answers(served, starts)
-        over_http = first_answers_http(served, starts)
-        start_times = asyncio.run(first_list(served, starts))
-        log(f"over stdio: recall x{len(texts)}, forget x{forgets} (two calls each)")
-        mcp = asyncio.run(tool_calls(served, texts, ids[:forgets]))
-        log("the same in-process")
-        lib = in_process(direct, texts, ids[forgets:])
-    result = {
-        "size": size,
-        "start_to_initialize": stats_ms(raw["initialize"]),
-        "start_to_tools_list_pipe": stats_ms(raw["tools_list"]),
-        "start_to_initialize_http": stats_ms(over_http["initialize"]),
-        "start_to_tools_list_http": stats_ms(over_http["tools_list"]),
-        "start_to_tools_list": stats_ms(start_times),
-        "mcp_recall": stats_ms(mcp["recall"]),
-        "mcp_forget_preview": stats_ms(mcp["forget_preview"]),
-        "mcp_forget_execute": stats_ms(mcp["forget_execute"]),
-        "library_recall": stats_ms(lib["recall"]),
-        "library_forget": stats_ms(lib["forget"]),
-    }
-    result["recall_overhead_ms"] = round(
-        result["mcp_recall"]["p50_ms"] - result["library_recall"]["p50_ms"], 3
-    )
+        ids: list[str] = []
+        if forgets:
+            with Lethe.open(served, embedder=load_default_embedder()) as mem:
+                ids = random.Random(seed).sample(mem.store.memory_ids(), 2 * forgets)
+        result["size"] = memory_count(served)
+        if "start" in parts:
+            log(f"process start to the first answers x{starts} (pipe, then the SDK's client)")
+            raw = first_answers(served, starts)
+            over_http = first_answers_http(served, starts)
+            start_times = asyncio.run(first_list(served, starts))
+            result |= {
+                "start_to_initialize": stats_ms(raw["initialize"]),
+                "start_to_tools_list_pipe": stats_ms(raw["tools_list"]),
+                "start_to_initialize_http": stats_ms(over_http["initialize"]),
+                "start_to_tools_list_http": stats_ms(over_http["tools_list"]),
+                "start_to_tools_list": stats_ms(start_times),
+            }
+        if texts or ids or memories:
+            calls = {"recall": len(texts), "forget (two calls each)": forgets}
+            calls["remember"] = len(memories)
+            log("over stdio: " + ", ".join(f"{c} x{n}" for c, n in calls.items() if n))
+            mcp = asyncio.run(tool_calls(served, texts, ids[:forgets], memories))
+            log("the same in-process")
+            lib = in_process(direct, texts, ids[forgets:], memories)
+            if texts:
+                result["mcp_recall"] = stats_ms(mcp["recall"])
+                result["library_recall"] = stats_ms(lib["recall"])
+            if ids:
+                result["mcp_forget_preview"] = stats_ms(mcp["forget_preview"])
+                result["mcp_forget_execute"] = stats_ms(mcp["forget_execute"])
+                result["library_forget"] = stats_ms(lib["forget"])
+            if memories:
+                result["mcp_remember"] = stats_ms(mcp["remember"])
+                result["library_remember"] = stats_ms(lib["remember"])
+    for call in ("recall", "remember"):
+        if f"mcp_{call}" in result:
+            result[f"{call}_overhead_ms"] = round(
+                result[f"mcp_{call}"]["p50_ms"] - result[f"library_{call}"]["p50_ms"], 3
+            )
     return result
 
 
@@ -223,10 +307,19 @@ def print_result(r: dict[str, Any]) -> None:
         "mcp_forget_preview",
         "mcp_forget_execute",
         "library_forget",
+        "mcp_remember",
+        "library_remember",
     ):
+        if name not in r:
+            continue
         s = r[name]
         print(f"  {name:<24} n={s['n']:<4} p50 {s['p50_ms']:8.2f} ms   p95 {s['p95_ms']:8.2f} ms")
-    print(f"  recall overhead of MCP (p50, same queries): {r['recall_overhead_ms']:.2f} ms")
+    for call, same in (("recall", "queries"), ("remember", "memories")):
+        if f"{call}_overhead_ms" in r:
+            overhead = r[f"{call}_overhead_ms"]
+            print(f"  {call} overhead of MCP (p50, same {same}): {overhead:.2f} ms")
+    if "start_to_initialize" not in r:
+        return
     for transport, key in (("stdio", "start_to_initialize"), ("HTTP", "start_to_initialize_http")):
         first = r[key]["p50_ms"]
         verdict = "met" if first < 1000 else "NOT met"
@@ -239,14 +332,37 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000, help="memories, when building")
     parser.add_argument("--queries", type=int, default=200, help="recall calls (200)")
     parser.add_argument("--forgets", type=int, default=100, help="forgets, two calls each (100)")
+    parser.add_argument("--remembers", type=int, default=200, help="remember calls (200)")
     parser.add_argument("--starts", type=int, default=10, help="server starts to time (10)")
+    parser.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"what to run, comma-separated, of {','.join(PARTS)} (all)",
+    )
+    parser.add_argument(
+        "--only-remember", action="store_true", help="the remember part alone: --parts remember"
+    )
     args = parser.parse_args()
+    parts = tuple(p for p in PARTS if p in args.parts.split(","))
+    unknown = set(args.parts.split(",")) - set(PARTS)
+    if unknown or not parts:
+        parser.error(f"--parts takes some of {','.join(PARTS)}, not {args.parts!r}")
+    if args.only_remember:
+        parts = ("remember",)
     with store_for(args.db, args.size) as db:
         result = {
             "machine": machine(),
-            **run(db, queries=args.queries, forgets=args.forgets, starts=args.starts),
+            **run(
+                db,
+                queries=args.queries,
+                forgets=args.forgets,
+                remembers=args.remembers,
+                starts=args.starts,
+                parts=parts,
+            ),
         }
-    path = write_json(f"mcp-{result['size']}.json", result)
+    suffix = "" if parts == PARTS else "-" + "-".join(parts)
+    path = write_json(f"mcp-{result['size']}{suffix}.json", result)
     print_result(result)
     print(f"({path})")
 
