@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -175,3 +177,30 @@ def test_export_gives_the_live_rows_whether_or_not_slots_were_freed() -> None:
     assert ids == [f"m{i}" for i in kept]
     np.testing.assert_array_equal(matrix, vectors[kept])
     assert len(codes.codes) == len(codes.scale) == 28
+
+
+def _search_in_child(index: VectorIndex, query: np.ndarray, out: Any) -> None:
+    out.put([i for i, _ in index.search(query, namespace="a", k=5)])
+
+
+def test_a_forked_child_searches_with_threads_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The int8 pass's thread pool, made in the parent, is not inherited half-alive by a
+    forked child (its work would wait forever): the child makes its own."""
+    import multiprocessing
+
+    monkeypatch.setattr(quantized, "_SPLIT_MIN", 50)
+    rng = np.random.default_rng(3)
+    vectors = unit(rng, 1000, 32)
+    index = VectorIndex(32, prefilter_min=0, threads=2)
+    index.bulk_load([f"m{i}" for i in range(1000)], ["a"] * 1000, vectors)
+    want = [i for i, _ in index.search(vectors[7], namespace="a", k=5)]  # the pool exists now
+    context = multiprocessing.get_context("fork")
+    out = context.Queue()
+    child = context.Process(target=_search_in_child, args=(index, vectors[7], out))
+    child.start()
+    child.join(30)
+    alive = child.is_alive()
+    if alive:
+        child.kill()
+    assert not alive, "the child's search never finished"
+    assert out.get(timeout=5) == want

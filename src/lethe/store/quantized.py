@@ -12,6 +12,7 @@ bound), so the answer is the exact one, not an approximation.
 from __future__ import annotations
 
 import itertools
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -32,6 +33,17 @@ core that the full-text query (run beside it) holds for a while then costs that 
 parts, not half the pass (one thread's long tail)."""
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child inherits the pools without their threads (work handed to them would
+    never run) and maybe the lock held: it starts afresh."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 _ROUNDING = 1e-5
 """Added to every bound: float32 arithmetic in the bound itself and in the exact scores."""
 
