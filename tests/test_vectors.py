@@ -152,6 +152,12 @@ def test_an_adopted_matrix_is_kept_not_copied_and_searches_as_a_copied_one() -> 
     refused = VectorIndex(16)
     refused.bulk_load(ids, ["a"] * 40, frozen, adopt=True)
     assert not np.shares_memory(refused.export()[2], frozen), "a read-only array is copied"
+    view = adopted.export()[2]
+    assert not view.flags.writeable, "an exported view cannot change the index"
+    other = VectorIndex(16)
+    other.bulk_load(ids, ["a"] * 40, view, adopt=True)
+    other.upsert("m0", "a", np.zeros(16, dtype=np.float32))
+    assert adopted.search(vectors[0], namespace="a", k=1)[0][0] == "m0", "not aliased"
     for i in range(40, 50):  # spare rows first, then growth past them
         adopted.upsert(f"m{i}", "a", vectors[i])
         copied.upsert(f"m{i}", "a", vectors[i])
@@ -204,3 +210,40 @@ def test_a_forked_child_searches_with_threads_of_its_own(monkeypatch: pytest.Mon
         child.kill()
     assert not alive, "the child's search never finished"
     assert out.get(timeout=5) == want
+
+
+def test_a_search_after_the_main_thread_returned_still_answers() -> None:
+    """Python shuts thread pools down when the main thread ends: a thread still recalling
+    then, or an atexit handler, must get its answer (the parts run on the caller)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import atexit, threading, time
+        import numpy as np
+        from lethe.store import quantized
+        from lethe.store.vectors import VectorIndex
+
+        quantized._SPLIT_MIN = 50
+        rng = np.random.default_rng(0)
+        v = rng.standard_normal((2000, 16)).astype(np.float32)
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        index = VectorIndex(16, prefilter_min=0, threads=2)
+        index.bulk_load([f"m{i}" for i in range(2000)], ["a"] * 2000, v)
+        print("main", index.search(v[0], namespace="a", k=1)[0][0], flush=True)
+
+        def late():
+            time.sleep(0.3)
+            print("thread", index.search(v[1], namespace="a", k=1)[0][0], flush=True)
+
+        threading.Thread(target=late).start()
+        atexit.register(
+            lambda: print("atexit", index.search(v[2], namespace="a", k=1)[0][0], flush=True)
+        )
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["main m0", "thread m1", "atexit m2"], out.stderr

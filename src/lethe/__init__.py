@@ -41,7 +41,9 @@ __version__ = "0.1.0"
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 # And it starts one thread per core: capped, like lethe's own pools, by the `threads` setting
 # (LETHE_THREADS; unset, the cores at most 4), so no step of lethe runs more busy threads
-# than that (lethe/threads.py). A value already set is kept here too.
+# than that (lethe/threads.py). A value already set is kept. Like the timeout, it holds for
+# the whole process where lethe is imported before numpy (a program embedding lethe that
+# wants more BLAS threads sets the variable itself), and child processes inherit it.
 if "OPENBLAS_NUM_THREADS" not in _os.environ:
     from lethe.threads import blas_threads as _blas_threads
 

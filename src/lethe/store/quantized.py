@@ -120,11 +120,14 @@ def top_k(
             ordered = np.sort(excluded)
             at = np.searchsorted(ordered, edges).tolist()
             cut = [ordered[at[n] : at[n + 1]] - start for n, (start, _) in enumerate(spans)]
-        pieces = list(
-            _pool(threads).map(
-                lambda n: bound.part(spans[n][0], spans[n][1], cut[n]), range(len(spans))
-            )
-        )
+
+        def part(n: int) -> tuple[tuple[int, F32], F32]:
+            return bound.part(spans[n][0], spans[n][1], cut[n])
+
+        try:
+            pieces = list(_pool(threads).map(part, range(len(spans))))
+        except RuntimeError:  # the interpreter is exiting: pools take no more work
+            pieces = [part(n) for n in range(len(spans))]
     # The k-th best lower bound over all rows is among each part's k best.
     best_lower = np.concatenate([lower for _, lower in pieces])
     threshold = np.partition(best_lower, len(best_lower) - k)[len(best_lower) - k]

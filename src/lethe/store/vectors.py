@@ -154,7 +154,7 @@ class VectorIndex:
 
     def export(self) -> tuple[list[str], list[str], Vector, Codes, Times]:
         """Live ids, their namespaces and their vectors, codes and `since` times, compact and
-        in slot order: views when the live slots are the first ones, else copies."""
+        in slot order, read-only: views when the live slots are the first ones, else copies."""
         names = {code: name for name, code in self._ns_codes.items()}
         slots = sorted(self._slot.values())
         ids = [self._ids[s] or "" for s in slots]
@@ -166,7 +166,11 @@ class VectorIndex:
             rows = slice(0, len(slots))
         c = self._codes
         codes = Codes(c.codes[rows], c.scale[rows], c.error[rows], c.norm[rows])
-        return ids, namespaces, self._matrix[rows], codes, self._since[rows]
+        matrix, since = self._matrix[rows], self._since[rows]
+        frozen: list[npt.NDArray[np.generic]] = [matrix, since, *_columns(codes)]
+        for array in frozen:  # a view must not become a way to change the index
+            array.flags.writeable = False
+        return ids, namespaces, matrix, codes, since
 
     def namespace_matrix(self, namespace: str) -> tuple[list[str], Vector]:
         """Live ids of one namespace and a compact copy of their vectors, in slot order."""
