@@ -21,7 +21,7 @@ from lethe.embed.model import MODEL_NAME
 from lethe.embed.onnx_cache import cached_onnx, verify_onnx
 from lethe.embed.sentence import MAX_SEQ_LENGTH, Ids, SentenceEncoder
 from lethe.errors import EmbedderUnavailable
-from lethe.threads import default_threads
+from lethe.threads import resolve as resolve_threads
 
 ALLOW_SPINNING = False
 """Whether onnxruntime's idle pool threads busy-wait for the next task.
@@ -76,7 +76,7 @@ class OnnxEmbedder(SentenceEncoder):
         model_dir = Path(model_dir)
         if threads is not None and threads < 1:
             raise ValueError(f"threads must be at least 1, got {threads}")
-        self.threads = threads if threads is not None else default_threads()
+        self.threads = resolve_threads(threads)
         try:
             config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
             text = (model_dir / "tokenizer.json").read_text(encoding="utf-8")
