@@ -391,3 +391,17 @@ def test_unsupported_configs_are_refused(key: str, value: str) -> None:
     config[key] = value
     with pytest.raises(EmbedderUnavailable, match=value):
         onnx_build.build_model(config, {})
+
+
+def test_an_unwritable_cache_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The encoder cache cannot be made (a file stands where its folder would be): the error
+    names the folder and says what to set, and nothing is built."""
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("LETHE_CACHE_DIR", str(blocker))
+    with pytest.raises(EmbedderUnavailable, match="cannot create the encoder cache") as info:
+        onnx_cache.cached_onnx(MODEL)
+    assert "LETHE_CACHE_DIR" in str(info.value.hint)
+    assert blocker.read_text() == "not a folder"

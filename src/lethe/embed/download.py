@@ -78,6 +78,16 @@ def cache_root() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "lethe"
 
 
+def make_cache_folder(folder: Path, what: str, *, hint: str) -> None:
+    """Create a folder under cache_root(), or say which and why it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise EmbedderUnavailable(
+            f"cannot create the {what} {folder}: {exc.strerror or exc}", hint=hint
+        ) from None
+
+
 def cache_dir() -> Path:
     """Where the downloaded model lives: one folder per pinned revision under cache_root()."""
     return cache_root() / "models" / "all-MiniLM-L6-v2" / REVISION[:12]
@@ -186,13 +196,11 @@ def fetch(progress: Progress | None = None, timeout: float | None = None) -> Pat
             f"({', '.join(_offline_vars())})",
             hint=OFFLINE_HINT,
         )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise EmbedderUnavailable(
-            f"cannot create the model cache {folder}: {e.strerror or e}",
-            hint="set LETHE_CACHE_DIR to a writable folder, or LETHE_MODEL_DIR to a model folder",
-        ) from None
+    make_cache_folder(
+        folder,
+        "model cache",
+        hint="set LETHE_CACHE_DIR to a writable folder, or LETHE_MODEL_DIR to a model folder",
+    )
     wait = timeout if timeout is not None else _timeout()
     root = base_url()
     with _locked(folder):

@@ -80,13 +80,9 @@ def cached_onnx(model_dir: Path) -> Path:
     no longer matches its recorded digest is rebuilt, never loaded."""
     model_dir = Path(model_dir)
     folder = cache_folder()
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise EmbedderUnavailable(
-            f"cannot create the encoder cache {folder}: {exc.strerror or exc}",
-            hint="set LETHE_CACHE_DIR to a writable folder",
-        ) from None
+    model_download.make_cache_folder(
+        folder, "encoder cache", hint="set LETHE_CACHE_DIR to a writable folder"
+    )
     weights = _source_digest(folder, model_dir / "model.safetensors")
     config = _source_digest(folder, model_dir / "config.json")
     target = folder / f"bert-{weights[:16]}-{config[:8]}-b{BUILDER_VERSION}.onnx"
