@@ -16,6 +16,7 @@ from safetensors.numpy import load_file, save_file
 
 from lethe.embed import Embedder, OnnxEmbedder, find_model_dir, load_default_embedder
 from lethe.embed import model as model_location
+from lethe.embed.sentence import TOKEN_BUDGET, token_groups
 from lethe.errors import EmbedderUnavailable
 from tests.numpy_minilm import NumpyMiniLM
 
@@ -71,6 +72,43 @@ def test_order_preserved_across_small_batches(
     small = encoder(find_model_dir(), batch_size=3)
     assert_matches(small.embed([texts[i] for i in order]), want[order])
     assert_matches(np.vstack([small.embed([t]) for t in texts]), want)
+
+
+@pytest.mark.parametrize(
+    ("lengths", "max_rows"),
+    [([5] * 300, 64), ([3, 4, 9, 9, 30, 200, 256, 256], 64), ([10] * 7, 3), ([600], 8)],
+)
+def test_token_groups_cover_everything_within_the_budget(lengths: list[int], max_rows: int) -> None:
+    groups = token_groups(lengths, max_rows)
+    assert [i for g in groups for i in g] == list(range(len(lengths)))
+    for g in groups:
+        assert 1 <= len(g) <= max_rows
+        # Padded to its longest (the last, lengths are sorted), within the budget unless
+        # a single row is longer by itself.
+        assert len(g) * lengths[g[-1]] <= TOKEN_BUDGET or len(g) == 1
+
+
+def test_a_call_runs_in_groups_not_one_padded_batch(
+    monkeypatch: pytest.MonkeyPatch, reference: tuple[list[str], npt.NDArray[np.float64]]
+) -> None:
+    encoder = OnnxEmbedder(find_model_dir())
+    shapes: list[tuple[int, ...]] = []
+    run = encoder._hidden_states
+
+    def spy(ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]) -> npt.NDArray[np.float32]:
+        shapes.append(ids.shape)
+        return run(ids, mask)
+
+    monkeypatch.setattr(encoder, "_hidden_states", spy)
+    texts, want = reference
+    long_text = " ".join(texts) * 4  # truncated to 256 tokens
+    many = [long_text, *texts] * 20
+    got = encoder.embed(many)
+    assert sum(s[0] for s in shapes) == len(many)
+    assert all(rows * width <= TOKEN_BUDGET or rows == 1 for rows, width in shapes)
+    assert max(width for _, width in shapes) == 256
+    assert_matches(got[1 : 1 + len(texts)], want)
+    assert_matches(got[-len(texts) :], want)
 
 
 def test_rows_are_unit_length(
