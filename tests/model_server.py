@@ -19,7 +19,7 @@ from lethe.embed import download
 class Behaviour:
     mode: str = "good"
     """good | corrupt | missing | stall | cut"""
-    target: str = "model.safetensors"
+    target: str = "onnx/model.onnx"
     """The file that misbehaves; the others are served as they are."""
     requests: list[str] = field(default_factory=list)
 
@@ -34,8 +34,8 @@ def _handler(source: Path, behaviour: Behaviour) -> type[BaseHTTPRequestHandler]
         def do_GET(self) -> None:
             behaviour.requests.append(self.path)
             name = self.path.removeprefix(prefix) if self.path.startswith(prefix) else ""
-            path = source / name
-            if not name or "/" in name or not path.is_file():
+            path = (source / name).resolve()
+            if not name or not path.is_relative_to(source.resolve()) or not path.is_file():
                 self.send_error(404)
                 return
             data = path.read_bytes()
@@ -44,7 +44,8 @@ def _handler(source: Path, behaviour: Behaviour) -> type[BaseHTTPRequestHandler]
                 self.send_error(404)
                 return
             if hit and behaviour.mode == "corrupt":
-                data = data[:1000] + bytes([data[1000] ^ 0xFF]) + data[1001:]
+                at = len(data) // 2
+                data = data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()

@@ -1,8 +1,9 @@
 """The model on first use: MiniLM's files fetched once from the model hub, checked against
 pinned digests, and kept in the user's cache.
 
-A `pip install` (or `uvx`) of lethe brings the code, not 90 MB of weights. The first process
-that needs an embedding downloads the three files the encoder reads, each into a private
+A `pip install` (or `uvx`) of lethe brings the code, not 90 MB of model. The first process
+that needs an embedding downloads the three files the encoder reads (its configuration, its
+tokenizer and the ONNX graph the model's repository publishes), each into a private
 temporary file beside its final place, hashed while it streams; a file takes its final name
 only when its SHA-256 is the pinned one, so a corrupted, truncated or stalled download is
 never used, and two processes fetching at once never read each other's half. The revision is
@@ -47,19 +48,29 @@ class ModelFile:
     sha256: str
 
 
-FILES = (
-    ModelFile(
-        "config.json", 612, "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
-    ),
-    ModelFile(
-        "tokenizer.json", 466247, "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
-    ),
-    ModelFile(
-        "model.safetensors",
-        90868376,
-        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    ),
+CONFIG = ModelFile(
+    "config.json", 612, "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
 )
+TOKENIZER = ModelFile(
+    "tokenizer.json", 466247, "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+)
+ONNX = ModelFile(
+    "onnx/model.onnx",
+    90405214,
+    "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452",
+)
+"""The encoder graph the model's repository publishes (fp32, exported from the same weights),
+run as it is: a download never needs building, nor the weights."""
+WEIGHTS = ModelFile(
+    "model.safetensors",
+    90868376,
+    "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+)
+"""What lethe downloaded before it ran on ONNX Runtime: a cache holding it instead of ONNX
+is still the model (the encoder graph is then built from it, embed/onnx_cache.py)."""
+
+FILES = (CONFIG, TOKENIZER, ONNX)
+"""What a download fetches."""
 
 Progress = Callable[[str, int, int], None]
 """Called as bytes arrive: (file name, bytes so far, bytes expected)."""
@@ -132,15 +143,39 @@ _VERIFIED = ".verified.json"
 def cached() -> Path | None:
     """The cached model folder when every file is there and is the file that was verified:
     the same size and modification time as when its SHA-256 matched, else hashed again (a
-    file changed since, by hand or by anything else, is never used unverified)."""
+    file changed since, by hand or by anything else, is never used unverified). A folder an
+    earlier lethe filled (the weights, no ONNX file) still counts."""
     folder = cache_dir()
     seen = _read_verified(folder)
     before = dict(seen)
-    if not all(_verified(folder, f, seen) for f in FILES):
+    common = all(_verified(folder, f, seen) for f in (CONFIG, TOKENIZER))
+    if not (common and (_verified(folder, ONNX, seen) or _verified(folder, WEIGHTS, seen))):
         return None
     if seen != before:
         _write_verified(folder, seen)
     return folder
+
+
+def is_cache_dir(folder: Path) -> bool:
+    try:
+        return folder.resolve() == cache_dir().resolve()
+    except OSError:
+        return False
+
+
+def downloaded_onnx(folder: Path) -> Path | None:
+    """The published ONNX encoder in `folder` when it is the download cache and holds the
+    file as pinned (verified as `cached` does); None otherwise, and then the encoder is built
+    from the weights."""
+    if not is_cache_dir(folder):
+        return None
+    seen = _read_verified(folder)
+    before = dict(seen)
+    if not _verified(folder, ONNX, seen):
+        return None
+    if seen != before:
+        _write_verified(folder, seen)
+    return folder / ONNX.name
 
 
 def _verified(folder: Path, f: ModelFile, seen: dict[str, list[int]]) -> bool:
@@ -206,16 +241,41 @@ def fetch(progress: Progress | None = None, timeout: float | None = None) -> Pat
     with _locked(folder):
         _sweep_partials(folder)
         seen = _read_verified(folder)
-        for f in FILES:
-            if _verified(folder, f, seen):
-                continue
-            target = folder / f.name
-            _download(f, f"{root}/{f.name}", target, progress, wait)
-            stat = target.stat()
-            seen[f.name] = [stat.st_size, stat.st_mtime_ns]
-            _write_verified(folder, seen)
+        for f in (CONFIG, TOKENIZER):
+            _ensure(folder, f, root, seen, progress, wait)
+        # The encoder: the published graph, else (a mirror without it) the weights to build
+        # it from. Bytes that arrive and do not match are an error either way, never a
+        # reason to try the other file.
+        if not _verified(folder, WEIGHTS, seen) and not _ensure(
+            folder, ONNX, root, seen, progress, wait, missing_ok=True
+        ):
+            _ensure(folder, WEIGHTS, root, seen, progress, wait)
         _write_verified(folder, seen)
     return folder
+
+
+def _ensure(
+    folder: Path,
+    f: ModelFile,
+    root: str,
+    seen: dict[str, list[int]],
+    progress: Progress | None,
+    wait: float,
+    *,
+    missing_ok: bool = False,
+) -> bool:
+    """`f` verified in `folder`, downloaded when it is not; False only when `missing_ok`
+    and the server does not have it."""
+    if _verified(folder, f, seen):
+        return True
+    target = folder / f.name
+    target.parent.mkdir(exist_ok=True)
+    if not _download(f, f"{root}/{f.name}", target, progress, wait, missing_ok=missing_ok):
+        return False
+    stat = target.stat()
+    seen[f.name] = [stat.st_size, stat.st_mtime_ns]
+    _write_verified(folder, seen)
+    return True
 
 
 @contextmanager
@@ -246,7 +306,7 @@ download killed by a signal leaves one)."""
 
 def _sweep_partials(folder: Path) -> None:
     now = time.time()
-    for path in folder.glob(".*.partial"):
+    for path in [*folder.glob(".*.partial"), *folder.glob("*/.*.partial")]:
         with contextlib.suppress(OSError):
             if now - path.stat().st_mtime > STALE_PARTIAL:
                 path.unlink()
@@ -272,10 +332,19 @@ def _timeout() -> float:
 MAX_TIMEOUT = 86400.0
 
 
-def _download(f: ModelFile, url: str, target: Path, progress: Progress | None, wait: float) -> None:
+def _download(
+    f: ModelFile,
+    url: str,
+    target: Path,
+    progress: Progress | None,
+    wait: float,
+    *,
+    missing_ok: bool = False,
+) -> bool:
     """Stream into a temporary file of this call's own (no other process can write it),
-    hashing what is written, synced before it takes its name."""
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{f.name}.", suffix=".partial")
+    hashing what is written, synced before it takes its name. False when `missing_ok` and
+    the server has no such file (404, or no such file in a local folder)."""
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".partial")
     partial = Path(name)
     digest = hashlib.sha256()
     got = 0
@@ -305,13 +374,18 @@ def _download(f: ModelFile, url: str, target: Path, progress: Progress | None, w
                 f"instead of {f.sha256})"
             )
         os.replace(partial, target)
+        return True
     except _Bad as e:
         raise EmbedderUnavailable(str(e), hint=MIRROR_HINT) from None
     except urllib.error.HTTPError as e:
+        if missing_ok and e.code == 404:
+            return False
         raise EmbedderUnavailable(
             f"could not download {f.name}: {url} answered {e.code} {e.reason}", hint=MIRROR_HINT
         ) from None
     except urllib.error.URLError as e:
+        if missing_ok and isinstance(e.reason, FileNotFoundError):
+            return False
         raise EmbedderUnavailable(
             f"could not download {f.name} from {url}: {e.reason}", hint=MIRROR_HINT
         ) from None

@@ -69,9 +69,10 @@ class ModelLocation:
 
 def fetch_model() -> ModelLocation:
     """Make sure the model is on this machine (`lethe model fetch`): where it is, from where,
-    and whether this call downloaded it. The encoder's ONNX graph is built from it now too,
-    so that the first recall does not wait for it."""
-    from lethe.embed.onnx_cache import cached_onnx
+    and whether this call downloaded it. When the model came without its ONNX graph (a
+    local folder, the package), the graph is built now too, so that the first recall does not
+    wait for it."""
+    from lethe.embed.onnx_cache import encoder_file
 
     if os.environ.get("LETHE_MODEL_DIR"):
         found = ModelLocation(find_model_dir(), "LETHE_MODEL_DIR", False)
@@ -80,7 +81,7 @@ def fetch_model() -> ModelLocation:
     else:
         before = model_download.cached()
         found = ModelLocation(find_model_dir(), "cache", before is None)
-    cached_onnx(found.path)
+    encoder_file(found.path)
     return found
 
 

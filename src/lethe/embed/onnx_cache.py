@@ -1,5 +1,6 @@
-"""Where the ONNX encoder file comes from: built once per model from its weights, kept in the
-user's cache under their digest, and checked against a recorded SHA-256 before each use.
+"""Where the ONNX encoder file comes from: downloaded with the model (embed/download.py, the
+repository's own export, pinned by digest), or built once per model from its weights, kept in
+the user's cache under their digest, and checked against a recorded SHA-256 before each use.
 
 The cache key is the SHA-256 of `model.safetensors` and of `config.json` (the config decides
 the graph as much as the weights: heads, layers, epsilon) plus the builder version, so a new
@@ -70,6 +71,22 @@ def verify_onnx(path: Path, sha256: str, size: int | None = None) -> Path:
 
 
 _REPLACE_HINT = "delete the file and let lethe build or fetch it again"
+
+
+def encoder_file(model_dir: Path) -> Path:
+    """The ONNX encoder for the model in `model_dir`: the published one a download brought
+    (checked against its pinned digest), else the one built here from the weights."""
+    model_dir = Path(model_dir)
+    downloaded = model_download.downloaded_onnx(model_dir)
+    if downloaded is not None:
+        return downloaded
+    if model_download.is_cache_dir(model_dir) and not (model_dir / "model.safetensors").exists():
+        raise EmbedderUnavailable(
+            f"the downloaded encoder {model_dir / model_download.ONNX.name} is missing or does "
+            "not match its pinned SHA-256; it was not loaded",
+            hint="run `lethe model fetch` to download it again",
+        )
+    return cached_onnx(model_dir)
 
 
 def cached_onnx(model_dir: Path) -> Path:

@@ -18,7 +18,7 @@ import numpy as np
 
 from lethe.embed.base import F32
 from lethe.embed.model import MODEL_NAME
-from lethe.embed.onnx_cache import cached_onnx, verify_onnx
+from lethe.embed.onnx_cache import encoder_file, verify_onnx
 from lethe.embed.sentence import MAX_SEQ_LENGTH, Ids, SentenceEncoder
 from lethe.errors import EmbedderUnavailable
 from lethe.threads import resolve as resolve_threads
@@ -56,10 +56,10 @@ def session_options(threads: int, *, spin: bool = ALLOW_SPINNING) -> Any:
 class OnnxEmbedder(SentenceEncoder):
     """A BERT sentence encoder run by onnxruntime on the CPU; by default all-MiniLM-L6-v2.
 
-    Constructed from a model folder (config.json, model.safetensors, tokenizer.json). The
-    ONNX file is the one built from that folder's weights and cached
-    (onnx_cache.cached_onnx), unless `onnx_path` names another one, which is then used only
-    if its SHA-256 is `onnx_sha256`."""
+    Constructed from a model folder (config.json, tokenizer.json, and model.safetensors or,
+    in the download cache, onnx/model.onnx). The ONNX file is the downloaded one, else the
+    one built from that folder's weights and cached (onnx_cache.encoder_file), unless
+    `onnx_path` names another one, which is then used only if its SHA-256 is `onnx_sha256`."""
 
     def __init__(
         self,
@@ -95,7 +95,7 @@ class OnnxEmbedder(SentenceEncoder):
                 raise ValueError("onnx_path needs onnx_sha256: an unchecked file is never loaded")
             path = verify_onnx(Path(onnx_path), onnx_sha256)
         else:
-            path = cached_onnx(model_dir)
+            path = encoder_file(model_dir)
         import onnxruntime as ort
 
         try:
