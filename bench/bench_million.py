@@ -11,7 +11,8 @@ those vectors (common.CachedEmbedder; the encoder is loaded but never called):
   rebuilds the index from the rows' BLOBs (and writes a new snapshot, inside that recall);
 - `snapshot`: a second process, which starts from the snapshot the first one wrote; it then
   also times `Lethe.recall` (`-k`, touch off) and the store's two candidate searches alone,
-  `vector_search` and `lexical_search` (depth 50), the modes taking turns query by query.
+  `vector_search` and `lexical_search` (depth 50), the modes taking turns query by query,
+  and the floor under the int8 pass: reading as many int8 codes once, on the same threads.
 
 Peak RSS is the process's VmHWM, read from /proc/self/status. ru_maxrss (also in the JSON)
 would be the right figure in a process of its own, but a child started by subprocess
@@ -91,10 +92,30 @@ def worker(mode: str, db: Path, vectors_file: Path, k: int, rounds: int) -> dict
         interleaved(modes, queries[:WARMUP], 1)
         times = interleaved(modes, queries, rounds)
         result |= {name: summarize(per_round) for name, per_round in times.items()}
+        result["codes_read_p50_ms"] = codes_read_ms(memory_count(db), embedder.dim)
     mem.close()
     if embedder.misses:
         raise SystemExit(f"the cached embedder missed {embedder.misses} times")
     return result
+
+
+def codes_read_ms(rows: int, dim: int, repeats: int = 15) -> float:
+    """The floor under an exact int8 pass on this machine: reading `rows` x `dim` int8 codes
+    once (summed as int64, no arithmetic to speak of), split over the threads lethe uses, p50.
+    No pass that reads every code can be faster."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wide = np.ones((rows, dim), dtype=np.int8).view(np.int64)
+    # lethe.threads' rule, written out: a baseline checkout may predate that module.
+    threads = int(os.environ.get("LETHE_THREADS") or min(4, len(os.sched_getaffinity(0))))
+    spans = np.array_split(np.arange(rows), threads)
+    took = []
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            list(pool.map(lambda span: wide[span[0] : span[-1] + 1].sum(), spans))
+            took.append((time.perf_counter() - start) * 1000)
+    return round(float(np.median(took)), 2)
 
 
 def ensure_db(db: Path, size: int) -> dict[str, Any]:
@@ -170,6 +191,7 @@ FIGURES = [
     ("snapshot", "recall_no_embed.p95_ms", "recall without embedding p95 ms"),
     ("snapshot", "vector_search.p50_ms", "vector_search alone p50 ms"),
     ("snapshot", "lexical_search.p50_ms", "lexical_search alone p50 ms"),
+    ("snapshot", "codes_read_p50_ms", "reading every int8 code once p50 ms (floor)"),
 ]
 
 
