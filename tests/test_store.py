@@ -409,3 +409,42 @@ def test_processes_opening_a_new_file_at_once_create_it_once(tmp_path: Path) -> 
             == 1
         )
         conn.close()
+
+
+def test_a_snapshot_newer_than_its_database_is_refused_before_its_matrix_is_read(
+    db_path: Path, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older copy of the database put back (a backup restored) beside a snapshot saved
+    later: the snapshot holds vectors the database never had. It is refused from its small
+    header, without reading its matrix, and the index is rebuilt from the rows."""
+    import shutil
+
+    import numpy as np
+
+    from lethe.store import sqlite_index
+
+    monkeypatch.setattr(sqlite_index, "SNAPSHOT_MIN", 2)
+    older = db_path.with_name("older.db")
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        kept = [mem.remember(t).id for t in ("User lives in Porto", "The cat is called Miso")]
+    shutil.copy(db_path, older)
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        mem.remember("User's locker code is 4471")
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        mem.store.live_vector_ids()  # rebuilds and saves a snapshot of three vectors
+    assert sqlite_index.snapshot_path(db_path).exists()
+    shutil.copy(older, db_path)
+
+    read: list[str] = []
+    load = np.load
+
+    def spy(path: object, *args: object, **kwargs: object) -> object:
+        read.append(str(path))
+        return load(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite_index.np, "load", spy)
+    with Lethe.open(db_path, embedder=embedder) as mem:
+        assert mem.store.live_vector_ids() == set(kept)
+        assert [h.memory.id for h in mem.recall("locker code", k=5)] != []
+        assert all(h.memory.id in kept for h in mem.recall("locker code", k=5))
+    assert read == [str(sqlite_index.snapshot_path(db_path))], "the header only, no matrix"

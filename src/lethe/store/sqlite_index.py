@@ -256,17 +256,19 @@ class IndexSync:
                 namespaces = data["namespaces"].tolist()
                 per_row = [data[key] for key in ("code_scale", "code_error", "norm")]
                 since = data["since"]
+            row = self._conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()
+            newest = row[0]
+            if seq > newest:  # newer than the log (an older copy of the database restored):
+                return False  # refused before the big read
             # Read into memory the index then keeps (a mapped file copied in would count
             # twice at the peak); the codes are mapped, as they are copied into place.
             matrix = np.load(matrix_path(self._db, tag), allow_pickle=False)
             codes = np.load(codes_path(self._db, tag), mmap_mode="r", allow_pickle=False)
         except (OSError, KeyError, ValueError, zipfile.BadZipFile):
             return False
-        newest = self._conn.execute("SELECT coalesce(max(seq), 0) FROM vector_log").fetchone()[0]
         shape = (len(ids), self._dim)
         if (
-            seq > newest
-            or matrix.shape != shape
+            matrix.shape != shape
             or codes.shape != shape
             or codes.dtype != np.int8
             or len(namespaces) != len(ids)
