@@ -112,6 +112,30 @@ def test_remember_many_skips_exact_duplicates_and_keeps_near_ones(mem: Lethe) ->
     assert kept.imported == 1
 
 
+def test_remember_many_links_stored_memories_as_remember_does(mem: Lethe) -> None:
+    """A bulk import finds stored neighbours the way `remember` does: one between the
+    related and the duplicate thresholds (0.7 and 0.95) is linked `related`, one above the
+    duplicate threshold `near_duplicate`, one below both not at all."""
+    berlin = mem.remember("User's sister lives in Berlin").id
+    tea = mem.remember("The user's favourite tea is oolong").id
+    report = mem.remember_many(
+        [
+            Draft(content="User's sister moved to Berlin last year"),  # ~0.91 to berlin
+            Draft(content="User's sister lives in Berlin!"),  # above 0.95
+        ]
+    )
+    assert report.imported == 2
+    ids = {m.content: m.id for m in mem.list_memories().items}
+
+    def links_of(text: str) -> dict[str, str]:
+        return {lk.other(ids[text]): lk.kind for lk in mem.links(ids[text])}
+
+    moved = links_of("User's sister moved to Berlin last year")
+    assert moved.get(berlin) == "related" and tea not in moved
+    again = links_of("User's sister lives in Berlin!")
+    assert again.get(berlin) == "near_duplicate" and tea not in again
+
+
 def test_the_audit_actor_is_not_the_agent(mem: Lethe) -> None:
     m = mem.remember("Dashboard note", agent="dashboard", actor="alice")
     event = mem.audit(memory_id=m.id, op="remember")[0]

@@ -42,6 +42,27 @@ def test_search_is_exact_and_respects_namespaces_and_removals() -> None:
     assert [i for i, _ in many[0]] == [i for i, _ in expected] == [i for i, _ in many[1]]
 
 
+@pytest.mark.parametrize("floor", [-1.0, 0.0, 0.3, 0.6, 0.99])
+def test_search_many_with_a_floor_is_the_top_k_at_or_above_it(floor: float) -> None:
+    """The bulk import's search keeps only what it may link: the same as the plain top k
+    with the weaker scores dropped, whatever the floor, with namespaces and freed slots."""
+    rng = np.random.default_rng(11)
+    vectors = unit(rng, 2000, dim=8)  # few dimensions: many rows clear a floor
+    index = VectorIndex(8)
+    index.bulk_load(
+        [f"m{i}" for i in range(2000)], ["a" if i % 4 else "b" for i in range(2000)], vectors
+    )
+    for i in range(0, 2000, 7):
+        index.remove(f"m{i}")
+    queries = unit(rng, 40, dim=8)
+    for k in (1, 5, 50):
+        plain = index.search_many(queries, namespace="a", k=2000)
+        got = index.search_many(queries, namespace="a", k=k, floor=floor)
+        want = [[(i, s) for i, s in row if s >= floor][:k] for row in plain]
+        assert got == want
+        assert any(len(row) == k for row in got) or floor > 0.9
+
+
 def test_single_namespace_fast_path_never_returns_free_slots() -> None:
     rng = np.random.default_rng(3)
     vectors = -unit(rng, 5)

@@ -269,12 +269,14 @@ class MemoryOps(SupersedeOps):
     ) -> list[list[tuple[str, float]]]:
         """Each batch item's closest stored memories, one matrix product per namespace."""
         want = self.settings.autolink_max + 1
+        # Nothing weaker than both thresholds is linked or a duplicate (_insert, _same_as).
+        floor = min(self.settings.autolink_threshold, self.settings.duplicate_threshold)
         by_namespace: dict[str, list[int]] = {}
         for i, draft in enumerate(batch):
             by_namespace.setdefault(draft.namespace, []).append(i)
         stored: list[list[tuple[str, float]]] = [[] for _ in batch]
         for namespace, positions in by_namespace.items():
-            results = tx.store.vector_search_many(vectors[positions], namespace, want)
+            results = tx.store.vector_search_many(vectors[positions], namespace, want, floor=floor)
             for position, result in zip(positions, results, strict=True):
                 stored[position] = result
         return stored

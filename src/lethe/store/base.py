@@ -8,6 +8,7 @@ search ever returns a memory that is not live.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -124,8 +125,11 @@ class Store(Protocol):
     def vector_search(self, query: Vector, filters: Filters, n: int) -> list[tuple[str, float]]: ...
 
     def vector_search_many(
-        self, queries: Vector, namespace: str, n: int
-    ) -> list[list[tuple[str, float]]]: ...
+        self, queries: Vector, namespace: str, n: int, *, floor: float = -math.inf
+    ) -> list[list[tuple[str, float]]]:
+        """Each query's n best (id, cosine) in the namespace, best first, only those at or
+        above `floor`."""
+        ...
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]: ...
 

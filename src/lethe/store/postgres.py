@@ -9,6 +9,7 @@ search results are still re-checked against live rows by the engine.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
@@ -192,10 +193,10 @@ class PostgresStore(
         return [(r["id"], float(r["similarity"])) for r in rows]
 
     def vector_search_many(
-        self, queries: Vector, namespace: str, n: int
+        self, queries: Vector, namespace: str, n: int, *, floor: float = -math.inf
     ) -> list[list[tuple[str, float]]]:
         flt = Filters(namespace=namespace)
-        return [self.vector_search(q, flt, n) for q in queries]
+        return [[h for h in self.vector_search(q, flt, n) if h[1] >= floor] for q in queries]
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
         if not ids:

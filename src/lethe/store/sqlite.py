@@ -9,6 +9,7 @@ and replayed from `vector_log`, which is how a second process's writes become vi
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import threading
 import time
@@ -190,11 +191,11 @@ class SQLiteStore(
             return self._within_search(self._sync.index, query, filters, n)
 
     def vector_search_many(
-        self, queries: Vector, namespace: str, n: int
+        self, queries: Vector, namespace: str, n: int, *, floor: float = -math.inf
     ) -> list[list[tuple[str, float]]]:
         with self._lock:
             self._sync.sync()
-            return self._sync.index.search_many(queries, namespace=namespace, k=n)
+            return self._sync.index.search_many(queries, namespace=namespace, k=n, floor=floor)
 
     def working_set(self, agent: str, namespace: str) -> list[tuple[Memory, int, datetime]]:
         """An agent's working memory: live memories with their token counts and when they
