@@ -5,6 +5,8 @@ For each encoder, on the same texts:
 
 - one sentence at a time (a recall query): p50/p95 over `--queries` corpus queries;
 - throughput: sentences per second embedding 32 and 256 corpus memories in one call;
+- (ONNX only) import-sized calls of 64 memories at several padded-token budgets per forward
+  pass, and as one padded batch: the choice of sentence.TOKEN_BUDGET;
 - one sentence at a time again while two busy processes load the machine (each a numpy
   matmul loop with OPENBLAS_NUM_THREADS=2, killed afterwards): what a recall sees when the
   box is shared;
@@ -133,6 +135,7 @@ def worker(name: str, n_queries: int, vectors_out: Path) -> dict[str, Any]:
     rates = {
         f"batch_{size}_per_s": round(throughput(embedder, memories[:size]), 1) for size in (32, 256)
     }
+    groups = token_budgets(embedder) if name == "onnx" else {}
     with busy_machine():
         busy = one_at_a_time(embedder, queries)
     np.save(vectors_out, embedder.embed(queries + memories))
@@ -141,8 +144,34 @@ def worker(name: str, n_queries: int, vectors_out: Path) -> dict[str, Any]:
         "one_sentence_idle": stats_ms(idle),
         "one_sentence_busy": stats_ms(busy),
         **rates,
+        **groups,
         "loadavg_1_after": round(os.getloadavg()[0], 2),
     }
+
+
+BUDGETS = (256, 512, 1024, 2048, 4096)
+
+
+def token_budgets(embedder: Embedder) -> dict[str, Any]:
+    """Import-sized calls (64 corpus memories each, 1,024 in all) at several token budgets
+    per forward pass (sentence.TOKEN_BUDGET), and as one padded batch of 64 (lethe before
+    2026-11-28): texts per second, best of two."""
+    from lethe.embed import sentence
+
+    memories = [d.content for d in corpus.generate(1024, seed=5)]
+    default = sentence.TOKEN_BUDGET
+    rates: dict[str, float] = {}
+    try:
+        for budget in (*BUDGETS, 10**9):
+            sentence.TOKEN_BUDGET = budget
+            best = min(
+                sum(_timed(embedder, memories[i : i + 64]) for i in range(0, 1024, 64))
+                for _ in range(2)
+            )
+            rates["one padded batch" if budget == 10**9 else str(budget)] = round(1024 / best, 1)
+    finally:
+        sentence.TOKEN_BUDGET = default
+    return {"calls_of_64_per_s_by_token_budget": rates}
 
 
 COLD = """
@@ -253,6 +282,12 @@ def print_result(r: dict[str, Any]) -> None:
         "cosine: median against numpy's vector of the same text; top10: share of each "
         "query's 10 nearest memories that are numpy's)"
     )
+    for name, e in r["encoders"].items():
+        if "calls_of_64_per_s_by_token_budget" in e:
+            shown = ", ".join(
+                f"{k}: {v:.0f}/s" for k, v in e["calls_of_64_per_s_by_token_budget"].items()
+            )
+            print(f"  {name}, calls of 64 memories by padded tokens per pass: {shown}")
     for name, e in r["encoders"].items():
         if "cold_start" in e:
             c = e["cold_start"]
