@@ -24,11 +24,12 @@ MAX_SEQ_LENGTH = 256
 
 TOKEN_BUDGET = 512
 """Padded tokens per forward pass. The texts of one `embed` call are sorted by length and run
-in groups of at most this many tokens (rows x the longest row), not in fixed batches: on
-2 cores, with ONNX Runtime (2026-11-27), import-sized calls of 64 short
-texts (median 21 tokens) at 131 texts/s as one padded batch and 211/s in groups of 512
-tokens (1024: 204, 2048: 177, 4096: 152), and texts of ~120 tokens at 36.7/s (2048: 29.9).
-Smaller passes keep a layer's activations in cache; sorting keeps padding small."""
+in groups of at most this many tokens (rows x the longest row), not in fixed batches:
+bench/bench_encoder.py on 2 cores with ONNX Runtime (2026-11-28) measured import-sized calls
+of 64 short memories at 124 texts/s as one padded batch and 172/s in groups of 512 tokens
+(256: 142, 1024: 159, 2048: 136, 4096: 119); a trial with texts of ~120 tokens also
+favoured 512 over 2048 (36.7 against 29.9/s). Smaller passes keep a layer's activations in
+cache; sorting keeps padding small."""
 
 Ids = npt.NDArray[np.int64]
 
