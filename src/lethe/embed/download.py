@@ -146,14 +146,23 @@ def cached() -> Path | None:
     file changed since, by hand or by anything else, is never used unverified). A folder an
     earlier lethe filled (the weights, no ONNX file) still counts."""
     folder = cache_dir()
+
+    def whole(seen: dict[str, list[int]]) -> bool:
+        common = all(_verified(folder, f, seen) for f in (CONFIG, TOKENIZER))
+        return common and (_verified(folder, ONNX, seen) or _verified(folder, WEIGHTS, seen))
+
+    return folder if _checked(folder, whole) else None
+
+
+def _checked(folder: Path, check: Callable[[dict[str, list[int]]], bool]) -> bool:
+    """Run `check` against the folder's record of verified files, keeping what it newly
+    verified when it passes."""
     seen = _read_verified(folder)
     before = dict(seen)
-    common = all(_verified(folder, f, seen) for f in (CONFIG, TOKENIZER))
-    if not (common and (_verified(folder, ONNX, seen) or _verified(folder, WEIGHTS, seen))):
-        return None
-    if seen != before:
+    passed = check(seen)
+    if passed and seen != before:
         _write_verified(folder, seen)
-    return folder
+    return passed
 
 
 def is_cache_dir(folder: Path) -> bool:
@@ -167,14 +176,8 @@ def downloaded_onnx(folder: Path) -> Path | None:
     """The published ONNX encoder in `folder` when it is the download cache and holds the
     file as pinned (verified as `cached` does); None otherwise, and then the encoder is built
     from the weights."""
-    if not is_cache_dir(folder):
+    if not is_cache_dir(folder) or not _checked(folder, lambda s: _verified(folder, ONNX, s)):
         return None
-    seen = _read_verified(folder)
-    before = dict(seen)
-    if not _verified(folder, ONNX, seen):
-        return None
-    if seen != before:
-        _write_verified(folder, seen)
     return folder / ONNX.name
 
 

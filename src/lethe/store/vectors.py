@@ -202,8 +202,8 @@ class VectorIndex:
     ) -> list[list[tuple[str, float]]]:
         """Top-k for several queries with one matrix product (bulk import), only scores at or
         above `floor`: a bulk import needs the neighbours it may link, and finding those
-        among 100k scores per query is cheaper than ordering the best k of them (it took a
-        fifth of the import's own work at 100k memories)."""
+        among 100k scores per query is cheaper than ordering the best k of them (that took
+        about a seventh of the import's work besides the encoder at 100k memories)."""
         code = self._ns_codes.get(namespace)
         if code is None or k <= 0 or not len(self._slot):
             return [[] for _ in range(len(queries))]
