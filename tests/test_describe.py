@@ -646,3 +646,80 @@ def test_an_identifier_grouped_otherwise_is_found_on_both_stores(mem: Lethe) -> 
         mem.remember(f"Filler memory number {n} about gardening and the weather.")
     plan = mem.plan_forget(query="please drop anything with 282 662 077 7 from your memory")
     assert [i.id for i in plan.targets] == [target]
+
+
+def test_a_holder_of_an_identifier_that_says_another_thing_is_not_marked() -> None:
+    """An identifier with the words naming it decides alone, but a word of the request
+    beyond its name ("a blender") says which thing it is: a holder that says another ("a
+    tent") is listed, never marked."""
+    request = "forget that Daniel ordered a blender from MediaMarkt, order 993-9364785-5885876"
+    target = "Daniel's order 993-9364785-5885876 from MediaMarkt (a blender) arrives on Friday."
+    other = "Daniel ordered a tent from MediaMarkt, order number 993-9364785-5885876."
+    assert _marked(request, [(target, 0.86), (other, 0.64)]) == [target]
+    # Named alone, the identifier still means every memory that holds it.
+    assert sorted(_marked("forget order 993-9364785-5885876", [(target, 0.6), (other, 0.6)])) == [
+        other,
+        target,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "target", "others"),
+    [
+        (
+            "forget that I react to peanuts",
+            "The user is allergic to peanuts.",
+            [
+                "Careful: Omar reacts badly to peanuts.",
+                "Careful: the user reacts badly to ibuprofen.",
+            ],
+        ),
+        (
+            "delete the memory that I am allergic to latex",
+            "Careful: the user reacts badly to latex.",
+            ["Maria is allergic to latex.", "The user is allergic to sesame."],
+        ),
+        (
+            "please forget that Hannah takes 200 mg of lisinopril",
+            "Hannah's medication: lisinopril 200 mg daily.",
+            ["Hannah takes 200 mg of atorvastatin every morning."],
+        ),
+    ],
+)
+def test_a_fact_worded_through_another_construction_is_marked(
+    request_text: str, target: str, others: list[str]
+) -> None:
+    """Other memories that say the request's word ("reacts", "allergic") with another
+    value do not make the target, which says it another way, doubtful."""
+    assert _marked(request_text, [(target, 0.62), *((o, 0.6) for o in others)]) == [target]
+
+
+def test_the_memory_that_says_the_request_otherwise_wins_over_one_with_another_value() -> None:
+    """The words decide which memory is meant whatever their wording: "takes 100 mg of
+    levothyroxine" shares the verb with the request but not the drug."""
+    request = "Tom takes 100 mg of sertraline. Forget that, please."
+    target = "Tom's medication: sertraline 100 mg daily."
+    other = "Tom takes 100 mg of levothyroxine every morning."
+    assert _marked(request, [(target, 0.91), (other, 0.72)]) == [target]
+
+
+def test_a_new_fact_about_the_person_it_names_supersedes_theirs_not_the_users() -> None:
+    new = "Update: the dermatologist rescheduled Priya to Friday 1 December."
+    priya = _memory(1, "Booked: dermatologist for Priya on Tuesday 21 August, 11:15, Dr. Okoro.")
+    users = _memory(
+        2, "The user has a dermatologist appointment with Dr. Okoro on Tuesday 21 August."
+    )
+    named = likely_superseded(new, [(users, 0.72), (priya, 0.70)])
+    assert users.id not in [s.id for s in named]
+    assert [s.id for s in named][:1] == [priya.id]
+
+
+def test_all_of_a_kind_marks_the_one_holder_of_its_word_and_no_other_wording() -> None:
+    """ "Hannah's appointments" takes the memory that says "appointment", even when a
+    "Booked: dentist" memory ties with it; a flight's "booking" is no appointment."""
+    request = "can you forget Hannah's appointments?"
+    appointment = "Hannah has a physiotherapist appointment with Dr. Okoro on Saturday 4 May."
+    booked = "Booked: dentist for Hannah on Tuesday 14 February, 10:30, Dr. Tanaka."
+    flight = "Hannah's flight to Austin is BA 8973 on Thursday, booking reference K2M4P9."
+    marked = _marked(request, [(booked, 0.66), (appointment, 0.65), (flight, 0.46)])
+    assert appointment in marked and flight not in marked

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from lethe.forget import evidence
-from lethe.forget.wording import names_identifiers, naming_words, said_otherwise
+from lethe.forget.wording import (
+    identifier_names,
+    names_identifiers,
+    naming_words,
+    said_by_phrase,
+    said_otherwise,
+)
 
 
 @pytest.mark.parametrize(
@@ -95,3 +101,51 @@ def test_a_value_a_qualifier_or_another_sense_is_not_said_otherwise(word: str, m
 )
 def test_a_memory_names_its_identifier_before_or_after_it(memory: str, named: bool) -> None:
     assert names_identifiers(memory) is named
+
+
+@pytest.mark.parametrize(
+    ("request_text", "lacking", "memory"),
+    [
+        ("I react to peanuts", "react", "The user is allergic to peanuts."),
+        ("I am allergic to latex", "allergic", "Careful: the user reacts badly to latex."),
+        ("my allergy to sesame", "allergy", "I react severely to sesame."),
+        ("Hannah takes 200 mg of lisinopril", "takes", "Hannah's medication: lisinopril 200 mg."),
+        ("Tom's medication is sertraline", "medication", "Tom takes 100 mg of sertraline daily."),
+    ],
+)
+def test_a_construction_says_the_attribute_of_its_group(
+    request_text: str, lacking: str, memory: str
+) -> None:
+    words = evidence.words(lacking)
+    assert said_by_phrase(request_text, words, memory, evidence.words(memory)) == words
+
+
+@pytest.mark.parametrize(
+    ("request_text", "lacking", "memory"),
+    [
+        # Reacting angrily, or taking a train or twenty minutes, is no allergy or medication.
+        ("I react to criticism", "react", "Alice reacts angrily to criticism."),
+        ("I am allergic to cats", "allergic", "Alice reacts angrily to cats on the table."),
+        ("I take the 8:15 train", "take", "My medication: the 8:15 pill."),
+        ("my medication", "medication", "The commute takes 20 minutes."),
+    ],
+)
+def test_the_same_verb_in_another_construction_says_nothing(
+    request_text: str, lacking: str, memory: str
+) -> None:
+    words = evidence.words(lacking)
+    assert said_by_phrase(request_text, words, memory, evidence.words(memory)) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("request_text", "names"),
+    [
+        ("order number 470-1234567", {"order", "number"}),
+        ("Daniel ordered a blender from MediaMarkt, order 993-9364785", {"order"}),
+        ("the password marble-50", {"password"}),
+        ("verification code ２１３２", {"verif", "code"}),
+        ("could you erase 712746?", set()),
+    ],
+)
+def test_the_words_right_before_an_identifier_name_it(request_text: str, names: set[str]) -> None:
+    assert identifier_names(request_text) == names

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from lethe.forget import evidence, wording
 from lethe.forget.evidence import USER, Reading
@@ -43,6 +44,7 @@ def likely_superseded(
     new = evidence.read(content, common)
     new_codes = set(identifiers(content))
     readings = {m.id: evidence.read(m.content, common) for m, _ in candidates}
+    new = _owned_by_named(new, readings.values())
     weights = evidence.idf(list(readings.values()))
     marker_words = evidence.words(" ".join(_MARKERS.findall(content)))
     attribute = new.words - marker_words - {w for code in new_codes for w in code}
@@ -88,6 +90,17 @@ def likely_superseded(
             )
         )
     return out
+
+
+def _owned_by_named(new: Reading, others: Iterable[Reading]) -> Reading:
+    """A new fact whose subject is not a person ("the dermatologist rescheduled Priya to
+    Friday") is the fact of the one person it names who has facts of their own among the
+    candidates: it is Priya's appointment, not the user's."""
+    if new.owner is not None:
+        return new
+    owners = {r.owner for r in others} - {None, USER}
+    named = [n for n in dict.fromkeys(new.names) if n in owners]
+    return replace(new, owner=named[0]) if len(named) == 1 else new
 
 
 def _same_owner(new: Reading, old: Reading) -> bool:

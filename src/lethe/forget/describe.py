@@ -172,7 +172,11 @@ def _fact(
     for c in candidates:
         r = readings[c.memory.id]
         missing = _missing(wanted, r, codes, names)
-        share = evidence.coverage(evidence.sayable(wanted.words, r.text), r.words, weights)
+        sayable = evidence.sayable(wanted.words, r.text)
+        # A word the memory says in another wording is said ("reacts badly to" for
+        # "allergic to"): the words decide which memory is meant, not how it is worded.
+        worded = (sayable - r.words) - _unsaid(obj, sayable, r)
+        share = evidence.coverage(sayable, r.words | worded, weights)
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if missing:
             j.reason = f"{missing}: never a target"
@@ -234,7 +238,19 @@ def _fact(
         # An identifier named alone is to be forgotten wherever it is: every memory that
         # holds it is meant, not the best of them.
         held = [top, *copies, *(j for j, _ in rest)]
+        naming_run = wording.identifier_names(obj)
         for j in held:
+            # The words that name the identifier may be worded otherwise; any other word
+            # of the request ("a blender" in "Daniel ordered a blender, order 993-…") says
+            # which thing it is, and a holder that says another ("a tent") is not it.
+            other = _unsaid(obj, plain, readings[j.memory.id]) - naming_run
+            if other:
+                j.certainty = 0.5
+                j.doubt = j.reason = (
+                    f"holds {shown(codes)}, but does not say {', '.join(sorted(other))}, "
+                    "which the request says: not certain"
+                )
+                continue
             j.verdict, j.certainty = "delete", IDENTIFIED
             j.reason = f"holds {shown(codes)}, named alone in the request: every holder is meant"
             _cut(j, asked, owners)
@@ -286,7 +302,8 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     lacking = plain - r.words
     if not wording.names_identifiers(r.text):
         lacking -= wording.naming_words(obj)
-    return lacking - wording.said_otherwise(lacking, r.words)
+    lacking -= wording.said_otherwise(lacking, r.words)
+    return lacking - wording.said_by_phrase(obj, lacking, r.text, r.words)
 
 
 def _asked(
@@ -450,7 +467,7 @@ def _doubt(
         return "the request names nothing a memory could hold (no word, name or number)"
     naming = _naming(codes)
     content = plain - _MARKERS
-    if not naming and content and not (content & r.words):
+    if not naming and content and not (content - _unsaid(obj, content, r)):
         # "previous" is not what the request is about: "my previous address" against "my old
         # e-mail" shares only the time.
         return "says none of the request's words beyond its names: not certain"
@@ -681,20 +698,21 @@ def _widen_plural(
     judged: list[Judgement], obj: str, readings: dict[str, Reading]
 ) -> list[Judgement]:
     """ "All my appointments": every candidate that qualifies and holds the plural noun's
-    word (or, when none holds the word, none beyond the fact decision)."""
+    word, even one alone (or, when none holds the word, none beyond the fact decision)."""
     found = [*_PLURAL.findall(obj), *_EVERY.findall(obj)]
     # Read like the memories' words (Snowball stems): "appointments" is "appoint" there.
     heads = evidence.words(" ".join(found)) - _MARKERS
     if not heads:
         return judged
     qualified = [j for j in judged if not j.reason.endswith("never a target")]
+    # The word itself, not another of its group: "a flight … booking ref" is no appointment.
     holders = [j for j in qualified if heads & readings[j.memory.id].words]
-    if len(holders) < 2:
+    if not holders:
         return judged
     for j in holders:
         j.verdict = "delete"
         j.certainty = max(j.certainty, MARK_BAR)
-        j.reason = f"one of the {', '.join(sorted(heads))}s the request asks for (all of them)"
+        j.reason = f"the request asks for all of them ({', '.join(sorted(set(found)))})"
     return judged
 
 

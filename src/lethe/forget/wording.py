@@ -34,6 +34,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from lethe.forget import evidence
+from lethe.forget.identifiers import plain_width
 
 _GROUPS = (
     "phone telephone mobile cell cellphone reach reached reachable call",
@@ -80,6 +81,67 @@ def said_otherwise(lacking: Iterable[str], said: frozenset[str]) -> frozenset[st
     return frozenset(w for w in lacking if kin.get(w, frozenset()) & said)
 
 
+_PHRASES = (
+    # "reacts badly to latex", "I react to peanuts": a reaction *to* a thing, with at most a
+    # word of how bad it is, is the allergy; "reacts angrily to criticism" is not.
+    (
+        re.compile(
+            r"(?i)\b(react(?:s|ed|ing)?)\s+(?:(?:badly|severely|strongly|poorly|"
+            r"terribly|very\s+badly)\s+)?to\b"
+        ),
+        "allergy",
+    ),
+    # "takes 200 mg of lisinopril": to take a dose is to be on a medication; "takes the
+    # train" or "takes 20 minutes" is not.
+    (
+        re.compile(
+            r"(?i)\b(take|takes|taking|took|taken)\s+(?:\d+(?:[.,]\d+)?\s*"
+            r"(?:mg|mcg|µg|g|ml|iu|units?|tablets?|capsules?|puffs?)\b)"
+        ),
+        "medication",
+    ),
+)
+"""Words whose relation depends on the words after them: a verb that says an attribute of
+the `_GROUPS` only in this construction, and another thing elsewhere ("react", "take" are
+in no group)."""
+
+
+@lru_cache(maxsize=4096)
+def phrased(text: str) -> dict[str, frozenset[str]]:
+    """The relations a text says through a construction (`_PHRASES`), each with the words
+    of the text that say it."""
+    out: dict[str, set[str]] = {}
+    for pattern, relation in _PHRASES:
+        for m in pattern.finditer(text):
+            out.setdefault(relation, set()).update(evidence.words(m.group(1)))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@lru_cache(maxsize=1)
+def _relations() -> dict[str, frozenset[str]]:
+    """Each group's name (its first word) with its words."""
+    return {g.split()[0]: evidence.words(g) for g in _GROUPS}
+
+
+def said_by_phrase(
+    request: str, lacking: Iterable[str], memory: str, said: frozenset[str]
+) -> frozenset[str]:
+    """The lacking words whose relation one side says through a construction and the other
+    in a word of its group or the same construction: "I react to peanuts" against "is
+    allergic to peanuts", and the other way round."""
+    groups = _relations()
+    in_memory = phrased(memory)
+    saying = said | frozenset(w for r in in_memory for w in groups[r])
+    lacking = frozenset(lacking)
+    out: set[str] = set()
+    for relation, used in phrased(request).items():
+        if relation in in_memory or groups[relation] & saying:
+            out |= lacking & used
+    for relation in in_memory:
+        out |= lacking & groups[relation]
+    return frozenset(out)
+
+
 _COPULA = re.compile(
     r"\s*(?:\b(?:is|was|are|were)(?:\s+(?:on|at|in|for))?\b|[:=])\s*$", re.IGNORECASE
 )
@@ -103,6 +165,28 @@ _MONTH_AFTER = re.compile(
     r"(?i)\s*(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
 )
 """A day of a month is a date: any event may fall on it, so no word before it names it."""
+
+
+_NAME_WORD = re.compile(r"([a-z][a-z'-]*)\s*$")
+
+
+def identifier_names(obj: str) -> frozenset[str]:
+    """The words right before each identifier that name what it is ("order number" in
+    "order number 470-…", "order" in "…from MediaMarkt, order 993-…"): the lowercase run
+    that ends at the identifier, up to a determiner, a name or a punctuation mark. Other
+    words of the request ("blender" in "Daniel ordered a blender …, order 993-…") say
+    something about the thing the identifier names, which a memory holding it may not."""
+    out: set[str] = set()
+    obj = plain_width(obj)
+    for m in _IDENTIFIER.finditer(obj):
+        before = _PREFIX.sub("", obj[: m.start()])
+        while (head := _NAME_WORD.search(before)) is not None:
+            word = head.group(1)
+            if not evidence.words(word):
+                break
+            out.update(evidence.words(word))
+            before = before[: head.start()]
+    return frozenset(out)
 
 
 def naming_words(obj: str) -> frozenset[str]:
