@@ -723,3 +723,18 @@ def test_all_of_a_kind_marks_the_one_holder_of_its_word_and_no_other_wording() -
     flight = "Hannah's flight to Austin is BA 8973 on Thursday, booking reference K2M4P9."
     marked = _marked(request, [(booked, 0.66), (appointment, 0.65), (flight, 0.46)])
     assert appointment in marked and flight not in marked
+
+
+def test_a_match_only_in_other_wordings_is_doubted_by_anyone_elses_words() -> None:
+    """ "Maria's optician appointment" says "booking" only as "appointment": it has not
+    shown by its own words that it is the fact, so "dermatologist", said only by Kenji's
+    booking, is enough doubt to mark nothing. The same request over Maria's dermatologist
+    appointment marks it."""
+    request = "please delete Maria's dermatologist booking"
+    optician = "Maria's optician appointment is on Friday 22 May at 11:15 with Dr. Patel."
+    kenji = "Booked: dermatologist for Kenji on Friday 22 May, 11:15, Dr. Patel."
+    assert _marked(request, [(optician, 0.64), (kenji, 0.63)]) == []
+    dermatologist = "Maria's dermatologist appointment is on Friday 22 May at 11:15."
+    assert _marked(request, [(dermatologist, 0.7), (optician, 0.64), (kenji, 0.63)]) == [
+        dermatologist
+    ]

@@ -10,6 +10,7 @@ from lethe.forget.wording import (
     identifier_names,
     names_identifiers,
     naming_words,
+    said_by_holding,
     said_by_phrase,
     said_otherwise,
 )
@@ -111,6 +112,9 @@ def test_a_memory_names_its_identifier_before_or_after_it(memory: str, named: bo
         ("my allergy to sesame", "allergy", "I react severely to sesame."),
         ("Hannah takes 200 mg of lisinopril", "takes", "Hannah's medication: lisinopril 200 mg."),
         ("Tom's medication is sertraline", "medication", "Tom takes 100 mg of sertraline daily."),
+        ("what car I drive", "drive", "The user's car is a red Mazda 3."),
+        ("Julia's old car", "car", "Julia drives a green Fiat 500."),
+        ("Daniel's home address", "home address", "Daniel lives at 43 Maple Avenue, Porto."),
     ],
 )
 def test_a_construction_says_the_attribute_of_its_group(
@@ -128,6 +132,10 @@ def test_a_construction_says_the_attribute_of_its_group(
         ("I am allergic to cats", "allergic", "Alice reacts angrily to cats on the table."),
         ("I take the 8:15 train", "take", "My medication: the 8:15 pill."),
         ("my medication", "medication", "The commute takes 20 minutes."),
+        ("my car", "car", "My hard drive is broken."),
+        ("my car", "car", "We went for a drive to the coast."),
+        # A construction's other word is said by it, never the construction by that word.
+        ("I live at 5 Elm Street", "live", "I work from home."),
     ],
 )
 def test_the_same_verb_in_another_construction_says_nothing(
@@ -149,3 +157,19 @@ def test_the_same_verb_in_another_construction_says_nothing(
 )
 def test_the_words_right_before_an_identifier_name_it(request_text: str, names: set[str]) -> None:
     assert identifier_names(request_text) == names
+
+
+@pytest.mark.parametrize(
+    ("memory", "said"),
+    [
+        ("Mobile of Alice: +351 912 822 199.", True),
+        ("Member no. 709705 at FitLife.", True),
+        ("Alice's birthday: 3 May.", False),
+        ("Maria's e-mail in 2020: maria.silva@fastmail.com.", False),
+        ("Bob owes me $50.", False),
+        ("Alice's mobile phone is new.", False),
+    ],
+)
+def test_a_memory_that_holds_a_number_says_number(memory: str, said: bool) -> None:
+    words = evidence.words("number")
+    assert said_by_holding(words, memory) == (words if said else frozenset())

@@ -302,7 +302,7 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     lacking = plain - r.words
     if not wording.names_identifiers(r.text):
         lacking -= wording.naming_words(obj)
-    lacking -= wording.said_otherwise(lacking, r.words)
+    lacking -= wording.said_otherwise(lacking, r.words) | wording.said_by_holding(lacking, r.text)
     return lacking - wording.said_by_phrase(obj, lacking, r.text, r.words)
 
 
@@ -490,11 +490,19 @@ def _doubt(
     lacking = _unsaid(obj, plain, r)
     if not lacking:
         return None
+    # A best match that says the request's words only in other wordings has not shown by
+    # its own words that it is the fact: then every other memory's words count, someone
+    # else's too ("Booked: dermatologist for Kenji" against "Maria's optician appointment"
+    # for "Maria's dermatologist booking").
+    literal = bool(content & r.words)
     elsewhere = {
         w
         for c in candidates
-        if c.memory.id not in unowned
-        and (c.memory.id not in excluded or c.similarity >= top.similarity)
+        if not literal
+        or (
+            c.memory.id not in unowned
+            and (c.memory.id not in excluded or c.similarity >= top.similarity)
+        )
         for w in lacking & readings[c.memory.id].words
     }
     unsaid = sum(weights.get(w, 0.0) for w in elsewhere)

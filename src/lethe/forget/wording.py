@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from lethe.forget import evidence
-from lethe.forget.identifiers import plain_width
+from lethe.forget.identifiers import identifiers, plain_width
 
 _GROUPS = (
     "phone telephone mobile cell cellphone reach reached reachable call",
@@ -100,6 +100,18 @@ _PHRASES = (
         ),
         "medication",
     ),
+    # "Daniel lives at 43 Maple Avenue": where someone lives is their home address.
+    (re.compile(r"(?i)\b(live|lives|lived|living)\s+(?:at|in|on)\b"), "address home"),
+    # "Julia drives a green Fiat", "the car I drive": to drive, said by someone or of a
+    # thing, is to have a car; "a hard drive", "a drive to the coast" are nouns.
+    (
+        re.compile(
+            r"\b(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+(?:(?:still|now|used\s+to|no\s+longer)"
+            r"\s+)?(drive|drives|drove|driving)\b|\b(drive|drives|drove|driving)\s+(?:a|an|the|"
+            r"my|his|her|their|our)\b"
+        ),
+        "car",
+    ),
 )
 """Words whose relation depends on the words after them: a verb that says an attribute of
 the `_GROUPS` only in this construction, and another thing elsewhere ("react", "take" are
@@ -113,14 +125,21 @@ def phrased(text: str) -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = {}
     for pattern, relation in _PHRASES:
         for m in pattern.finditer(text):
-            out.setdefault(relation, set()).update(evidence.words(m.group(1)))
+            said = next(g for g in m.groups() if g)
+            out.setdefault(relation, set()).update(evidence.words(said))
     return {k: frozenset(v) for k, v in out.items()}
 
 
 @lru_cache(maxsize=1)
-def _relations() -> dict[str, frozenset[str]]:
-    """Each group's name (its first word) with its words."""
-    return {g.split()[0]: evidence.words(g) for g in _GROUPS}
+def _relations() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Each relation a construction says: its group's words (the group named by its first
+    word), and the words it says besides ("home" for "lives at")."""
+    groups = {g.split()[0]: evidence.words(g) for g in _GROUPS}
+    out = {}
+    for _, relation in _PHRASES:
+        group, *more = relation.split()
+        out[relation] = (groups[group], evidence.words(" ".join(more)))
+    return out
 
 
 def said_by_phrase(
@@ -128,18 +147,39 @@ def said_by_phrase(
 ) -> frozenset[str]:
     """The lacking words whose relation one side says through a construction and the other
     in a word of its group or the same construction: "I react to peanuts" against "is
-    allergic to peanuts", and the other way round."""
-    groups = _relations()
+    allergic to peanuts", "Daniel's home address" against "Daniel lives at …", and the other
+    way round."""
+    relations = _relations()
     in_memory = phrased(memory)
-    saying = said | frozenset(w for r in in_memory for w in groups[r])
+    saying = said.union(*(relations[r][0] for r in in_memory))
     lacking = frozenset(lacking)
     out: set[str] = set()
     for relation, used in phrased(request).items():
-        if relation in in_memory or groups[relation] & saying:
+        if relation in in_memory or relations[relation][0] & saying:
             out |= lacking & used
     for relation in in_memory:
-        out |= lacking & groups[relation]
+        out |= lacking & relations[relation][0].union(relations[relation][1])
     return frozenset(out)
+
+
+_NUMBER = frozenset(("number", "no", "nr", "num"))
+_NUMBER_DIGITS = 4
+"""The fewest digits of what "number" names: a phone, order, member or account number —
+not a day of a month or a small amount."""
+
+
+def said_by_holding(lacking: Iterable[str], text: str) -> frozenset[str]:
+    """ "number" is said by a memory that holds one ("Mobile of Alice: +351 912 822 199" is
+    Alice's phone number), whatever word names it."""
+    found = frozenset(lacking) & evidence.words(" ".join(_NUMBER))
+    if not found:
+        return frozenset()
+    digits = (
+        sum(len(g) for g in i if g.isdigit())
+        for i in identifiers(text)
+        if not _YEAR.fullmatch("".join(i))
+    )
+    return found if any(d >= _NUMBER_DIGITS for d in digits) else frozenset()
 
 
 _COPULA = re.compile(
