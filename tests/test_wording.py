@@ -166,6 +166,7 @@ def test_the_words_right_before_an_identifier_name_it(request_text: str, names: 
         ("Member no. 709705 at FitLife.", True),
         ("Alice's birthday: 3 May.", False),
         ("Maria's e-mail in 2020: maria.silva@fastmail.com.", False),
+        ("The verification code for the user's phone carrier was 40804.", False),
         ("Bob owes me $50.", False),
         ("Alice's mobile phone is new.", False),
     ],

@@ -115,7 +115,9 @@ def _changed(
     """What value differs between the two, if any: an identifier, a number or a name. Other
     words differ between any two sentences; they are not a value ("read a report by a research
     group" is not what "joined a research group" corrects)."""
-    if new_codes != old_codes and (new_codes or old_codes):
+    # Only a new fact that gives an identifier changes one: "Omar went vegan" says nothing
+    # of the e-mail address Omar's other memory holds.
+    if new_codes and new_codes != old_codes:
         return "a different value (identifier or number)"
     owner = {new.owner, old.owner}
     names_new = set(new.names) - owner

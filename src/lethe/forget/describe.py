@@ -301,9 +301,17 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     """The request's words a memory does not say, in any wording (`wording`)."""
     lacking = plain - r.words
     if not wording.names_identifiers(r.text):
-        lacking -= wording.naming_words(obj)
+        # Holding it bare says whatever the request calls it ("licence plate HB-7017").
+        lacking -= wording.naming_words(obj) | wording.identifier_names(obj)
     lacking -= wording.said_otherwise(lacking, r.words) | wording.said_by_holding(lacking, r.text)
     return lacking - wording.said_by_phrase(obj, lacking, r.text, r.words)
+
+
+def _says(obj: str, plain: frozenset[str], r: Reading) -> int:
+    """How many of the request's words a memory says, in any wording. A count, not a
+    weighted share: a rare word of another value ("licence plate" beside a black Skoda)
+    must not outweigh the several words the best match says ("drives a green Fiat")."""
+    return len(plain - _unsaid(obj, plain, r))
 
 
 def _asked(
@@ -495,14 +503,18 @@ def _doubt(
     # else's too ("Booked: dermatologist for Kenji" against "Maria's optician appointment"
     # for "Maria's dermatologist booking").
     literal = bool(content & r.words)
+    top_says = _says(obj, plain, r)
     elsewhere = {
         w
         for c in candidates
         if not literal
-        or (
-            c.memory.id not in unowned
-            and (c.memory.id not in excluded or c.similarity >= top.similarity)
-        )
+        or c.memory.id not in excluded
+        or (c.memory.id not in unowned and c.similarity >= top.similarity)
+        # Another value's or another person's memory that says as much of the request as
+        # the best match reads it as well ("Maria's studio Wi-Fi: tangerine-81" for "Maria's
+        # studio Wi-Fi password is tangerine-82" against her office's): the request may
+        # mean a fact that is not stored.
+        or _says(obj, plain, readings[c.memory.id]) >= top_says
         for w in lacking & readings[c.memory.id].words
     }
     unsaid = sum(weights.get(w, 0.0) for w in elsewhere)

@@ -169,10 +169,11 @@ not a day of a month or a small amount."""
 
 
 def said_by_holding(lacking: Iterable[str], text: str) -> frozenset[str]:
-    """ "number" is said by a memory that holds one ("Mobile of Alice: +351 912 822 199" is
-    Alice's phone number), whatever word names it."""
+    """ "number" is said by a memory that holds one bare ("Mobile of Alice: +351 912 822 199"
+    is Alice's phone number); one that names what it holds otherwise ("the verification
+    code … was 40804") holds a code, not a number."""
     found = frozenset(lacking) & evidence.words(" ".join(_NUMBER))
-    if not found:
+    if not found or names_identifiers(text):
         return frozenset()
     digits = (
         sum(len(g) for g in i if g.isdigit())
@@ -207,7 +208,7 @@ _MONTH_AFTER = re.compile(
 """A day of a month is a date: any event may fall on it, so no word before it names it."""
 
 
-_NAME_WORD = re.compile(r"([a-z][a-z'-]*)\s*$")
+_NAME_WORD = re.compile(r"(?<![\w'-])([a-z][a-z'-]*)\s*$")
 
 
 def identifier_names(obj: str) -> frozenset[str]:
