@@ -787,3 +787,30 @@ def test_a_new_fact_without_an_identifier_does_not_change_one() -> None:
     email = _memory(1, "E-mail (personal) of Omar: omar.novak@example.com.")
     named = likely_superseded("Update: Omar went vegan.", [(email, 0.55)])
     assert email.id not in [s.id for s in named]
+
+
+def test_a_correction_of_one_kind_of_e_mail_names_that_kind() -> None:
+    new = "Actually, my new personal e-mail is alex.smith@mailbox.org."
+    work = _memory(1, "I use sam.rossi@example.com for work mail.")
+    personal = _memory(2, "E-mail (personal) of the user: sam.rossi@example.com.")
+    named = likely_superseded(new, [(work, 0.75), (personal, 0.45)])
+    assert work.id not in [s.id for s in named if s.confidence >= 0.9]
+
+
+def test_a_lone_candidate_that_says_little_of_the_new_fact_is_not_named_with_confidence() -> None:
+    """Alone, a candidate leads nothing: "takes the train to work" shares one word with
+    "works at Bosch", which is not enough to name it."""
+    job = _memory(1, "Omar works at Bosch as a sales lead since 2021.")
+    named = likely_superseded("Update: Omar takes the train to work now.", [(job, 0.51)])
+    assert all(s.confidence < 0.9 for s in named)
+    phone = _memory(2, "Carol's phone number is +44 7700 900553.")
+    named = likely_superseded("Carol's new phone number is +351 912 739 669", [(phone, 0.9)])
+    assert [s.id for s in named if s.confidence >= 0.9] == [phone.id]
+
+
+def test_a_rival_must_hold_the_names_the_new_fact_gives() -> None:
+    new = "Bob's PureGym membership now costs €45 a month."
+    puregym = _memory(1, "Bob is a PureGym member (no. 743645, £32/month).")
+    anytime = _memory(2, "Bob's Anytime Fitness membership number is 743645; it costs £32 a month.")
+    named = likely_superseded(new, [(puregym, 0.82), (anytime, 0.57)])
+    assert [s.id for s in named if s.confidence >= 0.9] == [puregym.id]

@@ -33,6 +33,12 @@ _MARKERS = re.compile(
 )
 
 
+_CALENDAR = evidence.words(
+    "monday tuesday wednesday thursday friday saturday sunday january february march april "
+    "may june july august september october november december"
+)
+
+
 def likely_superseded(
     content: str, candidates: Sequence[tuple[Memory, float]]
 ) -> list[Supersession]:
@@ -51,7 +57,8 @@ def likely_superseded(
     # The names the new fact gives beyond whose fact it is are part of what it says ("Bob's
     # PureGym membership now costs €45" is about the PureGym membership, not another gym's).
     attribute -= {n for n in new.names if n == new.owner}
-    scored: list[tuple[float, Memory, float, list[str]]] = []
+    keys = [n for n in new.names if n != new.owner and n not in _CALENDAR]
+    scored: list[tuple[float, Memory, float, list[str], bool]] = []
     for memory, cosine in candidates:
         old = readings[memory.id]
         if cosine < SAME_KIND or memory.content.strip() == content.strip():
@@ -61,26 +68,48 @@ def likely_superseded(
         changed = _changed(new, old, new_codes, set(identifiers(memory.content)))
         if not changed:
             continue
-        said = old.words | wording.said_otherwise(attribute, old.words)
-        share = evidence.coverage(frozenset(attribute), said, weights) if attribute else 0.0
+        lacking = attribute - old.words
+        lacking -= wording.said_otherwise(lacking, old.words)
+        lacking -= wording.said_by_phrase(content, lacking, memory.content, old.words)
+        lacking -= wording.said_by_holding(lacking, memory.content)
+        share = evidence.coverage(frozenset(attribute), attribute - lacking, weights)
         why = [
             "the same person's fact" if new.owner else "nobody else's fact",
             f"says the same attribute ({share:.0%} of its words, cosine {cosine:.2f})",
             changed,
         ]
-        scored.append((cosine + share, memory, share, why))
+        # Another memory of the same person that says a word of the new fact this one does
+        # not ("personal" in "my new personal e-mail" against "… for work mail") may be the
+        # one it replaces — if it holds the names the new fact gives ("Bob's Anytime
+        # Fitness membership" is no rival for his PureGym one). A day or a month is the new
+        # value, not a word the old memory should say.
+        elsewhere = sorted(
+            (lacking - _CALENDAR)
+            & frozenset().union(
+                *(
+                    r.words
+                    for i, r in readings.items()
+                    if i != memory.id and _same_owner(new, r) and evidence.holds_names(r, keys)
+                )
+            )
+        )
+        if elsewhere:
+            why.append(f"does not say {', '.join(elsewhere)}, which another memory of theirs does")
+        scored.append((cosine + share, memory, share, why, bool(elsewhere)))
     scored.sort(key=lambda s: -s[0])
     out = []
-    for n, (score, memory, share, why) in enumerate(scored[:SHOWN]):
-        rival = max((s for s, *_ in scored if s is not score), default=None)
-        lead = score - rival if rival is not None and n == 0 else (0.0 if n else score)
+    for n, (score, memory, share, why, doubted) in enumerate(scored[:SHOWN]):
+        # Alone, a candidate leads only what any candidate would score: the floor of the
+        # same kind, saying nothing of the new fact.
+        rival = max((s for s, *_ in scored if s is not score), default=SAME_KIND)
+        lead = score - rival if n == 0 else 0.0
         marked = bool(_MARKERS.search(content))
         z = -5.0 + 10.0 * lead + 4.0 * share + 2.0 * (score - share) + (1.0 if marked else 0.0)
-        confidence = min(1.0 / (1.0 + math.exp(-z)), 0.99)
+        confidence = min(1.0 / (1.0 + math.exp(-z)), 0.5 if doubted else 0.99)
         if marked:
             why.append("the new fact says it is a change (now/new/changed…)")
-        if rival is not None and n == 0:
-            why.append(f"leads the next candidate by {lead:.2f}")
+        if n == 0:
+            why.append(f"leads the next candidate by {lead:.2f}" if len(scored) > 1 else "alone")
         out.append(
             Supersession(
                 id=memory.id,
