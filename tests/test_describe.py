@@ -296,10 +296,13 @@ def test_when_the_words_and_the_vector_disagree_nothing_is_marked() -> None:
     """The best match by words ("work") is less similar than another memory of the same
     person: the two signals disagree, so the plan lists both and marks neither."""
     texts = [
-        ("Kenji joined Philips in 2022 as a product manager.", 0.78),
+        ("Kenji started at Philips in 2022, in product management.", 0.78),
         ("Kenji uses kenji@acme.io for work mail.", 0.6),
     ]
     assert _marked("forget where Kenji works", texts) == []
+    # Joining an organisation as a role says where he works: the signals agree.
+    joined = "Kenji joined Philips in 2022 as a product manager."
+    assert _marked("forget where Kenji works", [(joined, 0.78), texts[1]]) == [joined]
 
 
 def test_an_old_text_kept_as_a_version_is_found_on_both_stores(mem: Lethe) -> None:
@@ -814,3 +817,36 @@ def test_a_rival_must_hold_the_names_the_new_fact_gives() -> None:
     anytime = _memory(2, "Bob's Anytime Fitness membership number is 743645; it costs £32 a month.")
     named = likely_superseded(new, [(puregym, 0.82), (anytime, 0.57)])
     assert [s.id for s in named if s.confidence >= 0.9] == [puregym.id]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "target", "reversed_"),
+    [
+        (
+            "forget that Alice owes Tom £250",
+            "Tom lent Alice £250 for a flight home.",
+            "Alice lent Tom £250 for a flight home.",
+        ),
+        (
+            "delete the memory that I lent Daniel £120 for a new laptop",
+            "Daniel owes me £120 (borrowed for a new laptop).",
+            "I owe Daniel £120 (borrowed for a new laptop).",
+        ),
+    ],
+)
+def test_a_debt_is_found_from_either_side_and_never_reversed(
+    request_text: str, target: str, reversed_: str
+) -> None:
+    assert _marked(request_text, [(target, 0.72), (reversed_, 0.9)]) == [target]
+    assert _marked(request_text, [(reversed_, 0.9)]) == []
+
+
+def test_joining_as_a_role_is_working_there_and_using_an_address_is_having_it() -> None:
+    job = "Maria joined Bosch in 2019 as a product manager."
+    other = "Maria works at Bosch as a designer since 2019."
+    request = "Please forget that Maria works at Bosch as a product manager"
+    assert _marked(request, [(job, 0.91), (other, 0.86)]) == [job]
+    personal = "The user's personal e-mail is sam.berg@gmail.com."
+    work = "The user uses sam.berg@gmail.com for work mail."
+    request = "I use sam.berg@gmail.com for personal mail. Forget that, please."
+    assert _marked(request, [(personal, 0.81), (work, 0.79)]) == [personal]

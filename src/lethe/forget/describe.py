@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from lethe.forget import compound, evidence, wording
+from lethe.forget import compound, evidence, loans, wording
 from lethe.forget.compound import Edit
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import holds_all, identifiers, shown
@@ -304,7 +304,15 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
         # Holding it bare says whatever the request calls it ("licence plate HB-7017").
         lacking -= wording.naming_words(obj) | wording.identifier_names(obj)
     lacking -= wording.said_otherwise(lacking, r.words) | wording.said_by_holding(lacking, r.text)
+    lacking -= wording.said_by_using(obj, lacking, r.text)
+    debt = loans.parties(obj)
+    if debt and debt == loans.parties(r.text):
+        lacking -= _DEBT_WORDS
     return lacking - wording.said_by_phrase(obj, lacking, r.text, r.words)
+
+
+_DEBT_WORDS = evidence.words("lend lent lends loan loaned owe owes owed debt borrow borrowed")
+"""The words of a debt, said by any memory that states the same one (`loans`)."""
 
 
 def _says(obj: str, plain: frozenset[str], r: Reading) -> int:
@@ -621,6 +629,14 @@ def _missing(
     if wanted.negated != r.negated and not _past_only(wanted, r) and not _part_agrees(wanted, r):
         said = "says it is not so" if r.negated else "says it is so"
         return f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
+    debt, held = loans.parties(wanted.text), loans.parties(r.text)
+    if debt and held:
+        # One debt said from either side ("Alice owes Tom" is "Tom lent Alice"): whose
+        # sentence it is does not matter, only who lent to whom.
+        if debt == held:
+            return None
+        if debt == held[::-1]:
+            return "says the debt goes the other way: never the fact meant"
     if wanted.owner == USER and r.owner is None:
         others = [n for n in r.names if n not in wanted.names and n not in _CALENDAR]
         if others:

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from lethe.forget import evidence
-from lethe.forget.identifiers import identifiers, plain_width
+from lethe.forget.identifiers import holds_all, identifiers, plain_width
 
 _GROUPS = (
     "phone telephone mobile cell cellphone reach reached reachable call",
@@ -102,6 +102,15 @@ _PHRASES = (
     ),
     # "Daniel lives at 43 Maple Avenue": where someone lives is their home address.
     (re.compile(r"(?i)\b(live|lives|lived|living)\s+(?:at|in|on)\b"), "address home"),
+    # "Maria joined Bosch in 2019 as a product manager": joining an organisation as a role
+    # is working there; joining a club or a group is not.
+    (
+        re.compile(
+            r"\b(join|joins|joined|joining)\s+(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*"
+            r"\s+(?:in\s+\d{4}\s+)?as\s+(?:an?\s+)?(?!member|volunteer|guest)[a-z]"
+        ),
+        "work",
+    ),
     # "Julia drives a green Fiat", "the car I drive": to drive, said by someone or of a
     # thing, is to have a car; "a hard drive", "a drive to the coast" are nouns.
     (
@@ -160,6 +169,19 @@ def said_by_phrase(
     for relation in in_memory:
         out |= lacking & relations[relation][0].union(relations[relation][1])
     return frozenset(out)
+
+
+_USING = re.compile(r"(?i)\b(use|uses|used|using)\s+(\S*[@\d]\S*)")
+
+
+def said_by_using(request: str, lacking: Iterable[str], memory: str) -> frozenset[str]:
+    """ "I use sam.berg@gmail.com for personal mail": to use an identifier is only to have
+    it; a memory that holds it says the verb, and the words after "for" say what it is."""
+    verbs: set[str] = set()
+    for m in _USING.finditer(request):
+        if holds_all(memory, identifiers(m.group(2))):
+            verbs |= evidence.words(m.group(1))
+    return frozenset(lacking) & verbs
 
 
 _NUMBER = frozenset(("number", "no", "nr", "num"))
