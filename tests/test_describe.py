@@ -850,3 +850,15 @@ def test_joining_as_a_role_is_working_there_and_using_an_address_is_having_it() 
     work = "The user uses sam.berg@gmail.com for work mail."
     request = "I use sam.berg@gmail.com for personal mail. Forget that, please."
     assert _marked(request, [(personal, 0.81), (work, 0.79)]) == [personal]
+
+
+def test_two_memories_that_both_say_every_word_of_the_request_are_not_told_apart() -> None:
+    """ "the Vienna sausages": the kids' snack and the barbecue purchase both say it; only
+    the vector would choose, and it never decides alone."""
+    request = "could you erase the Vienna sausages?"
+    snack = "Vienna sausages are the kids' favourite snack."
+    bought = "The user bought Vienna sausages for the barbecue."
+    assert _marked(request, [(snack, 0.8), (bought, 0.73)]) == []
+    assert _marked(request, [(bought, 0.8), ("The Vienna office manager is Nina.", 0.41)]) == [
+        bought
+    ]

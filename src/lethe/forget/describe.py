@@ -228,6 +228,15 @@ def _fact(
         unowned,
         not rest,
     )
+    said = plain & readings[top.memory.id].words
+    alike = [j for j, _ in rest if said <= readings[j.memory.id].words]
+    if said == plain - _MARKERS and not codes and alike and not doubt and not _plural(obj):
+        # "the Vienna sausages" against two memories that both say it in its own words: the
+        # words do not tell them apart, and the vector alone never decides.
+        doubt = (
+            f"{alike[0].memory.id} says every word of the request this one does: only the "
+            "vector tells them apart; name it by id, or say it more exactly"
+        )
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
     if closer and not doubt and not _identifier_led(obj, plain, codes):
         doubt = (

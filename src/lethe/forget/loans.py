@@ -10,6 +10,7 @@ same debt, the pair reversed says the other direction, which is never the fact m
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lethe.forget.evidence import USER, fold
 
@@ -41,6 +42,7 @@ def _party(word: str) -> str:
     return USER if folded in _SELF else folded.removesuffix("'s")
 
 
+@lru_cache(maxsize=65536)
 def parties(text: str) -> tuple[str, str] | None:
     """(lender, borrower) of the one debt a text states, or None (no debt, or two that
     disagree)."""

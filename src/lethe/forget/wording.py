@@ -195,14 +195,21 @@ def said_by_holding(lacking: Iterable[str], text: str) -> frozenset[str]:
     is Alice's phone number); one that names what it holds otherwise ("the verification
     code … was 40804") holds a code, not a number."""
     found = frozenset(lacking) & evidence.words(" ".join(_NUMBER))
-    if not found or names_identifiers(text):
-        return frozenset()
+    return found if found and _holds_number(text) else frozenset()
+
+
+@lru_cache(maxsize=65536)
+def _holds_number(text: str) -> bool:
+    """The text holds a number bare: one of at least `_NUMBER_DIGITS` digits, not a year,
+    that no word of the text names."""
+    if names_identifiers(text):
+        return False
     digits = (
         sum(len(g) for g in i if g.isdigit())
         for i in identifiers(text)
         if not _YEAR.fullmatch("".join(i))
     )
-    return found if any(d >= _NUMBER_DIGITS for d in digits) else frozenset()
+    return any(d >= _NUMBER_DIGITS for d in digits)
 
 
 _COPULA = re.compile(
@@ -233,6 +240,7 @@ _MONTH_AFTER = re.compile(
 _NAME_WORD = re.compile(r"(?<![\w'-])([a-z][a-z'-]*)\s*$")
 
 
+@lru_cache(maxsize=65536)
 def identifier_names(obj: str) -> frozenset[str]:
     """The words right before each identifier that name what it is ("order number" in
     "order number 470-…", "order" in "…from MediaMarkt, order 993-…"): the lowercase run
@@ -252,6 +260,7 @@ def identifier_names(obj: str) -> frozenset[str]:
     return frozenset(out)
 
 
+@lru_cache(maxsize=65536)
 def naming_words(obj: str) -> frozenset[str]:
     """The head noun right before each identifier of the request: "mobile" in "my mobile is
     +44 …", "plate" in "with plate EW-8478", "code" in "the verification code 44762". A
@@ -297,6 +306,7 @@ def naming_words(obj: str) -> frozenset[str]:
 _AFTER = re.compile(r"[\s,]*(?:(?:in|of|for|on|at|as)\s+)?([a-z][a-z'-]+)")
 
 
+@lru_cache(maxsize=65536)
 def names_identifiers(text: str) -> bool:
     """Whether a memory says what one of its identifiers is: a head noun before it
     (`naming_words`), or a word right after it ("$85,000 in *savings*", "200 *mg*"). A
