@@ -307,17 +307,25 @@ def _fact(
 
 
 def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
-    """The request's words a memory does not say, in any wording (`wording`)."""
+    """The request's words a memory does not say, in any wording (`wording`). Each rule runs
+    only while words are still lacking: this is asked of every candidate."""
     lacking = plain - r.words
-    if not wording.names_identifiers(r.text):
+    named = wording.naming_words(obj) | wording.identifier_names(obj)
+    if lacking & named and not wording.names_identifiers(r.text):
         # Holding it bare says whatever the request calls it ("licence plate HB-7017").
-        lacking -= wording.naming_words(obj) | wording.identifier_names(obj)
-    lacking -= wording.said_otherwise(lacking, r.words) | wording.said_by_holding(lacking, r.text)
-    lacking -= wording.said_by_using(obj, lacking, r.text)
-    debt = loans.parties(obj)
+        lacking -= named
+    if lacking:
+        lacking -= wording.said_otherwise(lacking, r.words)
+    if lacking:
+        lacking -= wording.said_by_holding(lacking, r.text)
+    if lacking:
+        lacking -= wording.said_by_using(obj, lacking, r.text)
+    debt = loans.parties(obj) if lacking else None
     if debt and debt == loans.parties(r.text):
         lacking -= _DEBT_WORDS
-    return lacking - wording.said_by_phrase(obj, lacking, r.text, r.words)
+    if lacking:
+        lacking -= wording.said_by_phrase(obj, lacking, r.text, r.words)
+    return lacking
 
 
 _DEBT_WORDS = evidence.words("lend lent lends loan loaned owe owes owed debt borrow borrowed")

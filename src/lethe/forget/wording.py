@@ -178,10 +178,19 @@ def said_by_using(request: str, lacking: Iterable[str], memory: str) -> frozense
     """ "I use sam.berg@gmail.com for personal mail": to use an identifier is only to have
     it; a memory that holds it says the verb, and the words after "for" say what it is."""
     verbs: set[str] = set()
-    for m in _USING.finditer(request):
-        if holds_all(memory, identifiers(m.group(2))):
-            verbs |= evidence.words(m.group(1))
+    for verb, held in _used(request):
+        if holds_all(memory, list(held)):
+            verbs |= verb
     return frozenset(lacking) & verbs
+
+
+@lru_cache(maxsize=4096)
+def _used(request: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, ...], ...]], ...]:
+    """Each "use <identifier>" of the request: the verb's words and the identifier."""
+    return tuple(
+        (evidence.words(m.group(1)), tuple(identifiers(m.group(2))))
+        for m in _USING.finditer(request)
+    )
 
 
 _NUMBER = frozenset(("number", "no", "nr", "num"))
