@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from lethe.forget import evidence, wording
+from lethe.forget import evidence, loans, wording
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import identifiers
 from lethe.model import Memory, Supersession
@@ -63,7 +63,11 @@ def likely_superseded(
         old = readings[memory.id]
         if cosine < SAME_KIND or memory.content.strip() == content.strip():
             continue
-        if not _same_owner(new, old):
+        debt, held = loans.parties(content), loans.parties(memory.content)
+        if debt and held and debt == held[::-1]:
+            # "Alice now owes Tom £300" never replaces "Alice lent Tom £40".
+            continue
+        if not _same_owner(new, old) and not (debt and debt == held):
             continue
         changed = _changed(new, old, new_codes, set(identifiers(memory.content)))
         if not changed:

@@ -229,8 +229,19 @@ def _fact(
         not rest,
     )
     said = plain & readings[top.memory.id].words
-    alike = [j for j, _ in rest if said <= readings[j.memory.id].words]
-    if said == plain - _MARKERS and not codes and alike and not doubt and not _plural(obj):
+    acted = _as_verb(obj) & said
+    alike = [
+        j
+        for j, _ in rest
+        if said == plain - _MARKERS
+        and said <= readings[j.memory.id].words
+        # "where I work" against "the user's work laptop": a noun there, another sense.
+        and not (acted and _only_as_noun(j.memory.content, acted, _POSSESSED))
+    ]
+    debt = loans.parties(obj) and loans.parties(top.memory.content)
+    # Two debts between the same two people, the request naming no amount.
+    alike += [j for j, _ in rest if debt and loans.parties(j.memory.content) == debt]
+    if said and not codes and alike and not doubt and not _plural(obj):
         # "the Vienna sausages" against two memories that both say it in its own words: the
         # words do not tell them apart, and the vector alone never decides.
         doubt = (
@@ -444,7 +455,7 @@ def _as_verb(text: str) -> frozenset[str]:
     return frozenset(w for m in _SUBJECT_VERB.finditer(text) for w in evidence.words(m.group(1)))
 
 
-def _only_as_noun(text: str, wanted: frozenset[str]) -> bool:
+def _only_as_noun(text: str, wanted: frozenset[str], before: re.Pattern[str] | None = None) -> bool:
     """Every time the text says one of the words, a determiner or a preposition comes right
     before it ("for work mail", "a cook")."""
     seen = False
@@ -452,7 +463,7 @@ def _only_as_noun(text: str, wanted: frozenset[str]) -> bool:
         if not evidence.words(m.group(0)) & wanted:
             continue
         seen = True
-        if not _NOUN_BEFORE.search(text[: m.start()]):
+        if not (before or _NOUN_BEFORE).search(text[: m.start()]):
             return False
     return seen
 
@@ -461,6 +472,8 @@ _SUBJECT_VERB = re.compile(r"\b(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+([a-z]{3,}
 _NOUN_BEFORE = re.compile(
     r"(?i)\b(?:a|an|the|my|his|her|their|your|our|its|for|of|at|from|by|with)\s+$"
 )
+_POSSESSED = re.compile(r"(?i)(?:\b(?:a|an|the|my|his|her|their|your|our|its)|\w's)\s+$")
+"""A noun right after a determiner or a possessive ("the user's work laptop")."""
 
 _MARKERS = frozenset((evidence.PAST, evidence.PRESENT, evidence.NOT))
 """Words that say when or whether a fact holds, never what it is about."""
@@ -737,7 +750,12 @@ def _merge(split: list[list[Judgement]]) -> list[Judgement]:
     return sorted(best.values(), key=lambda j: (j.verdict == "skip", -j.similarity))
 
 
-_PLURAL = re.compile(r"(?:\b(?:my|our|all|every|each)\b|'s)\s+(?:[a-z-]+\s+)?([a-z]{3,}[^s\W]s)\b")
+_PLURAL = re.compile(
+    r"(?:\b(?:my|our|all|every|each)\b|'s)\s+(?:[a-z-]+\s+)?([a-z]{3,}[^s\W]s)\b"
+    # A plural noun ends its phrase; "my sister works nights", "Tom's dog barks at night":
+    # a verb goes on.
+    r"(?=\s*(?:$|[.,;:?!)]|(?:and|or|with|from|of|for|that|which|too|as\s+well)\b))"
+)
 _EVERY = re.compile(r"\b(?:all|every|each)\s+(?:(?:my|of\s+my|the)\s+)?([a-z]{3,})\b")
 
 
@@ -751,7 +769,8 @@ def _widen_plural(
     judged: list[Judgement], obj: str, readings: dict[str, Reading]
 ) -> list[Judgement]:
     """ "All my appointments": every candidate that qualifies and holds the plural noun's
-    word, even one alone (or, when none holds the word, none beyond the fact decision)."""
+    word (or, when fewer than two hold it, none beyond the fact decision: "afraid of
+    flights" alone is no flight)."""
     found = [*_PLURAL.findall(obj), *_EVERY.findall(obj)]
     # Read like the memories' words (Snowball stems): "appointments" is "appoint" there.
     heads = evidence.words(" ".join(found)) - _MARKERS
@@ -760,7 +779,7 @@ def _widen_plural(
     qualified = [j for j in judged if not j.reason.endswith("never a target")]
     # The word itself, not another of its group: "a flight … booking ref" is no appointment.
     holders = [j for j in qualified if heads & readings[j.memory.id].words]
-    if not holders:
+    if len(holders) < 2:
         return judged
     for j in holders:
         j.verdict = "delete"

@@ -19,12 +19,18 @@ _FORMS = (
     # (pattern, index of the lender's group, index of the borrower's group)
     (
         re.compile(
-            rf"(?<![\w-])({_PARTY})\s+(?:has\s+|had\s+)?(?:lent|lends|loaned)\s+({_PARTY})\b"
+            rf"(?<![\w-])({_PARTY})\s+(?:has\s+|had\s+|now\s+|also\s+)?(?:lent|lends|loaned)\s+({_PARTY})\b"
         ),
         1,
         2,
     ),
-    (re.compile(rf"(?<![\w-])({_PARTY})\s+(?:still\s+)?(?:owes|owed|owe)\s+({_PARTY})\b"), 2, 1),
+    (
+        re.compile(
+            rf"(?<![\w-])({_PARTY})\s+(?:still\s+|now\s+|also\s+)?(?:owes|owed|owe)\s+({_PARTY})\b"
+        ),
+        2,
+        1,
+    ),
     (
         re.compile(
             rf"(?<![\w-])({_PARTY})\s+(?:has\s+|had\s+)?borrowed\b[^.;]*?\bfrom\s+({_PARTY})\b"

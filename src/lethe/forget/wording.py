@@ -38,7 +38,7 @@ from lethe.forget.identifiers import holds_all, identifiers, plain_width
 
 _GROUPS = (
     "phone telephone mobile cell cellphone reach reached reachable call",
-    "address live lives lived living reside resides residence resident",
+    "address reside resides residence resident",
     "work works worked working job employer employed employee employment hired career "
     "occupation profession",
     "allergy allergies allergic allergen intolerant intolerance anaphylaxis",
@@ -96,18 +96,37 @@ _PHRASES = (
     (
         re.compile(
             r"(?i)\b(take|takes|taking|took|taken)\s+(?:\d+(?:[.,]\d+)?\s*"
-            r"(?:mg|mcg|µg|g|ml|iu|units?|tablets?|capsules?|puffs?)\b)"
+            r"(?:mg|mcg|µg|ml|iu|units?|tablets?|capsules?|puffs?)\b)"
         ),
         "medication",
     ),
-    # "Daniel lives at 43 Maple Avenue": where someone lives is their home address.
-    (re.compile(r"(?i)\b(live|lives|lived|living)\s+(?:at|in|on)\b"), "address home"),
+    # "Daniel lives at 43 Maple Avenue": where someone lives is their home address, and
+    # where they lived at, an address; "lived in Tokyo", "lives on pasta", a cat that lives
+    # in the shed are not.
+    (
+        re.compile(
+            r"(?:\b(?:I|we|you|he|she|they|[Uu]ser)|\b[A-Z][a-z]+)\s+(?:still\s+|now\s+)?"
+            r"(live|lives)\s+at\b"
+        ),
+        "address home",
+    ),
+    (
+        re.compile(
+            r"(?:\b(?:I|we|you|he|she|they|[Uu]ser)|\b[A-Z][a-z]+)\s+(?:(lived)|used\s+to\s+(live))"
+            r"\s+at\b"
+        ),
+        "address",
+    ),
+    # "where Daniel lives", "where do I live": a question for the address.
+    (re.compile(r"(?i)\bwhere\b[^.;?]*?\b(live|lives|living)\b"), "address"),
     # "Maria joined Bosch in 2019 as a product manager": joining an organisation as a role
     # is working there; joining a club or a group is not.
     (
         re.compile(
-            r"\b(join|joins|joined|joining)\s+(?:the\s+)?[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*"
-            r"\s+(?:in\s+\d{4}\s+)?as\s+(?:an?\s+)?(?!member|volunteer|guest)[a-z]"
+            r"\b(join|joins|joined|joining)\s+(?:the\s+)?(?![^,.;]*\b(?:[Cc]lub|[Tt]eam|[Bb]and|"
+            r"[Cc]hoir|[Ss]couts?|[Ss]ociety|[Ll]eague|[Gg]roup|[Gg]ym|[Cc]ross)\b)"
+            r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*"
+            r"\s+(?:in\s+\d{4}\s+)?as\s+an?\s+(?!member|volunteer|guest|coach|leader)[a-z]"
         ),
         "work",
     ),
@@ -116,8 +135,9 @@ _PHRASES = (
     (
         re.compile(
             r"\b(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+(?:(?:still|now|used\s+to|no\s+longer)"
-            r"\s+)?(drive|drives|drove|driving)\b|\b(drive|drives|drove|driving)\s+(?:a|an|the|"
-            r"my|his|her|their|our)\b"
+            r"\s+)?(drive|drives|drove)(?=\s*(?:$|[.,;?!])|\s+(?:a|an|the|my|his|her|their|our)"
+            r"\s+(?!hard\b|bargain\b)[a-z]|\s+(?:in|until|since|before|after)\s+(?:\d{4}|the)\b)"
+            r"|\b(drive|drives|drove)\s+(?:a|an|the|my|his|her|their|our)\s+(?!hard\b|bargain\b)[a-z]"
         ),
         "car",
     ),
@@ -194,9 +214,11 @@ def _used(request: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, ...], ..
 
 
 _NUMBER = frozenset(("number", "no", "nr", "num"))
-_NUMBER_DIGITS = 4
-"""The fewest digits of what "number" names: a phone, order, member or account number —
-not a day of a month or a small amount."""
+_NUMBER_DIGITS = 6
+"""The fewest digits of what "number" names bare: a phone, member or account number — not a
+day, a five-digit postcode, a PIN or a plate."""
+_CAPITAL_NAME = re.compile(r"\b[A-Z]{2,6}\b\s*(?:[:=]|is|was)?\s*$")
+"""An acronym right before an identifier names it ("IBAN: DE89 …", "PIN 4821")."""
 
 
 def said_by_holding(lacking: Iterable[str], text: str) -> frozenset[str]:
@@ -212,6 +234,8 @@ def _holds_number(text: str) -> bool:
     """The text holds a number bare: one of at least `_NUMBER_DIGITS` digits, not a year,
     that no word of the text names."""
     if names_identifiers(text):
+        return False
+    if any(_CAPITAL_NAME.search(text[: m.start()]) for m in _IDENTIFIER.finditer(text)):
         return False
     digits = (
         sum(len(g) for g in i if g.isdigit())
