@@ -1014,3 +1014,13 @@ def test_a_correction_never_names_the_debt_the_other_way() -> None:
     owes = _memory(2, "Alice owes Tom £250.")
     named = likely_superseded("Alice now owes Tom £300.", [(lent, 0.8), (owes, 0.78)])
     assert lent.id not in [s.id for s in named]
+
+
+def test_a_month_in_the_new_fact_does_not_narrow_who_is_a_rival() -> None:
+    """A month is the new value, not a name a rival must hold: "personal" said by the
+    user's personal e-mail still casts doubt on the work one."""
+    new = "Update: since July my new personal e-mail is alex.smith@mailbox.org."
+    work = _memory(1, "I use sam.rossi@example.com for work mail.")
+    personal = _memory(2, "E-mail (personal) of the user: sam.rossi@example.com.")
+    named = likely_superseded(new, [(work, 0.9), (personal, 0.45)])
+    assert work.id not in [s.id for s in named if s.confidence >= 0.9]

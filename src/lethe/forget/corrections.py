@@ -33,10 +33,8 @@ _MARKERS = re.compile(
 )
 
 
-_CALENDAR = evidence.words(
-    "monday tuesday wednesday thursday friday saturday sunday january february march april "
-    "may june july august september october november december"
-)
+_DATE_WORDS = evidence.words(" ".join(evidence.CALENDAR))
+"""Days and months as `evidence.words` reads them (stems)."""
 
 
 def likely_superseded(
@@ -57,13 +55,21 @@ def likely_superseded(
     # The names the new fact gives beyond whose fact it is are part of what it says ("Bob's
     # PureGym membership now costs €45" is about the PureGym membership, not another gym's).
     attribute -= {n for n in new.names if n == new.owner}
-    keys = [n for n in new.names if n != new.owner and n not in _CALENDAR]
+    keys = [n for n in new.names if n != new.owner and n not in evidence.CALENDAR]
+    # Another memory of the same person that holds the names the new fact gives may be the
+    # one it replaces ("Bob's Anytime Fitness membership" is no rival for his PureGym one).
+    rivals = {
+        i: r.words
+        for i, r in readings.items()
+        if _same_owner(new, r) and evidence.holds_names(r, keys)
+    }
+    debt = loans.parties(content)
     scored: list[tuple[float, Memory, float, list[str], bool]] = []
     for memory, cosine in candidates:
         old = readings[memory.id]
         if cosine < SAME_KIND or memory.content.strip() == content.strip():
             continue
-        debt, held = loans.parties(content), loans.parties(memory.content)
+        held = loans.parties(memory.content)
         if debt and held and debt == held[::-1]:
             # "Alice now owes Tom £300" never replaces "Alice lent Tom £40".
             continue
@@ -82,21 +88,11 @@ def likely_superseded(
             f"says the same attribute ({share:.0%} of its words, cosine {cosine:.2f})",
             changed,
         ]
-        # Another memory of the same person that says a word of the new fact this one does
-        # not ("personal" in "my new personal e-mail" against "… for work mail") may be the
-        # one it replaces — if it holds the names the new fact gives ("Bob's Anytime
-        # Fitness membership" is no rival for his PureGym one). A day or a month is the new
-        # value, not a word the old memory should say.
-        elsewhere = sorted(
-            (lacking - _CALENDAR)
-            & frozenset().union(
-                *(
-                    r.words
-                    for i, r in readings.items()
-                    if i != memory.id and _same_owner(new, r) and evidence.holds_names(r, keys)
-                )
-            )
-        )
+        # A rival that says a word of the new fact this one does not ("personal" in "my new
+        # personal e-mail" against "… for work mail") may be the one it replaces. A day or a
+        # month is the new value, not a word the old memory should say.
+        said_by_rivals = frozenset().union(*(w for i, w in rivals.items() if i != memory.id))
+        elsewhere = sorted((lacking - _DATE_WORDS) & said_by_rivals)
         if elsewhere:
             why.append(f"does not say {', '.join(elsewhere)}, which another memory of theirs does")
         scored.append((cosine + share, memory, share, why, bool(elsewhere)))

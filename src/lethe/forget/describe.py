@@ -542,19 +542,20 @@ def _doubt(
     # for "Maria's dermatologist booking").
     literal = bool(content & r.words)
     top_says = _says(obj, plain, r)
-    elsewhere = {
-        w
-        for c in candidates
-        if not literal
-        or c.memory.id not in excluded
-        or (c.memory.id not in unowned and c.similarity >= top.similarity)
-        # Another value's or another person's memory that says as much of the request as
-        # the best match reads it as well ("Maria's studio Wi-Fi: tangerine-81" for "Maria's
-        # studio Wi-Fi password is tangerine-82" against her office's): the request may
-        # mean a fact that is not stored.
-        or _says(obj, plain, readings[c.memory.id]) >= top_says
-        for w in lacking & readings[c.memory.id].words
-    }
+    elsewhere: set[str] = set()
+    for c in candidates:
+        shared = lacking & readings[c.memory.id].words
+        if shared and (
+            not literal
+            or c.memory.id not in excluded
+            or (c.memory.id not in unowned and c.similarity >= top.similarity)
+            # Another value's or another person's memory that says as much of the request
+            # as the best match reads it as well ("Maria's studio Wi-Fi: tangerine-81" for
+            # "Maria's studio Wi-Fi password is tangerine-82" against her office's): the
+            # request may mean a fact that is not stored.
+            or _says(obj, plain, readings[c.memory.id]) >= top_says
+        ):
+            elsewhere |= shared
     unsaid = sum(weights.get(w, 0.0) for w in elsewhere)
     said = sum(weights.get(w, 0.0) for w in plain & r.words)
     if unsaid > UNSAID * (unsaid + said):
@@ -584,15 +585,6 @@ def _doubt(
                 f"request names neither this one's ({', '.join(sorted(own))}): not certain"
             )
     return None
-
-
-_CALENDAR = frozenset(
-    (
-        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
-        *("january", "february", "march", "april", "may", "june", "july", "august"),
-        *("september", "october", "november", "december"),
-    )
-)
 
 
 _CAPITALS = re.compile(r"(?<![\w@.-])[A-Z]{5,}(?![\w@-])")
@@ -668,7 +660,7 @@ def _missing(
         if debt == held[::-1]:
             return "says the debt goes the other way: never the fact meant"
     if wanted.owner == USER and r.owner is None:
-        others = [n for n in r.names if n not in wanted.names and n not in _CALENDAR]
+        others = [n for n in r.names if n not in wanted.names and n not in evidence.CALENDAR]
         if others:
             return f"is not said to be yours and names {', '.join(o.title() for o in others)}"
     if wanted.owner and r.owner and wanted.owner != r.owner:

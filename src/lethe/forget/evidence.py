@@ -28,6 +28,14 @@ import snowballstemmer  # type: ignore[import-untyped]
 from lethe.forget.identifiers import plain_width
 
 USER = "@user"
+CALENDAR = frozenset(
+    (
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december"),
+    )
+)
+"""Days and months, folded as names are: a date, never whose fact it is or what it names."""
 PAST = "@past"
 PRESENT = "@present"
 NOT = "@not"
