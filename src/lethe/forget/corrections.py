@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from lethe.forget import evidence, loans, wording
+from lethe.forget import attributes, evidence, loans, wording
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import identifiers
 from lethe.model import Memory, Supersession
@@ -97,7 +97,7 @@ def likely_superseded(
             why.append(f"does not say {', '.join(elsewhere)}, which another memory of theirs does")
         scored.append((cosine + share, memory, share, why, bool(elsewhere)))
     scored.sort(key=lambda s: -s[0])
-    out = []
+    out: list[Supersession] = []
     for n, (score, memory, share, why, doubted) in enumerate(scored[:SHOWN]):
         # Alone, a candidate leads only what any candidate would score: the floor of the
         # same kind, saying nothing of the new fact.
@@ -118,7 +118,7 @@ def likely_superseded(
                 evidence=tuple(why),
             )
         )
-    return out
+    return _by_attribute(content, new, candidates, readings, out)[:SHOWN]
 
 
 def _owned_by_named(new: Reading, others: Iterable[Reading]) -> Reading:
@@ -156,3 +156,83 @@ def _changed(
     if names_old - names_new and not names_new:
         return "another value than " + ", ".join(sorted(names_old - names_new))
     return None
+
+
+ATTRIBUTE_SURE = 0.95
+"""The confidence of a memory named because it is the one memory of the person stating the
+attribute the new fact states (a paraphrase: "moved to an AI-safety lab" for "works at
+Stripe"), with another value, and nothing else."""
+
+
+def _by_attribute(
+    content: str,
+    new: Reading,
+    candidates: Sequence[tuple[Memory, float]],
+    readings: dict[str, Reading],
+    found: list[Supersession],
+) -> list[Supersession]:
+    """What the attribute the new fact states says of the words' verdicts (`found`).
+
+    The one live memory of the same person stating the same attribute (`attributes.stated`),
+    in the present, with another value, is what a paraphrased correction replaces, though
+    they share no word. Two such memories, a memory that also states another attribute (its
+    other fact would be replaced with it), or a new fact that could state two attributes
+    ("moved to Porto") leave it uncertain. A memory the words name but which states another
+    attribute than the new fact is doubted."""
+    said = attributes.stated(content)
+    if not said:
+        return found
+    by_id = {m.id: m for m, _ in candidates}
+    marker_words = evidence.words(" ".join(_MARKERS.findall(content)))
+    same: list[Memory] = []
+    for memory, _ in candidates:
+        old = readings[memory.id]
+        if memory.content.strip() == content.strip() or not _same_owner(new, old):
+            continue
+        if evidence.PAST in old.words:
+            continue
+        if attributes.stated(memory.content) & said:
+            same.append(memory)
+    unsure = attributes.uncertain(content)
+    out = {s.id: s for s in found}
+    for s in found:
+        theirs = attributes.stated(by_id[s.id].content)
+        if theirs and not theirs & said and s.confidence > 0.5:
+            doubt = f"states their {_listed(theirs)}, not their {_listed(said)}"
+            out[s.id] = s.model_copy(update={"confidence": 0.5, "evidence": (*s.evidence, doubt)})
+    for memory in same:
+        old = readings[memory.id]
+        theirs = attributes.stated(memory.content)
+        value = new.words - old.words - marker_words - {new.owner or ""}
+        why = [
+            "the same person's fact" if new.owner else "nobody else's fact",
+            f"states the same attribute ({_listed(theirs & said)}) in other words",
+        ]
+        confidence = ATTRIBUTE_SURE
+        if not value:
+            continue
+        if len(same) > 1:
+            why.append(f"{len(same)} memories of theirs state it: which one is replaced is unclear")
+            confidence = 0.5
+        if theirs - said:
+            why.append(
+                f"also states their {_listed(theirs - said)}, which the new fact does not replace"
+            )
+            confidence = 0.5
+        if unsure:
+            why.append("the new fact could state either a home or an employer")
+            confidence = 0.5
+        prior = out.get(memory.id)
+        if prior is not None and prior.confidence >= confidence:
+            continue
+        out[memory.id] = Supersession(
+            id=memory.id,
+            preview=memory.preview(),
+            confidence=confidence,
+            evidence=tuple(why),
+        )
+    return sorted(out.values(), key=lambda s: -s.confidence)
+
+
+def _listed(attrs: Iterable[str]) -> str:
+    return ", ".join(sorted(attrs))

@@ -1,0 +1,160 @@
+"""Paraphrased corrections (issue 24): the attribute a sentence states, not its words, says
+which memory a new fact replaces — "moved to an AI-safety lab" replaces "works at Stripe";
+"visited an AI-safety lab" replaces nothing. The sentences here are not the benchmark's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.forget.attributes import stated, uncertain
+from lethe.forget.corrections import ATTRIBUTE_SURE, likely_superseded
+from lethe.model import Memory
+
+
+def _memory(n: int, text: str) -> Memory:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return Memory(
+        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
+    )
+
+
+def _sure(new: str, texts: list[str]) -> list[str]:
+    """The memories named with confidence (>= 0.9) as what `new` replaces."""
+    memories = [_memory(n, t) for n, t in enumerate(texts)]
+    by_id = {m.id: m.content for m in memories}
+    named = likely_superseded(new, [(m, 0.3) for m in memories])
+    return [by_id[s.id] for s in named if s.confidence >= 0.9]
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("Lena is employed by the regional water authority.", "employer"),
+        ("Since March I have been working for a Dutch bank.", "employer"),
+        ("Ravi accepted an offer from Canonical.", "employer"),
+        ("Ravi got hired by a logistics firm in Hamburg.", "employer"),
+        ("I just started at Figma.", "employer"),
+        ("My partner and I rent an apartment in Ghent.", "residence"),
+        ("We settled in a small village near Utrecht.", "residence"),
+        ("Tomás resides in Valparaíso.", "residence"),
+        ("Ines leased a Hyundai Ioniq.", "car"),
+        ("I drive an old pickup.", "car"),
+        ("Kofi has been vegetarian since university.", "diet"),
+        ("I gave up meat last year.", "diet"),
+        ("Noor is married to a violinist.", "relationship"),
+        ("Ben broke up with his girlfriend.", "relationship"),
+        ("I work out at the Crossfit box on Elm Street.", "gym"),
+        ("Zara walks to work.", "commute"),
+        ("Yusuf studies medicine at Charité.", "study"),
+        ("You can call me on 0161 496 0000.", "phone"),
+    ],
+)
+def test_a_construction_states_its_attribute(text: str, attribute: str) -> None:
+    assert attribute in stated(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # The same verbs in another sense: a shift, a feeling, a rental, a club, a test drive.
+        "Lena works at the weekend at a café.",
+        "Ravi lives in fear of the dentist.",
+        "I rented a Toyota in Crete.",
+        "Ines test-drove a Volvo XC40.",
+        "Kofi joined a book club.",
+        "Noor joined Maria for lunch.",
+        "The hard drive in my laptop is failing.",
+        "Sam drove a hard bargain with the landlord.",
+        "I visited a climate lab on an open day.",
+        "Ben read a vegan cookbook.",
+        "The bus to work was late on Monday.",
+        "I listen to podcasts while commuting.",
+        "Zara met Tom at a wedding.",
+        "A free trial pass for Basic-Fit came in the post.",
+        # Said not to hold.
+        "Lena does not work at Siemens.",
+        "I never lived in Leeds.",
+    ],
+)
+def test_another_sense_or_a_negation_states_nothing(text: str) -> None:
+    assert stated(text) == frozenset()
+
+
+def test_moving_to_a_bare_name_could_be_a_home_or_an_employer() -> None:
+    assert stated("Ana moved to Porto") == {"residence", "employer"}
+    assert uncertain("Ana moved to Porto")
+    assert stated("Ana moved to a flat in Porto") == {"residence"}
+    assert stated("Ana moved to a fintech startup") == {"employer"}
+    assert not uncertain("Ana moved to a fintech startup")
+
+
+OLD_JOB = "Priya works at Stripe as an analyst."
+
+
+def test_a_paraphrased_correction_names_the_one_memory_of_that_attribute() -> None:
+    memories = [
+        OLD_JOB,
+        "Priya lives in Dublin.",
+        "Priya visited an AI-safety lab on an open day.",
+        "Tom works at Stripe as an analyst.",
+    ]
+    assert _sure("Priya moved to an AI-safety lab", memories) == [OLD_JOB]
+    assert _sure("Priya relocated to Cork", memories) == ["Priya lives in Dublin."]
+    assert _sure("I went vegan", ["The user eats bacon most mornings."]) == [
+        "The user eats bacon most mornings."
+    ]
+
+
+def test_someone_else_of_the_same_attribute_is_never_named() -> None:
+    named = _sure("Tom joined a climate-tech startup", [OLD_JOB])
+    assert named == []
+
+
+@pytest.mark.parametrize(
+    ("new", "memories"),
+    [
+        # Two memories of hers state an employer: which one changed is not said.
+        ("Priya moved to an AI-safety lab", [OLD_JOB, "Priya works at a bakery on Saturdays."]),
+        # The memory also states where she lives, which the new fact does not replace.
+        ("Priya moved to an AI-safety lab", ["Priya works at Stripe and lives in Dublin."]),
+        # "moved to Porto" may be a home or an employer.
+        ("Priya moved to Porto", [OLD_JOB]),
+        # A past fact is history, not what changes.
+        ("Priya joined a research institute", ["Priya used to work at Stripe."]),
+        # Said not to hold: nothing to replace.
+        ("Priya joined a research institute", ["Priya does not work at Stripe."]),
+        # The same value again is no correction.
+        ("Priya works at Stripe", [OLD_JOB]),
+    ],
+)
+def test_an_uncertain_paraphrase_names_nothing_with_confidence(
+    new: str, memories: list[str]
+) -> None:
+    assert _sure(new, memories) == []
+
+
+def test_words_that_name_a_memory_of_another_attribute_are_doubted() -> None:
+    """A memory named by the words (same name, close vector) that states another attribute
+    than the new fact is not what it replaces with confidence."""
+    gym = _memory(1, "Priya trains at Urban Gym (no. 448812).")
+    named = likely_superseded("Priya now works at Urban Outfitters (no. 448813)", [(gym, 0.9)])
+    assert all(s.confidence <= 0.5 for s in named)
+
+
+def test_remember_names_a_paraphrased_correction(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        old = mem.remember("Omar works at Stripe.")
+        mem.remember("Omar visited an AI-safety lab during an open day.")
+        mem.remember("Omar's sister works at Stripe too.")
+        new = mem.remember("Omar moved to an AI-safety lab")
+        sure = [s for s in new.likely_supersedes if s.confidence >= 0.9]
+        assert [s.id for s in sure] == [old.id]
+        assert sure[0].confidence == ATTRIBUTE_SURE
+        assert any("employer" in e for e in sure[0].evidence)
+        assert mem.get(old.id).content == "Omar works at Stripe.", "only named, not changed"
