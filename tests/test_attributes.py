@@ -158,3 +158,20 @@ def test_remember_names_a_paraphrased_correction(
         assert sure[0].confidence == ATTRIBUTE_SURE
         assert any("employer" in e for e in sure[0].evidence)
         assert mem.get(old.id).content == "Omar works at Stripe.", "only named, not changed"
+
+
+def test_remember_looks_further_than_the_linked_neighbours_for_what_it_replaces(
+    db: str, embedder: Embedder
+) -> None:
+    """The memory a paraphrase replaces shares no word with it, so closer memories that only
+    share its words (more than are linked) must not hide it."""
+    topics = ["alignment", "interpretability", "evaluations", "red-teaming", "governance"]
+    topics += ["robustness", "oversight", "forecasting"]
+    with Lethe.open(db, embedder=embedder) as mem:
+        old = mem.remember("Omar works at Stripe.")
+        for topic in topics:
+            mem.remember(f"Omar read a paper on {topic} from an AI-safety lab.")
+        new = mem.remember("Omar moved to an AI-safety lab")
+        closest = [h.memory.id for h in mem.recall("Omar moved to an AI-safety lab", k=7)]
+        assert old.id not in closest, "the old memory is not among the linked neighbours"
+        assert [s.id for s in new.likely_supersedes if s.confidence >= 0.9] == [old.id]

@@ -17,7 +17,7 @@ from lethe.engine.superseding import SupersedeOps
 from lethe.errors import InvalidInput
 from lethe.expiry import expiry, parse_instant
 from lethe.filters import Filters
-from lethe.forget.corrections import likely_superseded
+from lethe.forget.corrections import CANDIDATES, likely_superseded
 from lethe.model import (
     DEFAULT_AGENT,
     DEFAULT_NAMESPACE,
@@ -134,18 +134,24 @@ class MemoryOps(SupersedeOps):
         vector = self.embedder.embed([draft.content])[0]
         memory_id = new_memory_id(system=system)
         with self.store.transaction() as tx:
-            neighbours = tx.store.vector_search(
-                vector, Filters(namespace=draft.namespace), self.settings.autolink_max + 1
+            # A correction may share no word with what it replaces ("moved to an AI-safety
+            # lab" for "works at Stripe"): it is looked for among more neighbours than are
+            # linked.
+            closest = tx.store.vector_search(
+                vector,
+                Filters(namespace=draft.namespace),
+                max(self.settings.autolink_max + 1, CANDIDATES),
             )
+            neighbours = closest[: self.settings.autolink_max + 1]
             if not allow_duplicate:
                 same = self._same_as(tx, draft, neighbours, system=system)
                 if same is not None:
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
             self._entered(tx, memory, who)
-            found = tx.store.get_many([i for i, _ in neighbours])
+            found = tx.store.get_many([i for i, _ in closest])
             likely = likely_superseded(
-                memory.content, [(found[i], s) for i, s in neighbours if i in found]
+                memory.content, [(found[i], s) for i, s in closest if i in found]
             )
             owed = self._owe(tx, [memory])
         self._project([memory], owed)

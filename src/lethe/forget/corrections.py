@@ -26,6 +26,8 @@ from lethe.model import Memory, Supersession
 SAME_KIND = 0.5
 """Cosine below which two memories are not taken to say the same attribute."""
 SHOWN = 3
+CANDIDATES = 20
+"""How many of a new fact's closest memories are read for what it replaces."""
 _MARKERS = re.compile(
     r"\b(?:now|new|newly|changed|moved|switched|went\s+up|went\s+down|no\s+longer|anymore|"
     r"actually|correction|update|updated|instead|since|became|is\s+now)\b",
