@@ -1004,7 +1004,9 @@ def subject_person(rng: random.Random, name: str) -> Built:
             who2 = twin if rng.random() < 0.6 else USER
             s2 = fam.sample(rng, who2)
             t2 = mem_text(rng, fam, s2, who2)
-            if t2 not in taken:
+            # A twin's fact that happens to name the subject ("Loan: $1750 from Rob to Bob")
+            # is also the subject's: it would be no distractor.
+            if t2 not in taken and not mentions(name, t2):
                 taken.add(t2)
                 memories.append((t2, "similar-name" if who2 == twin else "other-person"))
     # Memories whose subject is someone else that only mention the subject.
@@ -2504,7 +2506,7 @@ PLACE_SENSES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "Dijon": (
         "office",
         (
-            ("Dijon mustard is on the shopping list.", "the Dijon mustard"),
+            ("Dijon mustard is on the shopping list.", "the Dijon mustard on the shopping list"),
             (
                 "The user's salad dressing needs Dijon mustard.",
                 "the salad dressing with Dijon mustard",
@@ -2542,7 +2544,10 @@ PLACE_SENSES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "Panama": (
         "trip",
         (
-            ("The user wore a Panama hat at the garden party.", "the Panama hat"),
+            (
+                "The user wore a Panama hat at the garden party.",
+                "the Panama hat from the garden party",
+            ),
             ("Panama hats are sold at the market on Saturdays.", "the Panama hats at the market"),
         ),
     ),

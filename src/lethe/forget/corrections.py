@@ -46,10 +46,12 @@ def likely_superseded(
     `candidates` are the namespace's closest memories with their cosine to `content`."""
     if not candidates:
         return []
-    common = evidence.lowercase_words([content, *(m.content for m, _ in candidates)])
-    new = evidence.read(content, common)
+    texts = [content, *(m.content for m, _ in candidates)]
+    common = evidence.lowercase_words(texts)
+    named = evidence.named_words(texts)
+    new = evidence.read(content, common, named)
     new_codes = set(identifiers(content))
-    readings = {m.id: evidence.read(m.content, common) for m, _ in candidates}
+    readings = {m.id: evidence.read(m.content, common, named) for m, _ in candidates}
     new = _owned_by_named(new, readings.values())
     weights = evidence.idf(list(readings.values()))
     marker_words = evidence.words(" ".join(_MARKERS.findall(content)))

@@ -112,8 +112,10 @@ def decide(
     request = read(text)
     if not candidates:
         return Decision(request, [], False)
-    common = evidence.lowercase_words([text, *(c.memory.content for c in candidates)])
-    readings = {c.memory.id: evidence.read(c.memory.content, common) for c in candidates}
+    texts = [text, *(c.memory.content for c in candidates)]
+    common = evidence.lowercase_words(texts)
+    named = evidence.named_words(texts)
+    readings = {c.memory.id: evidence.read(c.memory.content, common, named) for c in candidates}
     if request.scope == "subject":
         judged = _subject(request, candidates, readings, common)
         if judged is not None:
@@ -615,12 +617,22 @@ def _past_only(wanted: Reading, r: Reading) -> bool:
     return r.negated and not evidence.negated(re.sub(r"(?i)no\s+longer", "", r.text))
 
 
+_GERUND = re.compile(r"^\s*([A-Z][a-z]{2,}ing)\b(?!')")
+
+
+def _stem_of(word: str) -> str:
+    """A word as `evidence.lowercase_words` folds it."""
+    return next(iter(evidence.lowercase_words([word.casefold()])), word.casefold())
+
+
 def _request_reading(obj: str) -> Reading:
     """The request's own reading: a capitalised word is a name unless the request itself
     writes it in lower case — the memories' spelling does not decide ("Frank lent me £50" is
     about Frank even when a memory speaks of a frank discussion). A word that starts an
     identifier ("PO 2024 0110") is part of it, not a name."""
-    reading = evidence.read(obj, evidence.lowercase_words([obj]))
+    # A request that starts with a verb's -ing form ("Running at dawn") names an activity.
+    gerund = {_stem_of(m.group(1)) for m in _GERUND.finditer(obj)}
+    reading = evidence.read(obj, evidence.lowercase_words([obj]) | gerund)
     codes = identifiers(obj)
     groups = {g for code in codes for g in code}
     # A short word in capitals beside an identifier labels it ("the OTP 828353", "PIN 4471"):
@@ -830,6 +842,11 @@ def _about_person(
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a fact about {person.title()} (whose fact it is)"
             j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
+        elif person in (loans.parties(c.memory.content) or ()):
+            # "Maria owes Bill $1750": a debt is a fact of both its parties.
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
+            j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
         elif r.owner is not None and r.owner.startswith(person + ":") and not r.shared_owner:
             # "Alice's parents' house Wi-Fi": her family's part of what is known about her.
             relative = r.owner.split(":", 1)[1]

@@ -36,6 +36,13 @@ CALENDAR = frozenset(
     )
 )
 """Days and months, folded as names are: a date, never whose fact it is or what it names."""
+HOLIDAYS = frozenset(
+    (
+        *("christmas", "easter", "thanksgiving", "halloween", "hanukkah", "diwali", "ramadan"),
+        *("eid", "passover", "pentecost", "whitsun", "carnival", "lent", "advent", "midsummer"),
+    )
+)
+"""Feasts: a time of year, never whose fact it is ("the turkey for Thanksgiving")."""
 PAST = "@past"
 PRESENT = "@present"
 NOT = "@not"
@@ -203,6 +210,20 @@ def lowercase_words(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def named_words(texts: Iterable[str]) -> frozenset[str]:
+    """Every word the texts write as a name somewhere: capitalised inside a clause, or in the
+    possessive ("the Apple recruiter", "Dawn's flight")."""
+    out: set[str] = set()
+    for text in texts:
+        starts = {m.end() for m in _CLAUSE.finditer(text)}
+        for m in _CAPITAL.finditer(text):
+            token = m.group(1)
+            possessive = token.lower().endswith("'s")
+            if possessive or m.start() not in starts:
+                out.add(token.casefold()[:-2] if possessive else token.casefold())
+    return frozenset(out)
+
+
 @dataclass(frozen=True)
 class Reading:
     text: str
@@ -238,7 +259,22 @@ def _relative_of(owner: str, text: str) -> str | None:
     return None
 
 
-def read(text: str, common: frozenset[str]) -> Reading:
+# A verb right after a name at a clause's start makes it the clause's subject: "Dawn has a
+# GP appointment", "Jack got the code", "Mark lives at" — not "Dawn light wakes the user",
+# "Mark the calendar", nor a plural noun that only looks like a verb ("Ginger biscuits are").
+_SUBJECT_VERB = re.compile(
+    r"\s+(?:(?:still|now|also|just|never|often|always)\s+)?(?:is|was|has|had|does|did|can|will|"
+    r"would|could|should|must|might|got|took|gave|went|made|lent|met|left|flew|drove|wrote|"
+    r"bought|sold|sent|paid|said|told|found|kept|ran|saw|came|became|began|brought|won|lost|"
+    r"spent|felt|held|knew|thought|ate|drank|broke|chose|wore|rode|stole|taught|threw|"
+    r"[a-z]{2,}ed|[a-z]+[a-rt-z]s)\b(?!\s+(?:are|were|have)\b)"
+)
+
+
+def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset()) -> Reading:
+    """`common`: the words the texts around it write in lower case; `named`: those they
+    also write as a name (`named_words`), which start a clause as a name when a verb
+    follows."""
     names: list[str] = []
     starts = {m.end() for m in _CLAUSE.finditer(text)}
     # Whose fact it is, by how surely the position says so: a possessive ("Sofia's address"),
@@ -253,7 +289,12 @@ def read(text: str, common: frozenset[str]) -> Reading:
         at_start = m.start() in starts
         if stem in _NOT_NAMES or len(stem) < 2:
             continue
-        if at_start and not possessive and _stem(stem) in common:
+        if (
+            at_start
+            and not possessive
+            and _stem(stem) in common
+            and not (stem in named and _SUBJECT_VERB.match(text, m.end()))
+        ):
             continue
         if stem not in names:
             names.append(stem)
@@ -275,7 +316,7 @@ def read(text: str, common: frozenset[str]) -> Reading:
             if at_start and verb
             else None
         )
-        if rank is not None and rank not in owners:
+        if rank is not None and rank not in owners and stem not in CALENDAR | HOLIDAYS:
             shared = bool(_SHARED.match(text[m.end() : m.end() + 12]))
             owners[rank] = (stem, shared)
     owner, shared = owners[min(owners)] if owners else (None, False)
