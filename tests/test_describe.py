@@ -613,7 +613,11 @@ def test_a_question_needs_less_closeness_than_a_statement() -> None:
     car = [("The user's car is a red Mazda 3, licence plate NP-7984.", 0.41)]
     assert _marked("stop remembering what car I drive", car) == [car[0][0]]
     assert _marked("forget that my car is nice", car) == []
-    assert _marked("stop remembering what car I drive", [(car[0][0], 0.39)]) == []
+    # Below the floor only a memory that states the car it names is let through (issue 24:
+    # the attribute, not the vector); one that only speaks of a car is not.
+    insurance = "The user's car insurance with Allianz renews in May, policy NP-7984."
+    assert _marked("stop remembering what car I drive", [(insurance, 0.39)]) == []
+    assert _marked("stop remembering what car I drive", [(car[0][0], 0.39)]) == [car[0][0]]
 
 
 def test_a_plural_takes_every_memory_of_its_kind() -> None:

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lethe.forget import evidence
+
 EMPLOYER = "employer"
 RESIDENCE = "residence"
 CAR = "car"
@@ -102,7 +104,7 @@ _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         # -- where someone lives
         (
             RESIDENCE,
-            r"(?i)\b(?:live|lives|living|reside|resides|residing)\s+(?:in|at)\s+"
+            r"(?i)\b(?:live|lives|lived|living|reside|resides|resided|residing)\s+(?:in|at)\s+"
             r"(?!fear\b|hope\b|denial\b|the\s+(?:moment|past|present|shadow)\b)",
         ),
         (
@@ -248,19 +250,31 @@ def uncertain(text: str) -> bool:
     return _read(text)[1]
 
 
+def stated_ever(text: str) -> frozenset[str]:
+    """The attributes the text states, in the present or the past ("used to live at",
+    "worked at"): what a request for an old value may mean."""
+    return _read(text)[2]
+
+
 @lru_cache(maxsize=65536)
-def _read(text: str) -> tuple[frozenset[str], bool]:
+def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
     settled: set[str] = set()
+    past: set[str] = set()
     ambiguous = False
     for attrs, pattern in _FRAMES:
-        if any(not _negated(text, m) for m in pattern.finditer(text)):
-            if len(attrs) == 1:
-                settled |= attrs
-            else:
-                ambiguous = True
+        held = [m for m in pattern.finditer(text) if not _negated(text, m)]
+        if not held:
+            continue
+        if len(attrs) > 1:
+            ambiguous = True
+        elif all(_past(text, m) for m in held):
+            past |= attrs
+        else:
+            settled |= attrs
+    ever = frozenset(settled | past)
     if ambiguous and not settled & _BOTH:
-        return frozenset(settled | _BOTH), True
-    return frozenset(settled), False
+        return frozenset(settled | _BOTH), True, ever | _BOTH
+    return frozenset(settled), False, ever
 
 
 _NEGATION = re.compile(
@@ -269,9 +283,47 @@ _NEGATION = re.compile(
 _CLAUSE_END = re.compile(r"[.,;:!?]|\bbut\b")
 
 
+_PAST = re.compile(
+    r"(?i)\b(?:used\s+to|lived|resided|worked|drove|trained|exercised|commuted|studied|"
+    r"was|were|had|former|formerly|previously|until)\b"
+)
+
+
+def _past(text: str, match: re.Match[str]) -> bool:
+    """The construction says what held before ("used to live at", "worked at", "was
+    single"), not what holds now."""
+    before = _CLAUSE_END.split(text[: match.start()])[-1]
+    return bool(_PAST.search(before) or _PAST.search(match.group(0)))
+
+
 def _negated(text: str, match: re.Match[str]) -> bool:
     """The construction is said not to hold: a negation in it, or before it in its clause
     ("does not work at", "never lived in") — not one in a clause of its own ("is single and
     not looking")."""
     before = _CLAUSE_END.split(text[: match.start()])[-1]
     return bool(_NEGATION.search(before) or _NEGATION.search(match.group(0)))
+
+
+_NOUNS = {
+    EMPLOYER: "job employer workplace",
+    RESIDENCE: "address home flat apartment",
+    CAR: "car vehicle",
+    PHONE: "phone mobile telephone cellphone",
+    DIET: "diet",
+    RELATIONSHIP: "relationship boyfriend girlfriend",
+    GYM: "gym",
+    COMMUTE: "commute",
+    STUDY: "studies degree",
+}
+"""The nouns that name each attribute in a request ("my old car", "my 2018 address")."""
+
+
+@lru_cache(maxsize=1)
+def _by_noun() -> dict[str, str]:
+    return {w: attr for attr, nouns in _NOUNS.items() for w in evidence.words(nouns)}
+
+
+def named(words: frozenset[str]) -> frozenset[str]:
+    """The attributes a request's words name by their noun."""
+    by_noun = _by_noun()
+    return frozenset(by_noun[w] for w in words if w in by_noun)

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from lethe.forget import compound, evidence, loans, wording
+from lethe.forget import attributes, compound, evidence, loans, wording
 from lethe.forget.compound import Edit
 from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import holds_all, identifiers, shown
@@ -251,6 +251,11 @@ def _fact(
             "vector tells them apart; name it by id, or say it more exactly"
         )
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
+    content = plain - _MARKERS
+    if closer and _states_what_is_named(obj, content, readings[top.memory.id]):
+        # "my previous address": the old e-mail address is closer in meaning, but only the
+        # best match states an address; a closer memory that leaves a word unsaid is no rival.
+        closer = [j for j in closer if not _unsaid(obj, content, readings[j.memory.id])]
     if closer and not doubt and not _identifier_led(obj, plain, codes):
         doubt = (
             f"the words and the vector disagree: {closer[0].memory.id} is closer in meaning "
@@ -333,6 +338,8 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
         lacking -= wording.said_by_holding(lacking, r.text)
     if lacking:
         lacking -= wording.said_by_using(obj, lacking, r.text)
+    if lacking:
+        lacking -= wording.said_by_having(obj, lacking)
     debt = loans.parties(obj) if lacking else None
     if debt and debt == loans.parties(r.text):
         lacking -= _DEBT_WORDS
@@ -440,6 +447,15 @@ def certainty_of(features: dict[str, float]) -> float:
     return min(1.0 / (1.0 + math.exp(-z)), CERTAINTY_CAP)
 
 
+def _states_what_is_named(obj: str, content: frozenset[str], r: Reading) -> bool:
+    """The memory states the attribute the request names by its noun ("my old car" against
+    "the user used to drive a grey VW Golf", "my 2018 address" against "in 2018 the user
+    lived at …") and says every other word of it: the vector, which barely relates the
+    two wordings, is not needed to tell it is the fact."""
+    asked = attributes.named(content)
+    return bool(asked & attributes.stated_ever(r.text)) and not _unsaid(obj, content, r)
+
+
 def _identifier_led(obj: str, plain: frozenset[str], codes: list[tuple[str, ...]]) -> bool:
     """The request is an identifier with at most two words naming what it is ("order number
     470-…", "booking 2Y74F8", "the password marble-50"), not a sentence about it ("the code for
@@ -528,7 +544,7 @@ def _doubt(
             "not certain"
         )
     floor = QUESTION_FLOOR if _QUESTION.match(obj) else FLOOR
-    if not naming and top.similarity < floor:
+    if not naming and top.similarity < floor and not _states_what_is_named(obj, content, r):
         return f"barely similar to the request (cosine {top.similarity:.2f}): not certain"
     if _identifier_led(obj, plain, codes) and only_holder:
         return None

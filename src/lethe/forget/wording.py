@@ -213,6 +213,39 @@ def _used(request: str) -> tuple[tuple[frozenset[str], tuple[tuple[str, ...], ..
     )
 
 
+_HAVING = re.compile(
+    r"\b(?:the|a|an)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+"
+    r"(used|had|has|have|kept|owned|was\s+using)\b"
+)
+
+
+def said_by_having(request: str, lacking: Iterable[str]) -> frozenset[str]:
+    """ "the e-mail Sofia used in 2023", "the address Emma had in 2017": a verb of a
+    relative clause that only says whose the thing was is said by any memory of theirs."""
+    verbs = evidence.words(" ".join(m.group(1) for m in _HAVING.finditer(request)))
+    return frozenset(lacking) & verbs
+
+
+_PHONE_WORDS = frozenset(("phone", "telephone", "mobile", "cell", "cellphone"))
+_NOT_PHONES = evidence.words(
+    "fax pager account iban code pin order booking reference ticket passport licence license "
+    "plate policy member membership card invoice tracking serial"
+)
+"""What else a number with a country code may be called."""
+_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}[\s.-]?\(?\d{2,}")
+"""A number written with a country code ("+44 7700 900118") is a phone number."""
+
+
+def said_by_phone(lacking: Iterable[str], text: str) -> frozenset[str]:
+    """ "phone" is said by a memory that holds a number with a country code and calls it
+    nothing else ("Maria's number in 2020: +44 …"); one that speaks of a fax or an account
+    does not."""
+    found = frozenset(lacking) & evidence.words(" ".join(_PHONE_WORDS))
+    if not found or not _INTERNATIONAL.search(text):
+        return frozenset()
+    return frozenset() if evidence.words(text) & _NOT_PHONES else found
+
+
 _NUMBER = frozenset(("number", "no", "nr", "num"))
 _NUMBER_DIGITS = 6
 """The fewest digits of what "number" names bare: a phone, member or account number — not a
@@ -226,7 +259,8 @@ def said_by_holding(lacking: Iterable[str], text: str) -> frozenset[str]:
     is Alice's phone number); one that names what it holds otherwise ("the verification
     code … was 40804") holds a code, not a number."""
     found = frozenset(lacking) & evidence.words(" ".join(_NUMBER))
-    return found if found and _holds_number(text) else frozenset()
+    held = found if found and _holds_number(text) else frozenset()
+    return held | said_by_phone(lacking, text)
 
 
 @lru_cache(maxsize=65536)
