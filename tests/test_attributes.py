@@ -145,9 +145,7 @@ def test_words_that_name_a_memory_of_another_attribute_are_doubted() -> None:
     assert all(s.confidence <= 0.5 for s in named)
 
 
-def test_remember_names_a_paraphrased_correction(
-    db: str, embedder: Embedder
-) -> None:
+def test_remember_names_a_paraphrased_correction(db: str, embedder: Embedder) -> None:
     with Lethe.open(db, embedder=embedder) as mem:
         old = mem.remember("Omar works at Stripe.")
         mem.remember("Omar visited an AI-safety lab during an open day.")

@@ -24,7 +24,7 @@ from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
 from lethe.forget.describe import Candidate, Decision, decide
 from lethe.forget.guard import protection
-from lethe.forget.identifiers import holds_all, identifiers, shown
+from lethe.forget.identifiers import holds_all, identifiers, needles, shown
 from lethe.forget.messages import (
     derived_notes,
     edit_notes,
@@ -66,6 +66,8 @@ SUBJECT_DEPTH = 500
 """A subject request ("everything about Alice") also takes this many full-text matches."""
 CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
+_YEAR = re.compile(r"(?:19|20)\d\d")
+"""A year says when a fact held; it names no memory to scan for."""
 MAX_PREFIX = 12
 """Longest first part of an identifier searched as a word of its own."""
 
@@ -338,6 +340,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             if missing:
                 similarity.update(self.store.similarities(vector, missing))
             ids += [i for i in held if i not in set(ids)]
+        # ... and inside a run of Japanese or Chinese, which no word of the index splits
+        # (「メールの認証コードは５６６５３。」): a scan for its longest group as written.
+        naming = [c for c in codes if not _YEAR.fullmatch("".join(c))]
+        if naming:
+            inside = self.store.containing(needles(naming), flt, QUERY_DEPTH)
+            missing = [i for i in inside if i not in similarity]
+            if missing:
+                similarity.update(self.store.similarities(vector, missing))
+            ids += [i for i in inside if i not in set(ids)]
         if request.scope == "subject":
             extra = self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
             missing = [i for i in extra if i not in similarity]

@@ -460,7 +460,7 @@ def _identifier_led(obj: str, plain: frozenset[str], codes: list[tuple[str, ...]
     """The request is an identifier with at most two words naming what it is ("order number
     470-…", "booking 2Y74F8", "the password marble-50"), not a sentence about it ("the code for
     my bank login is 16621"): the identifier decides, whatever words the memory uses."""
-    return bool(_naming(codes)) and len(plain) <= 2 and not _VERB.search(obj)
+    return bool(_naming(codes)) and evidence.word_count(obj, plain) <= 2 and not _VERB.search(obj)
 
 
 def _naming(codes: list[tuple[str, ...]]) -> list[tuple[str, ...]]:

@@ -200,6 +200,13 @@ def words(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def word_count(text: str, words_of_text: frozenset[str]) -> int:
+    """How many words the text says: its Latin words, and each run of Japanese or Chinese
+    as one (`words` reads such a run as character pairs, several per word)."""
+    latin = [w for w in words_of_text if not _CONTENT_CJK.search(w)]
+    return len(latin) + len(_CONTENT_CJK.findall(_JA_SELF.sub(" ", fold(text))))
+
+
 def lowercase_words(texts: Iterable[str]) -> frozenset[str]:
     """Every word the texts write in lower case: a capitalised word among them is a common
     word at the start of a sentence, not a name."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from lethe.store.lexical import STOPWORDS
 
@@ -241,3 +242,22 @@ def shown(wanted: list[Identifier]) -> str:
     return ", ".join(
         ("+" + "-".join(w[1:])) if w and w[0] == COUNTRY else "-".join(w) for w in wanted
     )
+
+
+_WIDE = {code - 0xFEE0: code for code in range(0xFF01, 0xFF5F)}
+_NEEDLE = 3
+"""The shortest group searched for as written inside a text."""
+
+
+def needles(codes: Sequence[Identifier]) -> list[str]:
+    """How the longest group of each identifier may be written inside a text that no word
+    index splits (「メールの認証コードは５６６５３。」): as given, in capitals, and in
+    full-width forms. A scan finds the memories that contain one; `holds_all` then decides."""
+    out: list[str] = []
+    for code in codes:
+        group = max((g for g in code if g != COUNTRY), key=len, default="")
+        if len(group) < _NEEDLE:
+            continue
+        for form in (group, group.upper()):
+            out += [form, form.translate(_WIDE)]
+    return list(dict.fromkeys(out))

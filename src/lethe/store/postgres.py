@@ -253,6 +253,19 @@ class PostgresStore(
             rows = conn.execute(sql.encode(), [query, *params, n]).fetchall()
         return [r["id"] for r in rows]
 
+    def containing(self, needles: Sequence[str], filters: Filters, n: int) -> list[str]:
+        if not needles:
+            return []
+        where, params = compile_filters(filters)
+        sql = (
+            "SELECT m.id FROM memories m WHERE EXISTS (SELECT 1 FROM unnest(%s::text[]) AS "
+            "needle WHERE strpos(m.content, needle) > 0) "
+            f"AND {where} ORDER BY m.num LIMIT %s"
+        )
+        with self._read() as conn:
+            rows = conn.execute(sql.encode(), [list(needles), *params, n]).fetchall()
+        return [r["id"] for r in rows]
+
     def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """The full-text search, answered now: the server already runs it beside others."""
         future: Future[list[str]] = Future()

@@ -240,6 +240,16 @@ class SQLiteStore(
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
         return self._lexical.search(text, filters, n)
 
+    def containing(self, needles: Sequence[str], filters: Filters, n: int) -> list[str]:
+        if not needles:
+            return []
+        where, params = compile_filters(filters)
+        found = " OR ".join("instr(m.content, ?) > 0" for _ in needles)
+        sql = f"SELECT m.id FROM memories m WHERE ({found}) AND {where} ORDER BY m.num LIMIT ?"
+        with self._lock:
+            rows = self._conn.execute(sql, [*needles, *params, n]).fetchall()
+        return [r["id"] for r in rows]
+
     def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """The full-text search on its own thread and connection (see `sqlite_lexical`)."""
         return self._lexical.submit(text, filters, n)

@@ -1,0 +1,86 @@
+"""An identifier glued into a run of Japanese or Chinese (issue 24):
+「メールの認証コードは５６６５３。」 holds 56653, though no word of the full-text
+index splits it out and the vector barely sees it. The planner scans for it as written;
+the exact-token rule still decides. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.forget import evidence
+from lethe.forget.describe import Candidate, decide
+from lethe.forget.identifiers import identifiers, needles
+from lethe.model import Memory
+
+GLUED = "メールの認証コードは５６６５３。"
+NEAR = [
+    "メールの暗証番号は５６６１３です。",
+    "マイナポータルのワンタイムコード:５６６５",
+    "銀行のワンタイムコード:５６５５３",
+    "会社のVPNの認証コードは566531です。",
+]
+
+
+def test_needles_are_the_longest_group_as_it_may_be_written() -> None:
+    # The longest group: its digits, whatever case the letters before them are in.
+    assert needles(identifiers("TM799161のコード")) == ["799161", "７９９１６１"]
+    assert needles(identifiers("56653")) == ["56653", "５６６５３"]
+    assert needles(identifiers("PIN 12")) == []
+
+
+def test_a_run_of_japanese_is_one_word_when_counting_what_names_an_identifier() -> None:
+    plain = evidence.words("認証コード")
+    assert evidence.word_count("認証コード9666", plain) == 2
+    assert (
+        evidence.word_count(
+            "マイナポータルの認証コード", evidence.words("マイナポータルの認証コード")
+        )
+        == 3
+    )
+
+
+def test_a_glued_identifier_is_found_and_only_its_holders_are_marked(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        target = mem.remember(GLUED)
+        note = mem.remember("メモ:５６６５３はメール用。")
+        for text in NEAR:
+            mem.remember(text)
+        for n in range(30):
+            mem.remember(f"The user walked {n} km on day {n}.")
+        assert mem.store.containing(["５６６５３"], mem._filters({}, ()), 10) == [
+            target.id,
+            note.id,
+        ]
+        plan = mem.plan_forget(query="56653は消してください")
+        marked = {i.id for i in plan.items if i.action == "delete"}
+        assert marked == {target.id, note.id}
+        plan = mem.plan_forget(query="認証コード56653を削除して")
+        assert target.id in {i.id for i in plan.items if i.action == "delete"}
+
+
+def test_a_code_named_in_japanese_is_led_by_its_identifier_as_in_english() -> None:
+    """「認証コード9666」 is an identifier with the words that name it, as "verification code
+    9666" is: the one memory that holds it is meant, whatever it calls it."""
+
+    def memory(n: int, text: str) -> Memory:
+        now = datetime(2026, 1, 1, tzinfo=UTC)
+        return Memory(
+            id=f"mem_{n:012x}",
+            content=text,
+            content_sha256="0" * 64,
+            created_at=now,
+            updated_at=now,
+        )
+
+    texts = [
+        ("メールのワンタイムコード:９６６６", 0.60),
+        ("メールのワンタイムコード:６９６６", 0.60),
+        ("マイナポータルの認証コードは９０６６。", 0.58),
+    ]
+    candidates = [Candidate(memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    judged = decide("認証コード9666を削除して", candidates).judgements
+    assert [j.memory.content for j in judged if j.verdict == "delete"] == [texts[0][0]]
