@@ -12,7 +12,16 @@ from lethe.embed import Embedder
 from lethe.forget import evidence
 from lethe.forget.describe import Candidate, decide
 from lethe.forget.identifiers import identifiers, needles
+from lethe.forget.wording import identifier_names
 from lethe.model import Memory
+
+
+def _memory(n: int, text: str) -> Memory:
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    return Memory(
+        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
+    )
+
 
 GLUED = "メールの認証コードは５６６５３。"
 NEAR = [
@@ -66,21 +75,54 @@ def test_a_code_named_in_japanese_is_led_by_its_identifier_as_in_english() -> No
     """「認証コード9666」 is an identifier with the words that name it, as "verification code
     9666" is: the one memory that holds it is meant, whatever it calls it."""
 
-    def memory(n: int, text: str) -> Memory:
-        now = datetime(2026, 1, 1, tzinfo=UTC)
-        return Memory(
-            id=f"mem_{n:012x}",
-            content=text,
-            content_sha256="0" * 64,
-            created_at=now,
-            updated_at=now,
-        )
-
     texts = [
         ("メールのワンタイムコード:９６６６", 0.60),
         ("メールのワンタイムコード:６９６６", 0.60),
         ("マイナポータルの認証コードは９０６６。", 0.58),
     ]
-    candidates = [Candidate(memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
     judged = decide("認証コード9666を削除して", candidates).judgements
     assert [j.memory.content for j in judged if j.verdict == "delete"] == [texts[0][0]]
+
+
+def test_the_japanese_words_around_an_identifier_name_it() -> None:
+    assert identifier_names("認証コード476014") == evidence.words("認証コード")
+    assert identifier_names("ＴＭ７９９１６１のコード") == evidence.words("コード")
+    assert identifier_names("東京の田中さん") == frozenset()
+    # Several memories hold it: each is meant, whatever it calls the code.
+    texts = [
+        ("マイナポータルのワンタイムコード:４７６０１４", 0.59),
+        ("メモ:476014はマイナポータル用。", 0.63),
+        ("マイナポータルの認証コードは４７６０１４１。", 0.61),
+    ]
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    judged = decide("認証コード476014を削除して", candidates).judgements
+    assert sorted(j.memory.content for j in judged if j.verdict == "delete") == sorted(
+        t for t, _ in texts[:2]
+    )
+
+
+def test_an_acronym_is_nobody_whose_fact_it_is() -> None:
+    reading = evidence.read("IBAN de46 9827 9871 7669 6454 71", frozenset())
+    assert reading.owner is None
+    target = "I wrote down the IBAN DE46982798717669645471."
+    texts = [(target, 0.78), ("My IBAN is DE46982798717669645571.", 0.81)]
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    judged = decide("delete the note about IBAN de46 9827 9871 7669 6454 71", candidates)
+    assert [j.memory.content for j in judged.judgements if j.verdict == "delete"] == [target]
+
+
+def test_a_name_glued_into_japanese_is_found_for_a_subject_request(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        hers = [
+            mem.remember("Priyaさんは猫アレルギーがある。").id,
+            mem.remember("Priyaさんは横浜に住んでいる。").id,
+            mem.remember("Priya's medication: metformin 150 mg daily.").id,
+        ]
+        mem.remember("Priyankaさんは猫アレルギーがある。")
+        for n in range(30):
+            mem.remember(f"The user walked {n} km on day {n}.")
+        plan = mem.plan_forget(query="forget all of it about Priya")
+        assert {i.id for i in plan.items if i.action == "delete"} == set(hers)

@@ -33,3 +33,19 @@ def test_lender_and_borrower_are_read_from_either_side(
 )
 def test_no_debt_or_two_debts_read_as_none(text: str) -> None:
     assert parties(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "debt"),
+    [
+        ("删除Alice欠我35000元这件事", (USER, "alice")),
+        ("我借给Julia 5000元", (USER, "julia")),
+        ("我向Tom借了200元", ("tom", USER)),
+        ("Aliceに48000円を貸した。", (USER, "alice")),
+        ("Tomさんから3万円借りた。", ("tom", USER)),
+    ],
+)
+def test_a_debt_in_chinese_or_japanese_has_the_same_parties(
+    text: str, debt: tuple[str, str]
+) -> None:
+    assert parties(text) == debt

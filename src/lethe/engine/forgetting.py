@@ -68,6 +68,8 @@ CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
 _YEAR = re.compile(r"(?:19|20)\d\d")
 """A year says when a fact held; it names no memory to scan for."""
+_NAME = re.compile(r"\b[A-Z][a-z\u00c0-\u024f]+(?:-[A-Z][a-z\u00c0-\u024f]+)*\b")
+"""A capitalised word of a subject request: a name to scan for as written."""
 MAX_PREFIX = 12
 """Longest first part of an identifier searched as a word of its own."""
 
@@ -350,7 +352,9 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 similarity.update(self.store.similarities(vector, missing))
             ids += [i for i in inside if i not in set(ids)]
         if request.scope == "subject":
-            extra = self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
+            # A name glued into Japanese (「Priyaさんは横浜に住んでいる」) is no word of the index.
+            extra = self.store.containing(_NAME.findall(request.object), flt, SUBJECT_DEPTH)
+            extra += self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
             missing = [i for i in extra if i not in similarity]
             if missing:
                 similarity.update(self.store.similarities(vector, missing))

@@ -323,7 +323,12 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
             if at_start and verb
             else None
         )
+        # An acronym ("IBAN", "PIN") labels a thing; it is nobody whose fact it is.
+        bare = token[:-2] if possessive else token
+        acronym = len(bare) >= 2 and bare.isupper()
         if rank is not None and rank not in owners and stem not in CALENDAR | HOLIDAYS:
+            if acronym:
+                continue
             shared = bool(_SHARED.match(text[m.end() : m.end() + 12]))
             owners[rank] = (stem, shared)
     owner, shared = owners[min(owners)] if owners else (None, False)

@@ -324,7 +324,17 @@ def identifier_names(obj: str) -> frozenset[str]:
                 break
             out.update(evidence.words(word))
             before = before[: head.start()]
+    # In Japanese the run right before it names it (認証コード476014), or the one after の
+    # (TM799161のコード).
+    for m in _CJK_NAMING.finditer(obj):
+        out.update(evidence.words(m.group(1) or m.group(2)))
     return frozenset(out)
+
+
+_CJK_RUN = "[\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+"
+_CJK_NAMING = re.compile(
+    f"({_CJK_RUN})(?=\\s*[A-Za-z]{{0,4}}[0-9])|(?<=[A-Za-z0-9])\\s*の({_CJK_RUN})"
+)
 
 
 @lru_cache(maxsize=65536)
