@@ -35,9 +35,9 @@ def _sure(new: str, texts: list[str]) -> list[str]:
     [
         ("Lena is employed by the regional water authority.", "employer"),
         ("Since March I have been working for a Dutch bank.", "employer"),
-        ("Ravi accepted an offer from Canonical.", "employer"),
+        ("Ravi accepted a job offer from Canonical.", "employer"),
         ("Ravi got hired by a logistics firm in Hamburg.", "employer"),
-        ("I just started at Figma.", "employer"),
+        ("I just started working at Figma.", "employer"),
         ("My partner and I rent an apartment in Ghent.", "residence"),
         ("We settled in a small village near Utrecht.", "residence"),
         ("Tomás resides in Valparaíso.", "residence"),
@@ -173,3 +173,51 @@ def test_remember_looks_further_than_the_linked_neighbours_for_what_it_replaces(
         closest = [h.memory.id for h in mem.recall("Omar moved to an AI-safety lab", k=7)]
         assert old.id not in closest, "the old memory is not among the linked neighbours"
         assert [s.id for s in new.likely_supersedes if s.confidence >= 0.9] == [old.id]
+
+
+# An attack review's traps: the same verbs in another sense, wishes and questions, someone
+# else's fact, a dated past, the same value again. None is a correction of the memory.
+@pytest.mark.parametrize(
+    ("new", "memory"),
+    [
+        ("Omar went to the hospital with a broken arm.", "Omar works at Stripe."),
+        ("Omar joined his friends at a restaurant.", "Omar works at Stripe."),
+        ("Omar joined Maria last night.", "Omar works at Stripe."),
+        ("Omar works at a slower pace since the surgery.", "Omar works at Stripe."),
+        ("Omar signed a contract with his landlord.", "Omar works at Stripe."),
+        ("Omar moved to a different department.", "Omar works at Stripe."),
+        ("Omar lives in sweatpants at the weekend.", "Omar lives in Dublin."),
+        ("Omar moved to 2nd place in the league.", "Omar lives in Dublin."),
+        ("Omar owns a holiday home in Portugal.", "Omar lives in Dublin."),
+        ("Omar's work address is 5 Canal Street.", "Omar lives in Dublin."),
+        ("Omar drives the kids to school every morning.", "Omar drives a Tesla Model 3."),
+        ("Omar bought a Smart TV.", "Omar drives a Tesla Model 3."),
+        ("Omar bought a toy Ferrari for his son.", "Omar drives a Tesla Model 3."),
+        ("Omar loves the fish in his aquarium.", "Omar is vegan."),
+        ("Omar is engaged in a lawsuit with his landlord.", "Omar is married to Lena."),
+        ("Omar is seeing a physio for his knee.", "Omar is married to Lena."),
+        ("Omar trains at dawn.", "Omar trains at PureGym on Elm Street."),
+        ("Omar is a member of the non-profit board.", "Omar trains at PureGym on Elm Street."),
+        ("Omar's phone is cracked.", "Omar's phone number is 07700 900123."),
+        ("Omar studies at Starbucks on Sundays.", "Omar studies law at UCL."),
+        ("Omar wants to work at Google.", "Omar works at Stripe."),
+        ("Omar turned down a job at Google.", "Omar works at Stripe."),
+        ("If Omar moves to a flat in Porto, he will sell his car.", "Omar lives in Dublin."),
+        ("Does Omar still work at Stripe?", "Omar works at Stripe."),
+        ("Omar said his boss moved to a startup.", "Omar works at Stripe."),
+        ("Omar visited Lena, who just moved to a flat in Porto.", "Omar lives in Dublin."),
+        ("Omar's company relocated to Leeds.", "Omar lives in Dublin."),
+        ("I met Omar, who works at Google.", "I work at Stripe."),
+        ("I relocated to Berlin.", "I met Omar at a party; he lives in Cork."),
+        ("Omar joined Google in 2015 and left in 2019.", "Omar works at Stripe."),
+        ("In 2010 Omar moved to a flat in Paris.", "Omar lives in Dublin."),
+        ("Omar currently works at Stripe.", "Omar works at Stripe."),
+        ("Omar still lives in Dublin with his cat.", "Omar lives in Dublin."),
+        ("Omar now works for Lena Fischer.", "Lena works at Stripe."),
+        ("Omar told me Lena works at Google.", "I work at Stripe."),
+        ("Does Omar work at Google now?", "Omar works at Stripe."),
+        ("Omar started working at Google and left after a year.", "Omar works at Stripe."),
+    ],
+)
+def test_a_trap_is_never_named_as_what_the_new_fact_replaces(new: str, memory: str) -> None:
+    assert _sure(new, [memory]) == []

@@ -35,130 +35,135 @@ PHONE = "phone"
 _ORG_NOUN = (
     r"(?:lab|labs|laboratory|startup|start-up|company|firm|hospital|clinic|studio|agency|bank|"
     r"university|college|institute|broadcaster|railway|ministry|council|charity|nonprofit|"
-    r"non-profit|ngo|consultancy|corporation|business|newspaper|magazine|publisher|airline|"
-    r"factory|organisation|organization|foundation|museum|newsroom|practice|school|"
-    r"research\s+group|think\s+tank|scale-up|scaleup|enterprise|retailer|insurer|"
-    r"bakery|restaurant|hotel|department|government|authority|regulator|fund)"
+    r"non-profit|ngo|consultancy|corporation|newspaper|magazine|publisher|airline|factory|"
+    r"organisation|organization|foundation|museum|newsroom|law\s+practice|research\s+group|"
+    r"think\s+tank|scale-up|scaleup|retailer|insurer|bakery|authority|regulator)"
 )
 _DWELLING = (
-    r"(?:flat|apartment|house|home|condo|village|town|city|suburb|countryside|coast|island|"
-    r"neighbou?rhood|cottage|farm|country|seaside|place)"
+    r"(?:flat|apartment|house|condo|village|town|city|suburb|countryside|coast|island|"
+    r"neighbou?rhood|cottage|farm|seaside|bungalow|studio\s+flat)"
 )
-_NP_TAIL = r"[^.;!?]*?"
-"""The rest of a noun phrase, up to the clause's end."""
+_WORDS = r"(?:(?!(?:at|with|for|in|on|to|of|from|that|who|which|and)\b)[\w&'-]+\s+){0,3}"
+"""At most three words of a noun phrase before its head, none a preposition or a clause."""
+_DET = r"(?:a|an|the|his|her|my|their|our|your)"
 _CAP_OBJECT = r"[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*"
-_NOT_A_TIME = r"(?!(?:the\s+)?(?:weekend|weekends|night|nights|home|the\s+moment)\b)"
-_GYMISH = r"(?:gym|fit|fitness|crossfit|yoga|pilates|boulder|climbing|leisure\s+cent|health\s+club)"
+_ORG = rf"(?:{_CAP_OBJECT}|{_DET}\s+{_WORDS}{_ORG_NOUN}\b)"
+"""What someone works at: a name, or a phrase headed by an organisation noun."""
+_PLACE = rf"(?:{_CAP_OBJECT}|{_DET}\s+{_WORDS}{_DWELLING}\b|\d+\s+[A-Z])"
+"""Where someone lives: a name, a phrase headed by a dwelling or a settlement, an address."""
+_GYMISH = (
+    r"(?:gym\b|\bfit|fitness\b|crossfit\b|\byoga\b|pilates\b|boulder|climbing\s+(?:gym|wall)|"
+    r"leisure\s+cent(?:re|er)|health\s+club)"
+)
+_GYM = rf"(?:{_DET}\s+)?{_WORDS}[\w-]*{_GYMISH}"
 _ANIMAL_FOOD = (
     r"(?:steaks?|beef|pork|bacon|ham|burgers?|hamburgers?|chicken|lamb|sausages?|salami|meat|"
-    r"meats|veal|turkey|duck|fish|salmon|tuna|shrimps?|prawns?|seafood|cheese|milk|eggs?|"
-    r"butter|yogh?urt|dairy|honey|ribs|brisket|kebabs?|pepperoni|chorizo)"
+    r"meats|veal|fish|salmon|tuna|shrimps?|prawns?|seafood|cheese|milk|eggs?|butter|"
+    r"yogh?urt|dairy|ribs|brisket|kebabs?|pepperoni|chorizo)"
 )
 _CAR_BRAND = (
     r"(?:Toyota|VW|Volkswagen|Mazda|Tesla|Skoda|Škoda|Fiat|BMW|Audi|Mercedes(?:-Benz)?|Ford|"
     r"Honda|Nissan|Hyundai|Kia|Volvo|Renault|Peugeot|Citro[eë]n|Opel|Vauxhall|Seat|Cupra|"
-    r"Subaru|Porsche|Jeep|Mini|Lexus|Chevrolet|Chevy|Dacia|Suzuki|Mitsubishi|Land\s+Rover|"
+    r"Subaru|Porsche|Jeep|Lexus|Chevrolet|Chevy|Dacia|Suzuki|Mitsubishi|Land\s+Rover|"
     r"Range\s+Rover|Jaguar|Polestar|BYD|Alfa\s+Romeo|Lancia|Saab|Dodge|Cadillac|Buick|"
-    r"Chrysler|Infiniti|Acura|Lamborghini|Ferrari|Maserati|Bentley|Rivian|Lucid|MG|Smart)"
+    r"Chrysler|Infiniti|Acura|Lamborghini|Ferrari|Maserati|Bentley|Rivian|Lucid)"
 )
-_DETERMINER = r"(?:a|an|the|his|her|my|their|our|your)"
+_VEHICLE = (
+    r"(?:car|van|truck|pickup|pick-up|SUV|suv|motorbike|motorcycle|hatchback|estate|saloon|"
+    r"camper|campervan|convertible|minivan)"
+)
+_COLOUR = (
+    r"(?:(?:new|used|second-hand|old|electric|hybrid|black|white|red|blue|grey|gray|green|"
+    r"silver|yellow|orange|brown|dark|light)\s+)*"
+)
+_CAR = rf"(?:{_DET}\s+)?{_COLOUR}(?:{_CAR_BRAND}\b|{_VEHICLE}\b(?!'))"
+"""A car someone has: a brand, or a vehicle noun, after colours and new/used."""
+_STATED_CAR = rf"(?-i:{_CAR})"
 
 _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
     (frozenset(attrs.split()), re.compile(pattern))
     for attrs, pattern in (
         # -- where someone works
-        (EMPLOYER, rf"(?i)\b(?:work|works|worked|working)\s+(?:at|for)\s+{_NOT_A_TIME}"),
+        (EMPLOYER, rf"\b(?:[Ww]ork|[Ww]orks|[Ww]orked|[Ww]orking)\s+(?:at|for)\s+{_ORG}"),
         (EMPLOYER, r"(?i)\b(?:job|position|role|post|internship)\s+(?:at|with)\b"),
+        (EMPLOYER, r"(?i)\bjob\s+offer\s+from\b"),
+        (EMPLOYER, r"(?i)\bemployer\s+(?:is|was)\b|\bemployed\s+(?:at|by)\b|\bhired\s+(?:by|at)\b"),
         (
             EMPLOYER,
-            rf"(?i)\b(?:started|starts|starting|began|begins)\s+(?:work(?:ing)?\s+|a\s+job\s+)?"
-            rf"(?:at|with|for)\s+(?![^.;!?]*{_GYMISH})(?=[A-Z]|{_DETERMINER}\s+{_NP_TAIL}\b{_ORG_NOUN}\b)",
-        ),
-        (EMPLOYER, r"(?i)\bemployer\b|\bemployed\s+(?:at|by)\b|\bhired\s+(?:by|at)\b"),
-        (EMPLOYER, r"(?i)\b(?:offer|contract)\s+(?:from|with)\b"),
-        (
-            EMPLOYER,
-            rf"(?i)\b(?:join|joins|joined|joining|moved|moves|switched|went|gone)\s+(?:over\s+)?"
-            rf"to\s+{_DETERMINER}\s+{_NP_TAIL}\b{_ORG_NOUN}\b",
+            r"\b(?:(?:started|starts|starting|began|begins)\s+(?:working|work|a\s+(?:new\s+)?"
+            r"(?:job|role|position))\s+(?:at|with|for)|(?:just|recently)\s+started\s+at)\s+"
+            rf"{_ORG}",
         ),
         (
             EMPLOYER,
-            rf"(?i)\b(?:join|joins|joined|joining)\s+{_DETERMINER}\s+{_NP_TAIL}\b{_ORG_NOUN}\b",
+            rf"\b(?:[Jj]oin|[Jj]oins|[Jj]oined|[Jj]oining|[Mm]oved|[Mm]oves|[Ss]witched)\s+"
+            rf"(?:over\s+)?to\s+{_DET}\s+{_WORDS}{_ORG_NOUN}\b",
         ),
         (
             EMPLOYER,
-            # "joined Stripe", "joined Bosch in 2019": a name joined, not a person met for
-            # lunch ("joined Maria for lunch") nor a club.
-            rf"\b(?:join|joins|joined|joining)\s+(?!{_CAP_OBJECT}\s+(?:for|at|on|in\s+[a-z])\b)"
+            rf"\b(?:[Jj]oin|[Jj]oins|[Jj]oined|[Jj]oining)\s+{_DET}\s+{_WORDS}{_ORG_NOUN}\b",
+        ),
+        (
+            EMPLOYER,
+            # "joined Stripe", "joined Bosch in 2019": a name joined, not a person met
+            # ("joined Maria for lunch", "joined Anna after the meeting") nor a club.
+            r"\b(?:join|joins|joined|joining)\s+"
             rf"(?![^.;!?]*\b(?:[Cc]lub|[Tt]eam|[Bb]and|[Cc]hoir|[Ss]ociety|[Ll]eague)\b)"
-            rf"{_CAP_OBJECT}\s*(?:$|[.,;!?]|\s+(?:as|in\s+\d{{4}}|last|this|after|from)\b)",
+            rf"{_CAP_OBJECT}\s*(?:$|[.;!?]|\s+(?:as\s+an?|in\s+\d{{4}}\s+as)\b)",
         ),
         (
             EMPLOYER,
             r"(?i)\b(?:quit|left|leaves|leaving|resigned\s+from)\s+(?:his|her|my|their)\s+job\b",
         ),
-        (
-            EMPLOYER,
-            r"(?i)\b(?:retired|retires|got\s+laid\s+off|was\s+laid\s+off|is\s+unemployed)\b",
-        ),
+        (EMPLOYER, r"(?i)\b(?:retired|got\s+laid\s+off|was\s+laid\s+off|is\s+unemployed)\b"),
         # -- where someone lives
         (
             RESIDENCE,
-            r"(?i)\b(?:live|lives|lived|living|reside|resides|resided|residing)\s+(?:in|at)\s+"
-            r"(?!fear\b|hope\b|denial\b|the\s+(?:moment|past|present|shadow)\b)",
+            rf"\b(?:[Ll]ive|[Ll]ives|[Ll]ived|[Ll]iving|[Rr]eside|[Rr]esides|[Rr]esided|"
+            rf"[Rr]esiding)\s+(?:in|at)\s+{_PLACE}",
+        ),
+        (RESIDENCE, rf"(?i)\bhome\s+is\s+(?:in|at)\s+(?-i:{_PLACE})|\bresident\s+of\b"),
+        (
+            RESIDENCE,
+            r"(?i)(?<!work\s)(?<!office\s)(?<!billing\s)(?<!mail\s)(?<!mail-)(?<!shipping\s)"
+            r"\baddress(?:\s+(?:is|of)\b|\s*:)",
         ),
         (
             RESIDENCE,
-            r"(?i)\bhome\s+is\s+(?:in|at)\b|(?<!mail\s)(?<!mail-)\baddress(?:\s+(?:is|of)\b|\s*:)|\bresident\s+of\b",
-        ),
-        (
-            RESIDENCE,
-            rf"(?i)\b(?:rent|rents|rented|renting|own|owns|bought|buys|leases?)\s+{_DETERMINER}\s+"
+            rf"(?i)\b(?:rent|rents|rented|renting|leases?|leased)\s+{_DET}\s+"
             r"(?:\w+\s+)?(?:flat|apartment|house|condo|room|place|home|cottage)\s+(?:in|at|on)\b",
         ),
         (
             RESIDENCE,
-            r"(?i)\b(?:new\s+)?(?:place|flat|apartment|house|home)\s+is\s+(?:in|at|on)\b",
+            r"(?i)\b(?:new\s+)?(?:place|flat|apartment|house|home)\s+is\s+(?:in|at|on)\s+"
+            rf"(?-i:{_PLACE})",
         ),
         (
             RESIDENCE,
-            r"(?i)\b(?:relocated|relocates|relocating|relocate|emigrated|settled)\s+(?:to|in)\b",
+            rf"\b(?:[Rr]elocated|[Rr]elocates|[Rr]elocating|[Ee]migrated|[Ss]ettled)\s+(?:to|in)\s+"
+            rf"(?:{_CAP_OBJECT}|{_DET}\s+{_WORDS}{_DWELLING}\b)",
         ),
-        (RESIDENCE, r"(?i)\b(?:moved|moves|moving)\s+(?:house|home|out|back\s+home)\b"),
+        (RESIDENCE, r"(?i)\b(?:moved|moves|moving)\s+(?:house|home|back\s+home)\b"),
         (RESIDENCE, r"(?i)\bpacked\s+up\s+and\s+moved\b"),
-        (RESIDENCE, r"(?i)\b(?:moved|moves|moving)\s+(?:back\s+)?(?:in)?to\s+\d"),
+        (RESIDENCE, r"\b(?:[Mm]oved|[Mm]oves|[Mm]oving)\s+(?:back\s+)?(?:in)?to\s+\d+\s+[A-Z]"),
         (
             RESIDENCE,
-            rf"(?i)\b(?:moved|moves|moving)\s+(?:back\s+)?to\s+{_DETERMINER}\s+{_NP_TAIL}\b{_DWELLING}\b",
+            rf"\b(?:[Mm]oved|[Mm]oves|[Mm]oving)\s+(?:back\s+)?to\s+{_DET}\s+{_WORDS}{_DWELLING}\b",
         ),
         (
             f"{RESIDENCE} {EMPLOYER}",
-            rf"\b(?:moved|moves|moving)\s+(?:back\s+)?to\s+{_CAP_OBJECT}\s*(?:$|[.,;!?]|\s+(?:in|last|this|after)\b)",
-        ),
-        # -- how someone is reached by phone
-        (
-            PHONE,
-            r"(?i)\b(?:phone|mobile|cell|telephone)(?:\s+number)?(?:\s+(?:is|was|of)\b|\s*:)|"
-            r"\breached\s+(?:on|at)\b|\bchanged\s+(?:(?:his|her|my|their|the)\s+)?"
-            r"(?:phone\s+|mobile\s+)?number\b|\bnew\s+(?:phone\s+|mobile\s+)?number\b|"
-            r"\bcall\s+(?:me|him|her|them)\s+on\b",
+            rf"\b(?:moved|moves|moving)\s+(?:back\s+)?to\s+{_CAP_OBJECT}\s*"
+            r"(?:$|[.,;!?]|\s+(?:in|last|this|after)\b)",
         ),
         # -- the car someone has
+        (CAR, rf"(?<![\w-])(?:[Dd]rive|[Dd]rives|[Dd]rove|[Dd]riving)\s+{_STATED_CAR}"),
+        (CAR, rf"(?i)\bcar\s+is\s+(?-i:{_CAR})"),
         (
             CAR,
-            rf"(?i)(?<![\w-])(?:drive|drives|drove|driving)\s+{_DETERMINER}\s+(?!hard\b|bargain\b)[a-z]",
+            r"\b(?:[Oo]wns|[Hh]as|[Hh]ave|[Bb]ought|[Ss]old|[Gg]ot|[Ll]eased|[Ll]eases|"
+            r"[Pp]urchased|[Uu]pgraded\s+to|[Ss]witched\s+to|traded\s+(?:up|in|down)\s+(?:to|for))"
+            rf"\s+{_STATED_CAR}",
         ),
-        (
-            CAR,
-            r"(?i)\bcar\s+is\b|\b(?:owns|has|have|bought|sold|got)\s+(?:a|an|the|his|her|my|their)\s+(?:new\s+)?car\b",
-        ),
-        (
-            CAR,
-            r"\b(?:bought|buys|got|leased|leases|purchased|traded\s+(?:up|in|down)\s+(?:to|for)|"
-            r"switched\s+to|upgraded\s+to|swapped\s+\w+\s+\w+\s+for)\s+(?:a|an|the|his|her|my|their)?\s*"
-            rf"(?:new\s+|used\s+|second-hand\s+)?(?:[a-z]+\s+)?{_CAR_BRAND}\b",
-        ),
-        (CAR, r"(?i)\btraded\s+(?:up|in|down)\b"),
         # -- what someone eats
         (
             DIET,
@@ -179,36 +184,36 @@ _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ),
         (
             DIET,
-            r"(?i)\b(?:eat|eats|ate|eating|love|loves|loved|adore|adores|enjoy|enjoys)\s+"
-            rf"(?:\w+\s+)?{_ANIMAL_FOOD}\b",
+            r"\b(?:eat|eats|ate|eating|love|loves|loved|adore|adores|enjoy|enjoys)\s+"
+            rf"(?:[a-z]+\s+)?{_ANIMAL_FOOD}\b(?!\s+(?:radio|in|tank|bowl))",
         ),
         # -- whom someone is with
         (
             RELATIONSHIP,
-            r"(?i)\b(?:is|am|are|was|were|still|now)\s+(?:happily\s+)?(?:single|married|divorced|"
-            r"widowed|engaged|separated|dating|seeing\s+someone|in\s+a\s+relationship)\b",
+            r"(?i)\b(?:is|am|are|was|were|still|now)\s+(?:happily\s+)?(?:single\b(?!-)|married|"
+            r"divorced|widowed|engaged\b(?!\s+in)|separated|dating|seeing\s+someone|"
+            r"in\s+a\s+relationship)",
         ),
         (
             RELATIONSHIP,
-            r"(?i)\b(?:got|gets|getting)\s+(?:married|engaged|divorced)\b|\bbroke\s+up\b|"
-            r"\bsplit\s+up\b|\bis\s+seeing\b|\bstarted\s+dating\b|\bmarried\s+to\b",
+            r"(?i)\b(?:got|gets|getting)\s+(?:married|engaged|divorced)\b|\bbroke\s+up\s+with\b|"
+            r"\bsplit\s+up\b|\bis\s+seeing\s+(?-i:[A-Z])|\bstarted\s+dating\b|\bmarried\s+to\b",
         ),
-        (RELATIONSHIP, r"(?i)\b(?:has|have)\s+an?\s+(?:new\s+)?(?:boyfriend|girlfriend|partner)\b"),
+        (
+            RELATIONSHIP,
+            r"(?i)\b(?:has|have)\s+an?\s+(?:new\s+)?(?:boyfriend|girlfriend|partner\b(?!\s+for))",
+        ),
         # -- where someone trains
         (
             GYM,
-            rf"(?i)\b(?:train|trains|trained|training|exercise|exercises|exercised|work\s+out|"
-            rf"works\s+out|worked\s+out|lifts)\s+at\s+{_NOT_A_TIME}",
+            r"(?i)\b(?:train|trains|trained|training|exercise|exercises|exercised|work\s+out|"
+            rf"works\s+out|worked\s+out|lifts)\s+at\s+(?:(?-i:{_CAP_OBJECT})|{_GYM})",
         ),
+        (GYM, rf"(?i)\b(?:member|membership)\s+(?:of|at|with)\s+{_GYM}"),
         (
             GYM,
-            r"(?i)\b(?:member|membership)\s+(?:of|at|with)\s+[^.;!?]*?"
-            rf"{_GYMISH}",
-        ),
-        (
-            GYM,
-            r"(?i)\b(?:signed\s+up|signs\s+up|enrolled|joined|joins)\s+(?:at|with|for)?\s*[^.;!?]*?"
-            rf"{_GYMISH}",
+            r"(?i)\b(?:signed\s+up|signs\s+up|enrolled|joined|joins)\s+(?:at|with|for)?\s*"
+            rf"{_GYM}",
         ),
         (GYM, r"(?i)\bgym\s+is\b|\bgoes\s+to\s+(?:the\s+)?gym\b"),
         # -- how someone gets to work
@@ -216,24 +221,38 @@ _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         (
             COMMUTE,
             r"(?i)\b(?:drive|drives|drove|driving|cycle|cycles|cycled|cycling|bike|bikes|biked|"
-            r"walk|walks|walked|walking|ride|rides|rode|run|runs|ran|scooters?)\s+to\s+"
-            r"(?:work|the\s+office|(?:his|her|my|their)\s+(?:job|office))\b",
+            r"walk|walks|walked|walking|ride|rides|rode|scooters?)\s+to\s+"
+            r"(?:work|the\s+office|(?:his|her|my|their)\s+(?:job|office))"
+            r"(?=\s*(?:$|[.,;!?]|\s+(?:every|each|on|by|these|now|most|daily|in)\b))",
         ),
         (
             COMMUTE,
             r"(?i)\b(?:takes?|took|taking)\s+the\s+(?:train|bus|tram|metro|subway|tube|ferry|"
-            r"underground)\s+to\s+(?:work|the\s+office)\b|\bgets?\s+to\s+(?:work|the\s+office)\s+by\b",
+            r"underground)\s+to\s+(?:work|the\s+office)\b|\bgets?\s+to\s+(?:work|the\s+office)"
+            r"\s+by\b",
         ),
         # -- where someone studies
         (
             STUDY,
-            r"(?i)\b(?:stud(?:y|ies|ied|ying)|enrolled|student)\s+(?:\w+\s+)?(?:at|in)\s+"
-            r"(?=[A-Z]|the\s+university|a\s+university|university)",
+            r"\b(?:[Ss]tud(?:y|ies|ied|ying)\s+[a-z]+(?:\s+[a-z]+)?\s+at\s+[A-Z]|"
+            r"(?:[Ss]tudent|[Ee]nrolled)\s+(?:at|in)\s+(?:the\s+)?(?:[Uu]niversity|[A-Z]))",
+        ),
+        # -- how someone is reached by phone
+        (
+            PHONE,
+            r"(?i)\b(?:phone|mobile|cell|telephone)(?:\s+number)?(?:\s+(?:is|was|of\s+[^:.]{1,30}:)\s*:?|"
+            r"\s*:)\s*[+\d(]|^\s*\+\d[\d\s().-]{6,}\s+(?:was|is)\s+(?:\S+\s+){1,3}(?:phone\s+|mobile\s+)?"
+            r"number\b|\breached\s+(?:on|at)\s+[+\d(]|\bchanged\s+(?:(?:his|her|my|their|"
+            r"the)\s+)?(?:phone\s+|mobile\s+)?number\b|\bnew\s+(?:phone\s+|mobile\s+)?number"
+            r"(?:\s+is|\s*:)\s*[+\d(]|\bcall\s+(?:me|him|her|them)\s+on\s+[+\d(]",
         ),
     )
 )
 """Per attribute, the constructions that state it (a pattern may state two: "moved to
-Porto" is a home or an employer)."""
+Porto" is a home or an employer). Each names what its object must be — a name or an
+organisation for an employer, a place or a dwelling for a home, a brand or a vehicle for a
+car — so the same verb in another sense ("works at a slower pace", "lives in the gym",
+"drives the kids to school", "joined his friends at a restaurant") states nothing."""
 
 _BOTH = frozenset((RESIDENCE, EMPLOYER))
 
@@ -258,11 +277,13 @@ def stated_ever(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
+    if _QUESTION.search(text):
+        return frozenset(), False, frozenset()
     settled: set[str] = set()
     past: set[str] = set()
     ambiguous = False
     for attrs, pattern in _FRAMES:
-        held = [m for m in pattern.finditer(text) if not _negated(text, m)]
+        held = [m for m in pattern.finditer(text) if _holds(text, m)]
         if not held:
             continue
         if len(attrs) > 1:
@@ -291,9 +312,71 @@ _PAST = re.compile(
 
 def _past(text: str, match: re.Match[str]) -> bool:
     """The construction says what held before ("used to live at", "worked at", "was
-    single"), not what holds now."""
+    single", "in 2010 Omar moved to…", "joined Google and left in 2019"), not what holds
+    now."""
     before = _CLAUSE_END.split(text[: match.start()])[-1]
-    return bool(_PAST.search(before) or _PAST.search(match.group(0)))
+    after = _CLAUSE_END.split(text[match.end() :])[0]
+    return bool(
+        _PAST.search(before)
+        or _EARLIER.search(before)
+        or _PAST.search(match.group(0))
+        or _YEAR.search(before)
+        or _ENDED.search(after)
+    )
+
+
+_EARLIER = re.compile(r"(?i)\b(?:old|previous|ex)\b")
+"""Before the construction only: "my previous address:"; "drives an old pickup" is now."""
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_ENDED = re.compile(r"(?i)\b(?:left|until|before|ended|quit)\b")
+_QUESTION = re.compile(
+    r"\?\s*$|^\s*(?i:does|do|did|is|are|was|were|has|have|will|can|could|would|should)\b"
+)
+_IRREALIS = re.compile(
+    r"(?i)\b(?:wants?|wanted|would|might|may|could|should|hopes?|hoped|plans?|planned|"
+    r"planning|thinking|considering|considers?|applied|applies|apply|turned\s+down|"
+    r"declined|failed|if|whether|will|going\s+to|dreams?|wish(?:es)?|maybe|perhaps|"
+    r"offered|asked)\b"
+)
+"""A construction under these is a wish, a plan or a condition, not a fact."""
+_ELSEWHERE = re.compile(
+    r"(?i)\b(?:who|which|that|whose|where|said|says|told|tells|heard|hears|thinks?|"
+    r"thought|believes?|after|because|when|while|before|introduced|met|visited|and\s+(?:his|"
+    r"her|their|my)\s+\w+)\b"
+)
+"""A construction after these is said of someone else (a relative or reported clause)."""
+_LEAD = re.compile(
+    r"(?i)(?:\s+|\b(?:a|an|the|new|now|still|just|recently|also|currently|finally|already|"
+    r"used\s+to|accepted|landed|took|found|holds|started|began|signed|switched\s+to|went\s+on|"
+    r"on|previous|old|former|current|first|home|permanent|usual|be|"
+    r"officially|happily|actually|has|have|had|got|gets|is|am|are|was|were|been|can|"
+    r"successfully)\b)*$"
+)
+_SUBJECT = re.compile(
+    r"(?:^|\b(?:I|we|you|he|she|they|[Uu]ser|[Uu]ser's|my|his|her|their|our|your|My|His|Her|"
+    r"Their|Our|Your|and)|[A-Z][\w'-]*|\w+'s)$"
+)
+_THIRD = re.compile(r"\b(?:he|she|they|He|She|They)$")
+
+
+def _holds(text: str, match: re.Match[str]) -> bool:
+    """The construction states a fact of the sentence's person: not said not to hold, not a
+    wish or a plan, not in a clause about someone else ("his boss moved to…", "Lena, who
+    lives in…", "Omar told me he works at…"), its subject the person or their possessive."""
+    if _negated(text, match):
+        return False
+    before = _CLAUSE_END.split(text[: match.start()])[-1]
+    if _IRREALIS.search(before) or _ELSEWHERE.search(before):
+        return False
+    lead = _LEAD.search(before)
+    head = before[: lead.start()].rstrip() if lead is not None else before
+    if not _SUBJECT.search(head):
+        return False
+    # "I met Omar at a party; he lives in Cork": in the user's memory, he is someone else.
+    return not (_THIRD.search(head) and _FIRST_PERSON.search(text))
+
+
+_FIRST_PERSON = re.compile(r"(?i)\b(?:I|my|me|the\s+user)\b")
 
 
 def _negated(text: str, match: re.Match[str]) -> bool:

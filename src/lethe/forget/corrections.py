@@ -162,6 +162,8 @@ def _changed(
     return None
 
 
+_TIME_MARKERS = frozenset((evidence.PAST, evidence.PRESENT, evidence.NOT))
+
 ATTRIBUTE_SURE = 0.95
 """The confidence of a memory named because it is the one memory of the person stating the
 attribute the new fact states (a paraphrase: "moved to an AI-safety lab" for "works at
@@ -207,7 +209,12 @@ def _by_attribute(
     for memory in same:
         old = readings[memory.id]
         theirs = attributes.stated(memory.content)
-        value = new.words - old.words - marker_words - {new.owner or ""}
+        value = new.words - old.words - marker_words - {new.owner or ""} - _TIME_MARKERS
+        given = set(new.names) - {new.owner}
+        if given and given <= set(old.names) | old.capitals:
+            # "Omar currently works at Stripe", "… lives in Dublin with his cat": the value
+            # it gives is the one held.
+            continue
         why = [
             "the same person's fact" if new.owner else "nobody else's fact",
             f"states the same attribute ({_listed(theirs & said)}) in other words",

@@ -123,7 +123,8 @@ _CAPITAL = re.compile(
 
 # A verb right after a clause's first name: "Carol is", "Nina lives", "Tom joined".
 _FINITE = re.compile(
-    r"\s+(?:is|are|was|were|has|had|does|did|can|will|[a-z]+[a-rt-z]s|[a-z]{2,}ed)\b"
+    r"\s+(?:(?:now|still|also|just|recently|currently|never|often|always|already)\s+)?"
+    r"(?:is|are|was|were|has|had|does|did|can|will|[a-z]+[a-rt-z]s|[a-z]{2,}ed)\b"
 )
 
 
