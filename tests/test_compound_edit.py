@@ -143,3 +143,25 @@ def test_a_protected_compound_memory_is_refused(mem: Lethe) -> None:
     assert mem.get(both).content.startswith("The user takes sertraline")
     again = mem.plan_forget(query="forget that I take sertraline")
     assert again.edits == () and [i.id for i in again.refused] == [both]
+
+
+@pytest.mark.parametrize(
+    ("longer", "fact"),
+    [
+        ("I take omeprazole; I speak Spanish as well.", "The user speaks Spanish."),
+        (
+            "The user has a cat called Ziggy; the user is a member of Urban Gym too.",
+            "The user is a member of Urban Gym.",
+        ),
+        ("Bob works at Atlassian, and Bob takes sertraline too.", "Bob works at Atlassian."),
+    ],
+)
+def test_a_part_that_leans_on_another_with_too_or_as_well_is_the_fact_again(
+    longer: str, fact: str
+) -> None:
+    """ "…; I speak Spanish as well" holds "The user speaks Spanish." stored again: the
+    adverb leans on the other part, it is no word of this one. Otherwise the two would look
+    like rivals the vector alone must tell apart, and neither would be forgotten."""
+    owners = evidence.words("user bob")
+    assert compound.holds_as_part(longer, fact, owners)
+    assert not compound.holds_as_part(longer, "The user speaks French.", owners)
