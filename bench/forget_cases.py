@@ -2489,7 +2489,10 @@ PLACE_SENSES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "Vienna": (
         "office",
         (
-            ("The user bought Vienna sausages for the barbecue.", "the Vienna sausages"),
+            (
+                "The user bought Vienna sausages for the barbecue.",
+                "the Vienna sausages for the barbecue",
+            ),
             (
                 "Vienna sausages are the kids' favourite snack.",
                 "the kids' snack of Vienna sausages",

@@ -126,3 +126,16 @@ def test_a_name_glued_into_japanese_is_found_for_a_subject_request(
             mem.remember(f"The user walked {n} km on day {n}.")
         plan = mem.plan_forget(query="forget all of it about Priya")
         assert {i.id for i in plan.items if i.action == "delete"} == set(hers)
+
+
+def test_a_name_glued_into_a_japanese_request_is_scanned_for(db: str, embedder: Embedder) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        his = [
+            mem.remember("Tom has a physiotherapist appointment on Saturday 18 September.").id,
+            mem.remember("Tom works at Siemens as a lawyer since 2016.").id,
+        ]
+        mem.remember("Tomás lives in Porto.")
+        for n in range(30):
+            mem.remember(f"The user walked {n} km on day {n}.")
+        plan = mem.plan_forget(query="Tomさんのことは全部忘れて")
+        assert {i.id for i in plan.items if i.action == "delete"} == set(his)

@@ -96,3 +96,16 @@ def test_a_feast_is_no_ones_fact() -> None:
 def test_a_debt_is_a_fact_of_both_its_parties(text: str, about_bill: bool) -> None:
     texts = [text, "Bill's phone number is +49 151 2345 1968."]
     assert (text in _marked("delete what you know about Bill", texts)) is about_bill
+
+
+def test_words_a_memory_holds_only_as_names_are_another_sense() -> None:
+    """ "the ginger biscuits" against "Ginger's parrot is called Biscuit": the request's
+    words in lower case are there only as names, so the parrot is no twin of the biscuits."""
+    texts = [
+        ("Ginger biscuits are the user's guilty pleasure.", 0.82),
+        ("Ginger's parrot is called Biscuit and is 10 years old.", 0.57),
+        ("The user drinks ginger tea when feeling sick.", 0.40),
+    ]
+    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
+    judged = decide("Can you forget the ginger biscuits?", candidates).judgements
+    assert [j.memory.content for j in judged if j.verdict == "delete"] == [texts[0][0]]

@@ -68,7 +68,10 @@ CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
 _YEAR = re.compile(r"(?:19|20)\d\d")
 """A year says when a fact held; it names no memory to scan for."""
-_NAME = re.compile(r"\b[A-Z][a-z\u00c0-\u024f]+(?:-[A-Z][a-z\u00c0-\u024f]+)*\b")
+_NAME = re.compile(
+    r"(?<![A-Za-z\u00c0-\u024f])[A-Z][a-z\u00c0-\u024f]+(?:-[A-Z][a-z\u00c0-\u024f]+)*"
+    r"(?![a-z\u00c0-\u024f])"
+)
 """A capitalised word of a subject request: a name to scan for as written."""
 MAX_PREFIX = 12
 """Longest first part of an identifier searched as a word of its own."""

@@ -239,6 +239,9 @@ def _fact(
         and said <= readings[j.memory.id].words
         # "where I work" against "the user's work laptop": a noun there, another sense.
         and not (acted and _only_as_noun(j.memory.content, acted, _POSSESSED))
+        # "the ginger biscuits" against "Ginger's parrot is called Biscuit": words the
+        # request writes in lower case that it holds only as names are another sense.
+        and not (said & _lower_words(obj)) - _lower_words(j.memory.content)
     ]
     debt = loans.parties(obj) and loans.parties(top.memory.content)
     # Two debts between the same two people, the request naming no amount.
@@ -445,6 +448,14 @@ def _features(
 def certainty_of(features: dict[str, float]) -> float:
     z = WEIGHTS["bias"] + sum(WEIGHTS[k] * v for k, v in features.items())
     return min(1.0 / (1.0 + math.exp(-z)), CERTAINTY_CAP)
+
+
+def _lower_words(text: str) -> frozenset[str]:
+    """The words a text writes in lower case (`evidence.words` folds case away)."""
+    return evidence.words(" ".join(_LOWER.findall(text)))
+
+
+_LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
 
 
 def _states_what_is_named(obj: str, content: frozenset[str], r: Reading) -> bool:
