@@ -4,22 +4,14 @@ which memory a new fact replaces — "moved to an AI-safety lab" replaces "works
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.forget.attributes import stated, uncertain
 from lethe.forget.corrections import ATTRIBUTE_SURE, likely_superseded
-from lethe.model import Memory
 
-
-def _memory(n: int, text: str) -> Memory:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    return Memory(
-        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
-    )
+from .planner_support import memory as _memory
 
 
 def _sure(new: str, texts: list[str]) -> list[str]:

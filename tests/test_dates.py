@@ -5,27 +5,12 @@ the benchmark's."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from lethe.forget import wording
 from lethe.forget.attributes import stated, stated_ever
 from lethe.forget.corrections import likely_superseded
-from lethe.forget.describe import Candidate, decide
-from lethe.model import Memory
 
-
-def _memory(n: int, text: str) -> Memory:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    return Memory(
-        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
-    )
-
-
-def _marked(request: str, texts_and_cosines: list[tuple[str, float]]) -> list[str]:
-    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts_and_cosines)]
-    return [
-        j.memory.content for j in decide(request, candidates).judgements if j.verdict == "delete"
-    ]
+from .planner_support import marked as _marked
+from .planner_support import memory as _memory
 
 
 def test_a_memory_that_states_the_named_attribute_needs_no_close_vector() -> None:

@@ -5,23 +5,13 @@ the exact-token rule still decides. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.forget import evidence
-from lethe.forget.describe import Candidate, decide
 from lethe.forget.identifiers import identifiers, needles
 from lethe.forget.wording import identifier_names
-from lethe.model import Memory
 
-
-def _memory(n: int, text: str) -> Memory:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    return Memory(
-        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
-    )
-
+from .planner_support import marked
 
 GLUED = "メールの認証コードは５６６５３。"
 NEAR = [
@@ -80,9 +70,7 @@ def test_a_code_named_in_japanese_is_led_by_its_identifier_as_in_english() -> No
         ("メールのワンタイムコード:６９６６", 0.60),
         ("マイナポータルの認証コードは９０６６。", 0.58),
     ]
-    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
-    judged = decide("認証コード9666を削除して", candidates).judgements
-    assert [j.memory.content for j in judged if j.verdict == "delete"] == [texts[0][0]]
+    assert marked("認証コード9666を削除して", texts) == [texts[0][0]]
 
 
 def test_the_japanese_words_around_an_identifier_name_it() -> None:
@@ -95,11 +83,7 @@ def test_the_japanese_words_around_an_identifier_name_it() -> None:
         ("メモ:476014はマイナポータル用。", 0.63),
         ("マイナポータルの認証コードは４７６０１４１。", 0.61),
     ]
-    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
-    judged = decide("認証コード476014を削除して", candidates).judgements
-    assert sorted(j.memory.content for j in judged if j.verdict == "delete") == sorted(
-        t for t, _ in texts[:2]
-    )
+    assert sorted(marked("認証コード476014を削除して", texts)) == sorted(t for t, _ in texts[:2])
 
 
 def test_an_acronym_is_nobody_whose_fact_it_is() -> None:
@@ -107,9 +91,7 @@ def test_an_acronym_is_nobody_whose_fact_it_is() -> None:
     assert reading.owner is None
     target = "I wrote down the IBAN DE46982798717669645471."
     texts = [(target, 0.78), ("My IBAN is DE46982798717669645571.", 0.81)]
-    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
-    judged = decide("delete the note about IBAN de46 9827 9871 7669 6454 71", candidates)
-    assert [j.memory.content for j in judged.judgements if j.verdict == "delete"] == [target]
+    assert marked("delete the note about IBAN de46 9827 9871 7669 6454 71", texts) == [target]
 
 
 def test_a_name_glued_into_japanese_is_found_for_a_subject_request(

@@ -6,27 +6,15 @@ such words."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from lethe.forget import evidence
-from lethe.forget.describe import Candidate, decide
-from lethe.model import Memory
 
-
-def _memory(n: int, text: str) -> Memory:
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    return Memory(
-        id=f"mem_{n:012x}", content=text, content_sha256="0" * 64, created_at=now, updated_at=now
-    )
+from .planner_support import marked
 
 
 def _marked(request: str, texts: list[str]) -> list[str]:
-    candidates = [Candidate(_memory(n, t), 0.6 - n * 0.01) for n, t in enumerate(texts)]
-    return [
-        j.memory.content for j in decide(request, candidates).judgements if j.verdict == "delete"
-    ]
+    return marked(request, [(t, 0.6 - n * 0.01) for n, t in enumerate(texts)])
 
 
 DAWN = [
@@ -106,6 +94,4 @@ def test_words_a_memory_holds_only_as_names_are_another_sense() -> None:
         ("Ginger's parrot is called Biscuit and is 10 years old.", 0.57),
         ("The user drinks ginger tea when feeling sick.", 0.40),
     ]
-    candidates = [Candidate(_memory(n, t), c) for n, (t, c) in enumerate(texts)]
-    judged = decide("Can you forget the ginger biscuits?", candidates).judgements
-    assert [j.memory.content for j in judged if j.verdict == "delete"] == [texts[0][0]]
+    assert marked("Can you forget the ginger biscuits?", texts) == [texts[0][0]]
