@@ -70,6 +70,7 @@ def test_a_construction_states_its_attribute(text: str, attribute: str) -> None:
         # Said not to hold.
         "Lena does not work at Siemens.",
         "I never lived in Leeds.",
+        "Neither Omar nor Lena works at Siemens.",
     ],
 )
 def test_another_sense_or_a_negation_states_nothing(text: str) -> None:

@@ -298,9 +298,6 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
     return frozenset(settled), False, ever
 
 
-_NEGATION = re.compile(
-    r"(?i)\b(?:not|never|no\s+longer|no|nor|neither|cannot|\w+n't|dislikes?|hates?)\b"
-)
 _CLAUSE_END = re.compile(r"[.,;:!?]|\bbut\b")
 
 
@@ -373,10 +370,7 @@ def _holds(text: str, match: re.Match[str]) -> bool:
     if not _SUBJECT.search(head):
         return False
     # "I met Omar at a party; he lives in Cork": in the user's memory, he is someone else.
-    return not (_THIRD.search(head) and _FIRST_PERSON.search(text))
-
-
-_FIRST_PERSON = re.compile(r"(?i)\b(?:I|my|me|the\s+user)\b")
+    return not (_THIRD.search(head) and evidence.first_person(text))
 
 
 def _negated(text: str, match: re.Match[str]) -> bool:
@@ -384,7 +378,7 @@ def _negated(text: str, match: re.Match[str]) -> bool:
     ("does not work at", "never lived in") — not one in a clause of its own ("is single and
     not looking")."""
     before = _CLAUSE_END.split(text[: match.start()])[-1]
-    return bool(_NEGATION.search(before) or _NEGATION.search(match.group(0)))
+    return evidence.negated(before) or evidence.negated(match.group(0))
 
 
 _NOUNS = {

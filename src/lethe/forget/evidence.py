@@ -371,6 +371,11 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
+def first_person(text: str) -> bool:
+    """The text speaks of the user (I, my, the user, 私…)."""
+    return bool(_FIRST_PERSON.search(text))
+
+
 def idf(readings: Sequence[Reading]) -> dict[str, float]:
     """Inverse document frequency of each word over the candidates: a word every candidate
     shares tells them apart no better than none."""
