@@ -75,7 +75,10 @@ def run_sql(db: Path | str, sql: str, params: tuple[Any, ...] = ()) -> list[tupl
         with psycopg.connect(str(db)) as conn:
             cursor = conn.execute(re.sub(r"\?", "%s", sql).encode(), params)
             return list(cursor.fetchall()) if cursor.description else []
+    from lethe.store.sqlite_grams import register
+
     conn = sqlite3.connect(db)
+    register(conn)  # the gram index's triggers call it on any write to the memories
     try:
         with conn:
             conn.execute("PRAGMA foreign_keys = ON")

@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from lethe.errors import InvalidInput
+
+DEFAULT_EMBEDDER = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 def default_db_path() -> Path:
@@ -56,6 +58,21 @@ class Settings(BaseModel):
     threads: int | None = Field(None, ge=1, le=256)
     """Threads the encoder and the int8 vector pass may each use (None: the cores this
     process may run on, at most 4; lethe.threads)."""
+    embedder: str = DEFAULT_EMBEDDER
+    """The embedding model (embed/registry.py), by its full or short name. A store records
+    the model its vectors are of and refuses another; `lethe reembed` moves it."""
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        if value == DEFAULT_EMBEDDER:
+            return value  # the registry (and numpy with it) is imported only when needed
+        from lethe.embed.registry import resolve
+
+        try:
+            return resolve(value).name
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
 
     @model_validator(mode="after")
     def _risk_order(self) -> Settings:

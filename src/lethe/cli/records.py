@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import IO, Annotated, Any
 
@@ -20,10 +20,10 @@ from lethe.cli.app import (
     emit_json,
     fail,
     open_lethe,
-    stderr,
     stdout,
     store_file,
 )
+from lethe.cli.progress import terminal_bar as _progress
 
 
 @app.command(
@@ -57,28 +57,6 @@ def audit(
         out.print("no events", style="yellow")
         return
     out.print(render.events_view(events))
-
-
-@contextmanager
-def _progress(label: str, total: int, *, show: bool = True) -> Iterator[Callable[[int], None]]:
-    """Yield `advance(n)`, drawing a bar on stderr only when stderr is a terminal.
-
-    So `--json` and piped output never carry control codes. stdout is not redirected: rich
-    would otherwise send whatever is printed there through the bar's console onto stderr,
-    and stdout is where the records and the JSON belong.
-    """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    err = stderr()
-    if not (show and total and err.is_terminal):
-        yield lambda _n: None
-        return
-    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn())
-    with Progress(
-        *columns, console=err, transient=True, redirect_stdout=False, redirect_stderr=False
-    ) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda n: bar.advance(task, n)
 
 
 def _write_jsonl(

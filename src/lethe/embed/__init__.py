@@ -1,4 +1,5 @@
-"""Text embedding: the `Embedder` protocol and the default MiniLM encoder on ONNX Runtime."""
+"""Text embedding: the `Embedder` protocol and the encoders of the supported models (the default
+MiniLM, and those of embed/registry.py) on ONNX Runtime."""
 
 from lethe.embed.base import Embedder, Vectors
 from lethe.embed.model import (
@@ -6,6 +7,7 @@ from lethe.embed.model import (
     fetch_model,
     find_model_dir,
     load_default_embedder,
+    load_embedder,
 )
 from lethe.embed.onnx_encoder import OnnxEmbedder
 
@@ -17,4 +19,5 @@ __all__ = [
     "fetch_model",
     "find_model_dir",
     "load_default_embedder",
+    "load_embedder",
 ]

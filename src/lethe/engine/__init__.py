@@ -2,5 +2,6 @@
 
 from lethe.engine.base import sha256
 from lethe.engine.lethe import Lethe
+from lethe.engine.reembed import ReembedResult, reembed
 
-__all__ = ["Lethe", "sha256"]
+__all__ = ["Lethe", "ReembedResult", "reembed", "sha256"]

@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any
 
 from lethe.config import Settings
-from lethe.embed import Embedder, load_default_embedder
+from lethe.embed import Embedder, load_embedder
 from lethe.engine.base import Clock
 from lethe.engine.change_confirm import ChangeConfirmOps
 from lethe.engine.consolidation import ConsolidateOps
@@ -28,6 +28,7 @@ from lethe.engine.two_call import TwoCallOps
 from lethe.engine.working import WorkingOps
 from lethe.errors import WorkspaceError
 from lethe.model import utcnow
+from lethe.progress import ProgressBar
 from lethe.store.base import Store
 from lethe.store.postgres_open import is_postgres_dsn
 from lethe.store.sqlite import SQLiteStore
@@ -72,33 +73,16 @@ class Lethe(
         *,
         embedder: Embedder | None = None,
         clock: Clock = utcnow,
+        progress: ProgressBar | None = None,
         **settings: Any,
     ) -> Lethe:
         """Open (creating if needed) the store at `db`, else `LETHE_DB`, else the default path.
-        A `postgresql://` DSN opens a PostgreSQL database (with pgvector) instead of a file."""
+        A `postgresql://` DSN opens a PostgreSQL database (with pgvector) instead of a file.
+        `progress` shows a schema migration that has to go through every memory."""
         overrides = {**settings, **({"db": str(db)} if db is not None else {})}
         resolved = Settings.load(overrides=overrides)
-        embedder = embedder or load_default_embedder(resolved.threads)
-        store: Store
-        if is_postgres_dsn(resolved.db):
-            from lethe.store.postgres import PostgresStore
-
-            store = PostgresStore(
-                resolved.db,
-                embedder=embedder.name,
-                dim=embedder.dim,
-                busy_timeout_ms=resolved.busy_timeout_ms,
-                context_window=(resolved.context_before, resolved.context_after),
-            )
-        else:
-            store = SQLiteStore(
-                resolved.db,
-                embedder=embedder.name,
-                dim=embedder.dim,
-                busy_timeout_ms=resolved.busy_timeout_ms,
-                context_window=(resolved.context_before, resolved.context_after),
-                threads=resolved.threads,
-            )
+        embedder = embedder or load_embedder(resolved.embedder, resolved.threads)
+        store = open_store(resolved, embedder.name, embedder.dim, progress)
         lethe = cls(store, embedder, resolved, clock=clock)
         try:
             if lethe.workspace is not None and not store.workspace_known():
@@ -127,3 +111,31 @@ class Lethe(
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def open_store(
+    settings: Settings, embedder: str, dim: int, progress: ProgressBar | None = None
+) -> Store:
+    """The store `settings.db` names, opened for vectors of `embedder` (refused when it holds
+    another model's): a SQLite file, or a PostgreSQL database for a `postgresql://` DSN.
+    `progress` shows a migration that goes through every row."""
+    if is_postgres_dsn(settings.db):
+        from lethe.store.postgres import PostgresStore
+
+        return PostgresStore(
+            settings.db,
+            embedder=embedder,
+            dim=dim,
+            busy_timeout_ms=settings.busy_timeout_ms,
+            context_window=(settings.context_before, settings.context_after),
+            progress=progress,
+        )
+    return SQLiteStore(
+        settings.db,
+        embedder=embedder,
+        dim=dim,
+        busy_timeout_ms=settings.busy_timeout_ms,
+        context_window=(settings.context_before, settings.context_after),
+        threads=settings.threads,
+        progress=progress,
+    )

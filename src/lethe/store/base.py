@@ -22,6 +22,7 @@ import numpy.typing as npt
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
 from lethe.store.event_query import EventQuery
+from lethe.store.reembed_base import Reembedding
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 
@@ -121,6 +122,10 @@ class Store(Protocol):
     def close(self) -> None: ...
 
     def transaction(self) -> AbstractContextManager[StoreTx]: ...
+
+    def reembedding(self) -> Reembedding:
+        """Moving the store to another embedding model (store/reembed_base.py)."""
+        ...
 
     def vector_search(self, query: Vector, filters: Filters, n: int) -> list[tuple[str, float]]: ...
 

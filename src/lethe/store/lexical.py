@@ -114,3 +114,15 @@ def select_terms(doc_freq: dict[str, int], budget: int = POSTINGS_BUDGET) -> lis
 def fts_query(terms: list[str]) -> str:
     """An FTS5 MATCH expression: any of the words, each quoted."""
     return " OR ".join(f'"{term}"' for term in terms)
+
+
+def merge_lists(lists: list[list[str]], k: int = 60) -> list[str]:
+    """Ranked id lists of two indexes as one, by reciprocal rank (no BM25 value of one index
+    compares with the other's); a single list is returned as it is."""
+    if len(lists) == 1:
+        return lists[0]
+    score: dict[str, float] = {}
+    for ids in lists:
+        for rank, memory_id in enumerate(ids, 1):
+            score[memory_id] = score.get(memory_id, 0.0) + 1.0 / (k + rank)
+    return sorted(score, key=lambda memory_id: -score[memory_id])

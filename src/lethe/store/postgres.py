@@ -23,9 +23,11 @@ from lethe.context import WINDOW, Window
 from lethe.errors import StoreBusy, StoreError
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.progress import ProgressBar
+from lethe.store import postgres_grams
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
-from lethe.store.lexical import POSTINGS_BUDGET, query_tokens
+from lethe.store.lexical import POSTINGS_BUDGET, merge_lists, query_tokens
 from lethe.store.postgres_context import PostgresContextReads, adopt_window
 from lethe.store.postgres_context import rebuild as rebuild_contexts
 from lethe.store.postgres_filters import compile_filters
@@ -33,6 +35,7 @@ from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
 from lethe.store.postgres_owed import PostgresOwedWork
 from lethe.store.postgres_past import PostgresPastReads
+from lethe.store.postgres_reembed import PostgresReembedding
 from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
@@ -89,7 +92,9 @@ class PostgresStore(
         busy_timeout_ms: int = 5000,
         pool_size: int = 4,
         context_window: Window = WINDOW,
+        progress: ProgressBar | None = None,
     ) -> None:
+        """`progress` shows a schema migration that goes through every row."""
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
 
@@ -99,7 +104,7 @@ class PostgresStore(
         self._busy_timeout_ms = busy_timeout_ms
         conn = connect(dsn, timeout_s=busy_timeout_ms / 1000)
         try:
-            prepare(conn, dsn, embedder=embedder, dim=dim)
+            prepare(conn, dsn, embedder=embedder, dim=dim, progress=progress)
         finally:
             conn.close()
 
@@ -122,6 +127,7 @@ class PostgresStore(
         self._lexical_pool_lock = threading.Lock()
         self._active = threading.local()
         self._terms = TermStats()
+        self._gram_terms = TermStats("grams")
         with self._pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
             adopt_window(conn, context_window)
@@ -165,6 +171,10 @@ class PostgresStore(
             ) from None
         except psycopg.Error as exc:
             raise StoreError(f"database error in {self.path}: {exc}; nothing was changed") from None
+
+    def reembedding(self) -> PostgresReembedding:
+        """Moving this database to another embedding model (`lethe reembed`)."""
+        return PostgresReembedding(self)
 
     @property
     def schema_version(self) -> int:
@@ -235,23 +245,26 @@ class PostgresStore(
     # -- full text ----------------------------------------------------------------------------
 
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
-        """Best full-text matches (any of the words, ranked by ts_rank_cd), best first."""
+        """Best full-text matches, best first: the words' (any of them, ranked by
+        ts_rank_cd) and the grams' of text without spaces (`grams.py`), merged by rank."""
         tokens = query_tokens(text)
-        if not tokens:
-            return []
         where, params = compile_filters(filters)
         sql = (
             "SELECT m.id FROM memories m, to_tsquery('simple', %s) q "
             f"WHERE m.search @@ q AND {where} "
             "ORDER BY ts_rank_cd(m.search, q) DESC, m.num LIMIT %s"
         )
+        lists = []
         with self._read() as conn:
-            terms = self._terms.searchable(conn, tokens, POSTINGS_BUDGET)
-            if not terms:
-                return []
-            query = " | ".join(_ts_word(t) for t in terms)
-            rows = conn.execute(sql.encode(), [query, *params, n]).fetchall()
-        return [r["id"] for r in rows]
+            terms = self._terms.searchable(conn, tokens, POSTINGS_BUDGET) if tokens else []
+            if terms:
+                query = " | ".join(_ts_word(t) for t in terms)
+                rows = conn.execute(sql.encode(), [query, *params, n]).fetchall()
+                lists.append([r["id"] for r in rows])
+            grams = postgres_grams.search(conn, text, where, params, n, stats=self._gram_terms)
+            if grams:
+                lists.append(grams)
+        return merge_lists(lists)[:n] if lists else []
 
     def containing(self, needles: Sequence[str], filters: Filters, n: int) -> list[str]:
         if not needles:

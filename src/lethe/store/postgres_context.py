@@ -28,7 +28,8 @@ from lethe.context import (
     window_text,
 )
 from lethe.filters import Filters
-from lethe.store.lexical import query_tokens
+from lethe.store import postgres_grams
+from lethe.store.lexical import merge_lists, query_tokens
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.vectors import Vector
 
@@ -241,7 +242,9 @@ class PostgresContextReads:
                     if tokens
                     else []
                 )
-            future.set_result([r["memory_id"] for r in found])
+                grams = postgres_grams.search(conn, text, where, params, n, context=True)
+            words = [r["memory_id"] for r in found]
+            future.set_result(merge_lists([words, grams]) if grams else words)
         except BaseException as exc:
             future.set_exception(exc)
         return future

@@ -28,14 +28,16 @@ _STATS_SQL = """
            c.reltuples AS rows
     FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename
         AND c.relnamespace = to_regnamespace(s.schemaname)
-    WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search'
+    WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = %s
 """
 
 
 class TermStats:
     """Estimated memories per word, read from the planner's statistics and kept a while."""
 
-    def __init__(self) -> None:
+    def __init__(self, column: str = "search") -> None:
+        """`column`: the memories' `tsvector` column (`search` for words, `grams`)."""
+        self._column = column
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {}
         self._read_at = -STATS_TTL_S
@@ -44,7 +46,7 @@ class TermStats:
         with self._lock:
             if time.monotonic() - self._read_at < STATS_TTL_S:
                 return self._counts
-        row = conn.execute(_STATS_SQL.encode()).fetchone()
+        row = conn.execute(_STATS_SQL.encode(), (self._column,)).fetchone()
         counts: dict[str, int] = {}
         if row is not None and row["words"]:
             rows = max(float(row["rows"]), 0.0)

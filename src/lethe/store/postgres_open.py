@@ -16,11 +16,15 @@ from lethe.errors import (
     SchemaTooNew,
     ServerUnavailable,
 )
+from lethe.progress import ProgressBar
+from lethe.store import postgres_grams
 from lethe.store.postgres_schema import APPLICATION_ID, LATEST_VERSION, MIGRATION_LOCK, MIGRATIONS
 
 if TYPE_CHECKING:
     import psycopg
 
+_GRAMS_VERSION = 11
+"""The migration that adds the gram columns; rows stored before it are indexed in batches."""
 INSTALL_HINT = "install PostgreSQL support: pip install 'lethe-mcp[postgres]'"
 
 
@@ -96,7 +100,14 @@ def _first_line(text: str) -> str:
     return " ".join(text.strip().splitlines()[0].split()) if text.strip() else "unknown error"
 
 
-def prepare(conn: psycopg.Connection[Any], dsn: str, *, embedder: str, dim: int) -> None:
+def prepare(
+    conn: psycopg.Connection[Any],
+    dsn: str,
+    *,
+    embedder: str,
+    dim: int,
+    progress: ProgressBar | None = None,
+) -> None:
     """Check that the database is a lethe store this lethe can read (or an empty one), and
     bring its schema up to date. Nothing is left behind when any step fails."""
     import psycopg
@@ -116,6 +127,8 @@ def prepare(conn: psycopg.Connection[Any], dsn: str, *, embedder: str, dim: int)
                 _ensure_vector(conn, where)
             for target in range(version + 1, LATEST_VERSION + 1):
                 conn.execute(MIGRATIONS[target].format(dim=int(dim)).encode())
+                if target == _GRAMS_VERSION:
+                    postgres_grams.backfill(conn, progress)
                 if target == 1:
                     conn.cursor().executemany(
                         "INSERT INTO lethe_meta (key, value) VALUES (%s, %s)",

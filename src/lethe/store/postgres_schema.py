@@ -385,6 +385,71 @@ INSERT INTO context_changed
     UNION SELECT memory_id FROM episode_members WHERE memory_id IS NOT NULL
     ON CONFLICT DO NOTHING;
 """,
+    11: """
+-- Full text for scripts without spaces: the twin of store/grams.py (a test holds them
+-- equal). Every CJK character and every pair beside one, plus the Latin words and numbers
+-- of a text that holds any CJK; positions in order, so ts_rank_cd can rank. Rows written
+-- before this version are indexed by the migration's backfill (store/postgres_grams.py).
+CREATE FUNCTION lethe_gram_tokens(doc text) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    cjk_chars CONSTANT text := '\u1100-\u11ff\u3005-\u3007\u3041-\u3096\u309d-\u309f'
+        || '\u30a1-\u30fa\u30fc-\u30ff\u3131-\u318e'
+        || '\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\U00020000-\U0002fa1f';
+    cjk CONSTANT text := '[' || cjk_chars || ']';
+    latin_chars CONSTANT text := '0-9A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f';
+    latin CONSTANT text := '[' || latin_chars || ']';
+    t text;
+    run text;
+    chars text[];
+    n int;
+    here boolean;
+    out text[] := ARRAY[]::text[];
+BEGIN
+    t := normalize(doc, NFKC);
+    IF t !~ cjk THEN
+        RETURN out;
+    END IF;
+    t := translate(t, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+    FOR run IN SELECT m[1] FROM regexp_matches(
+        t, '([' || cjk_chars || latin_chars || ']+)', 'g') AS m
+    LOOP
+        chars := regexp_split_to_array(run, '');
+        n := array_length(chars, 1);
+        FOR i IN 1..n LOOP
+            here := chars[i] ~ cjk;
+            IF NOT here AND (i = 1 OR chars[i - 1] ~ cjk) THEN
+                out := out || substring(substr(run, i) FROM '^' || latin || '+');
+            END IF;
+            IF here THEN
+                out := out || chars[i];
+            END IF;
+            IF i < n AND (here OR chars[i + 1] ~ cjk) THEN
+                out := out || (chars[i] || chars[i + 1]);
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN out;
+END $$;
+CREATE FUNCTION lethe_grams(doc text) RETURNS tsvector
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT string_agg('''' || tok || ''':' || least(pos, 16383), ' ' ORDER BY pos)::tsvector
+    FROM unnest(lethe_gram_tokens(doc)) WITH ORDINALITY AS u(tok, pos)
+$$;
+CREATE FUNCTION lethe_grams_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.grams := lethe_grams(NEW.content);
+    RETURN NEW;
+END $$;
+ALTER TABLE memories ADD COLUMN grams tsvector;
+CREATE TRIGGER memories_grams BEFORE INSERT OR UPDATE OF content ON memories
+    FOR EACH ROW EXECUTE FUNCTION lethe_grams_row();
+CREATE INDEX memories_grams_index ON memories USING gin (grams);
+ALTER TABLE memory_context ADD COLUMN grams tsvector;
+CREATE INDEX memory_context_grams_index ON memory_context USING gin (grams);
+CREATE TRIGGER memory_context_grams BEFORE INSERT OR UPDATE OF content ON memory_context
+    FOR EACH ROW EXECUTE FUNCTION lethe_grams_row();
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -31,6 +31,8 @@ from lethe.errors import (
 )
 from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
+from lethe.progress import ProgressBar
+from lethe.store import sqlite_grams
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
 from lethe.store.rows import (
@@ -50,6 +52,7 @@ from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_open import check_application, check_path, enter_wal, migrate
 from lethe.store.sqlite_owed import SQLiteOwedWork
 from lethe.store.sqlite_past import SQLitePastReads
+from lethe.store.sqlite_reembed import SQLiteReembedding
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
@@ -88,7 +91,9 @@ class SQLiteStore(
         busy_timeout_ms: int = 5000,
         context_window: Window = WINDOW,
         threads: int | None = None,
+        progress: ProgressBar | None = None,
     ):
+        """`progress` shows a schema migration that goes through every row."""
         self.path = Path(path).expanduser()
         self.dim = dim
         self._busy_timeout_ms = int(busy_timeout_ms)
@@ -114,7 +119,8 @@ class SQLiteStore(
             self._conn.execute("PRAGMA synchronous = NORMAL")
             # Freed pages are zeroed, so a purged memory's text does not linger in the file.
             self._conn.execute("PRAGMA secure_delete = ON")
-            migrate(self._conn, self.path, embedder, dim)
+            sqlite_grams.register(self._conn)
+            migrate(self._conn, self.path, embedder, dim, progress)
             db_id = self._conn.execute(
                 "SELECT value FROM lethe_meta WHERE key = 'db_id'"
             ).fetchone()[0]
@@ -175,6 +181,17 @@ class SQLiteStore(
                 if isinstance(exc, sqlite3.Error):
                     raise _store_error(self.path, exc) from None
                 raise
+
+    def reembedding(self) -> SQLiteReembedding:
+        """Moving this store to another embedding model (`lethe reembed`)."""
+        return SQLiteReembedding(self)
+
+    def drop_vector_cache(self) -> None:
+        """Forget the in-process index and the snapshot files beside the database: after a
+        reembed they hold the old model's vectors."""
+        with self._lock:
+            self._sync.invalidate()
+            self._sync.drop_snapshot()
 
     # -- vector index -------------------------------------------------------------------
 
@@ -536,7 +553,7 @@ class SQLiteStore(
         self._context_lexical.release()
         done = False
         with self._lock:
-            for table in ("memories_fts", "context_fts"):
+            for table in ("memories_fts", "context_fts", "memories_grams", "context_grams"):
                 self._conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
             self._conn.execute("PRAGMA busy_timeout = 0")
             try:

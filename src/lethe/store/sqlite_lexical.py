@@ -15,10 +15,12 @@ import sqlite3
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from lethe.filters import Filters
-from lethe.store.lexical import fts_query, query_tokens, select_terms
+from lethe.store.grams import gram_query
+from lethe.store.lexical import fts_query, merge_lists, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters
 
 _DF_REFRESH = 1000
@@ -36,8 +38,16 @@ class LexicalSearch:
     ) -> None:
         """`context`: search conversational memories' contexts (`context_fts`) instead of
         the memories' own texts; a second instance, so both run at once."""
-        self._table, self._vocab = (
-            ("context_fts", "context_vocab") if context else ("memories_fts", "memories_vocab")
+        self._indexes = (
+            (
+                _Index("context_fts", "context_vocab", query_tokens),
+                _Index("context_grams", "context_grams_vocab", gram_query),
+            )
+            if context
+            else (
+                _Index("memories_fts", "memories_vocab", query_tokens),
+                _Index("memories_grams", "memories_grams_vocab", gram_query),
+            )
         )
         self._path = path
         self._busy_timeout_ms = busy_timeout_ms
@@ -45,7 +55,7 @@ class LexicalSearch:
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
-        self._df_cache: dict[str, int] = {}
+        self._df_cache: dict[tuple[str, str], int] = {}
         self._df_seq = 0
 
     def submit(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
@@ -56,12 +66,19 @@ class LexicalSearch:
             return self._pool.submit(self.search, text, filters, n)
 
     def search(self, text: str, filters: Filters, n: int) -> list[str]:
-        """Ids of the best BM25 matches among memories matching `filters`, best first."""
-        tokens = query_tokens(text)
-        if not tokens:
-            return []
+        """Ids of the best BM25 matches among memories matching `filters`, best first: the
+        word index's and the gram index's (text without spaces, `grams.py`), each asked only
+        for what the query holds of its kind, merged by rank."""
+        lists = []
+        for index in self._indexes:
+            tokens = index.tokens(text)
+            if tokens:
+                lists.append(self._search(index, tokens, filters, n))
+        return merge_lists(lists)[:n]
+
+    def _search(self, index: _Index, tokens: list[str], filters: Filters, n: int) -> list[str]:
         where, params = compile_filters(filters)
-        table = self._table
+        table = index.table
         # One row holding every hit: the query runs in a single step, so this thread asks
         # for the GIL back twice rather than once a hit. Beside a caller busy with numpy
         # (which holds it between releases), each ask could wait a whole switch interval.
@@ -72,7 +89,7 @@ class LexicalSearch:
         )
         with self._lock:
             conn = self._connection()
-            terms = select_terms(self._doc_freq(conn, tokens))
+            terms = select_terms(self._doc_freq(conn, index.vocab, tokens))
             if not terms:
                 return []
             rows = conn.execute(sql, [fts_query(terms), *params, n]).fetchall()
@@ -106,21 +123,32 @@ class LexicalSearch:
             self._conn = conn
         return self._conn
 
-    def _doc_freq(self, conn: sqlite3.Connection, tokens: Sequence[str]) -> dict[str, int]:
+    def _doc_freq(
+        self, conn: sqlite3.Connection, vocab: str, tokens: Sequence[str]
+    ) -> dict[str, int]:
         """Documents per word, from the FTS vocabulary; cached, since a cost estimate may be
         a little stale."""
         seq = self._changes()
         if seq - self._df_seq > _DF_REFRESH or seq < self._df_seq:
             self._df_cache.clear()
             self._df_seq = seq
-        missing = [t for t in tokens if t not in self._df_cache]
+        missing = [t for t in tokens if (vocab, t) not in self._df_cache]
         if missing:
             marks = ", ".join("?" for _ in missing)
             found = dict(
                 conn.execute(
-                    f"SELECT term, doc FROM {self._vocab} WHERE term IN ({marks})", missing
+                    f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", missing
                 ).fetchall()
             )
             for term in missing:
-                self._df_cache[term] = int(found.get(term, 0))
-        return {t: self._df_cache[t] for t in tokens}
+                self._df_cache[(vocab, term)] = int(found.get(term, 0))
+        return {t: self._df_cache[(vocab, t)] for t in tokens}
+
+
+@dataclass(frozen=True)
+class _Index:
+    """One FTS5 table, its vocabulary, and how a query's text becomes its tokens."""
+
+    table: str
+    vocab: str
+    tokens: Callable[[str], list[str]]

@@ -11,9 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lethe.errors import DatabaseNotWritable, EmbedderMismatch, NotALetheDatabase, SchemaTooNew
+from lethe.progress import ProgressBar
+from lethe.store import sqlite_grams
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_GRAMS_VERSION = 18
+"""The migration that adds the gram index; rows stored before it are indexed by Python."""
 
 
 def check_path(path: Path) -> None:
@@ -91,9 +95,16 @@ def enter_wal(conn: sqlite3.Connection, busy_timeout_ms: int) -> None:
             time.sleep(0.01)
 
 
-def migrate(conn: sqlite3.Connection, path: Path, embedder: str, dim: int) -> None:
+def migrate(
+    conn: sqlite3.Connection,
+    path: Path,
+    embedder: str,
+    dim: int,
+    progress: ProgressBar | None = None,
+) -> None:
     """Bring the file to the latest schema, or refuse it: newer than this lethe, another
-    application's, or made with another embedder."""
+    application's, or made with another embedder. `progress` shows a migration that has to
+    go through every row (building a new index)."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version > LATEST_VERSION:
         raise SchemaTooNew(
@@ -110,7 +121,7 @@ def migrate(conn: sqlite3.Connection, path: Path, embedder: str, dim: int) -> No
         if meta.get("application") != APPLICATION_ID:
             raise NotALetheDatabase(f"{path} is not a lethe database")
     if version < LATEST_VERSION:
-        _apply_migrations(conn, embedder, dim)
+        _apply_migrations(conn, embedder, dim, progress)
     meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
     if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != dim:
         raise EmbedderMismatch(
@@ -120,7 +131,9 @@ def migrate(conn: sqlite3.Connection, path: Path, embedder: str, dim: int) -> No
         )
 
 
-def _apply_migrations(conn: sqlite3.Connection, embedder: str, dim: int) -> None:
+def _apply_migrations(
+    conn: sqlite3.Connection, embedder: str, dim: int, progress: ProgressBar | None
+) -> None:
     """Every missing migration in one write transaction. The version is read again under
     the write lock: two processes opening a new file at once must not both create it."""
     conn.execute("BEGIN IMMEDIATE")
@@ -129,6 +142,8 @@ def _apply_migrations(conn: sqlite3.Connection, embedder: str, dim: int) -> None
         for target in range(version + 1, LATEST_VERSION + 1):
             for statement in _statements(MIGRATIONS[target]):
                 conn.execute(statement)
+            if target == _GRAMS_VERSION:
+                sqlite_grams.backfill(conn, progress)
             conn.execute(f"PRAGMA user_version = {target}")
             if target == 1:
                 conn.executemany(

@@ -557,6 +557,42 @@ INSERT OR IGNORE INTO context_changed SELECT id FROM memories WHERE conversation
 INSERT OR IGNORE INTO context_changed
     SELECT memory_id FROM episode_members WHERE memory_id IS NOT NULL;
 """,
+    18: """
+-- Full text for scripts without spaces (store/grams.py): every CJK character and every pair
+-- beside one, for texts that hold any. `lethe_grams` is registered by the writing
+-- connection; the index is contentless, so a row's grams are deleted by computing them again.
+-- Existing rows are indexed by the migration's backfill (store/sqlite_grams.py).
+CREATE VIRTUAL TABLE memories_grams USING fts5 (
+    grams, content = '', tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE memories_grams_vocab USING fts5vocab (memories_grams, 'row');
+CREATE TRIGGER memories_grams_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_grams (rowid, grams)
+        SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
+END;
+CREATE TRIGGER memories_grams_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_grams (memories_grams, rowid, grams)
+        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
+END;
+CREATE TRIGGER memories_grams_update AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO memories_grams (memories_grams, rowid, grams)
+        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
+    INSERT INTO memories_grams (rowid, grams)
+        SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
+END;
+CREATE VIRTUAL TABLE context_grams USING fts5 (
+    grams, content = '', tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE VIRTUAL TABLE context_grams_vocab USING fts5vocab (context_grams, 'row');
+CREATE TRIGGER context_grams_insert AFTER INSERT ON memory_context BEGIN
+    INSERT INTO context_grams (rowid, grams)
+        SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
+END;
+CREATE TRIGGER context_grams_delete AFTER DELETE ON memory_context BEGIN
+    INSERT INTO context_grams (context_grams, rowid, grams)
+        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
+END;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)
