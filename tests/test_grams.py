@@ -39,9 +39,28 @@ def test_a_text_is_cut_into_its_characters_and_their_pairs() -> None:
     assert "。東" not in grams("猫。東京")
 
 
-def test_a_query_drops_hiragana_grams_when_it_has_anything_else() -> None:
-    assert query_grams("猫のことは忘れて") == ["猫", "猫の", "は忘", "忘", "忘れ"]
+def test_a_query_keeps_the_grams_that_carry_its_content() -> None:
+    # particles and endings go, and so does a character of a longer word (仕, 事 of 仕事)
+    assert query_grams("猫のことは忘れて") == ["猫", "忘"]
+    assert query_grams("田中さんの仕事は?") == ["田中", "仕事"]
     assert query_grams("ねこ") == ["ね", "ねこ", "こ"], "a query in hiragana alone keeps them"
+    assert query_grams("Pythonの勉強") == ["python", "勉強"]
+
+
+def test_an_english_model_counts_less_for_a_query_it_cannot_read() -> None:
+    from lethe.embed.registry import DEFAULT, MULTILINGUAL_MINILM, reads
+    from lethe.ranking import fuse
+
+    assert reads(DEFAULT, "where does the user live?")
+    assert not reads(DEFAULT, "ユーザーはどこに住んでいる?")
+    assert reads(MULTILINGUAL_MINILM.name, "ユーザーはどこに住んでいる?")
+    assert reads("a-model-of-my-own", "猫"), "a model lethe does not list is trusted"
+    # the gram index's second beats the vectors' first once the vectors count less
+    even = fuse(["v1", "v2"], ["w1", "w2"])
+    assert [f.id for f in even][:2] == ["v1", "w1"]
+    weighed = fuse(["v1", "v2"], ["w1", "w2"], vector_weight=0.3)
+    assert [f.id for f in weighed][:3] == ["w1", "w2", "v1"]
+    assert fuse(["a"], ["a"], vector_weight=0.3)[0].score == pytest.approx(1.0)
 
 
 def test_recall_finds_a_word_inside_japanese_text(mem: Lethe) -> None:

@@ -19,14 +19,22 @@ class Fused:
     lexical_rank: int | None
 
 
-def fuse(vector_ids: Sequence[str], lexical_ids: Sequence[str], *, k: int = 60) -> list[Fused]:
-    best = 2.0 / (k + 1)
+def fuse(
+    vector_ids: Sequence[str],
+    lexical_ids: Sequence[str],
+    *,
+    k: int = 60,
+    vector_weight: float = 1.0,
+) -> list[Fused]:
+    """`vector_weight`: how much the vector ranking counts beside the words' (1.0); less for
+    a query in a script the embedding model was not trained on (see `engine/search.py`)."""
+    best = (1.0 + vector_weight) / (k + 1)
     vector_rank = {memory_id: i + 1 for i, memory_id in enumerate(vector_ids)}
     lexical_rank = {memory_id: i + 1 for i, memory_id in enumerate(lexical_ids)}
     fused: list[Fused] = []
     for memory_id in dict.fromkeys([*vector_ids, *lexical_ids]):
         v, lx = vector_rank.get(memory_id), lexical_rank.get(memory_id)
-        raw = (1.0 / (k + v) if v else 0.0) + (1.0 / (k + lx) if lx else 0.0)
+        raw = (vector_weight / (k + v) if v else 0.0) + (1.0 / (k + lx) if lx else 0.0)
         fused.append(Fused(memory_id, raw / best, v, lx))
     fused.sort(key=lambda f: (-f.score, f.vector_rank or 1 << 30))
     return fused
@@ -45,6 +53,7 @@ def fuse_with_context(
     *,
     own_cosine: Mapping[str, float] | None = None,
     k: int = 60,
+    vector_weight: float = 1.0,
 ) -> list[Fused]:
     """Reciprocal rank fusion when some memories belong to conversations.
 
@@ -53,6 +62,8 @@ def fuse_with_context(
     its context text's full-text rank counts as a lexical rank. Its own rankings still count,
     at `OWN_WEIGHT`. A memory outside any conversation is ranked by its own vector and words
     exactly as `fuse` ranks it. The score is scaled so that 1.0 is first on every list.
+
+    `vector_weight` as for `fuse`, for every vector ranking.
 
     `own_cosine`: the own cosines of the turns among the candidates, which then rank the
     turns' own vectors (a store need not rank every turn by its own vector: see
@@ -74,14 +85,15 @@ def fuse_with_context(
     lexical_rank = {memory_id: n + 1 for n, memory_id in enumerate(own_words)}
     lexical_rank.update({memory_id: n + 1 for n, memory_id in enumerate(context_words)})
     extra: dict[str, float] = {}
-    for ids in (own_vector, own_lexical):
+    for ids, weight in ((own_vector, vector_weight), (own_lexical, 1.0)):
         for n, memory_id in enumerate(ids):
-            extra[memory_id] = extra.get(memory_id, 0.0) + OWN_WEIGHT / (k + n + 1)
-    best = (2.0 + (2 * OWN_WEIGHT if conversational else 0.0)) / (k + 1)
+            extra[memory_id] = extra.get(memory_id, 0.0) + weight * OWN_WEIGHT / (k + n + 1)
+    own = (vector_weight + 1.0) * OWN_WEIGHT if conversational else 0.0
+    best = (vector_weight + 1.0 + own) / (k + 1)
     fused: list[Fused] = []
     for memory_id in dict.fromkeys([*ranked_vector, *own_words, *context_words, *extra]):
         v, lx = vector_rank.get(memory_id), lexical_rank.get(memory_id)
-        raw = (1.0 / (k + v) if v else 0.0) + (1.0 / (k + lx) if lx else 0.0)
+        raw = (vector_weight / (k + v) if v else 0.0) + (1.0 / (k + lx) if lx else 0.0)
         raw += extra.get(memory_id, 0.0)
         fused.append(Fused(memory_id, raw / best, v, lx))
     fused.sort(key=lambda f: (-f.score, f.vector_rank or 1 << 30))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from lethe.embed import download
 from lethe.embed.download import ModelFile
 from lethe.errors import InvalidInput
+from lethe.scripts import has_cjk
 
 DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -42,6 +43,9 @@ class ModelSpec:
     size: str = ""
     """The download, roughly, for messages."""
     pooling: str = "mean"
+    multilingual: bool = False
+    """Trained on many languages, Japanese, Chinese and Korean among them: its vectors of
+    such text mean something (engine/search.py counts them in full)."""
 
     @property
     def repo(self) -> str:
@@ -90,6 +94,7 @@ MULTILINGUAL_MINILM = ModelSpec(
     max_length=128,
     fingerprint={"model_type": "bert", "vocab_size": 250037, "num_hidden_layers": 12},
     size="about 480 MB",
+    multilingual=True,
 )
 """50+ languages, Japanese included: a 12-layer BertModel (384-d, 512 positions, two token
 types) over XLM-R's SentencePiece Unigram tokenizer (250,037 pieces, `<pad>` = 1), mean
@@ -120,3 +125,10 @@ def resolve(name: str) -> ModelSpec:
         hint="set LETHE_EMBEDDER (or `embedder` in lethe.toml) to one of them; "
         "docs/configuration.md says what each is for",
     )
+
+
+def reads(name: str, text: str) -> bool:
+    """Whether the model `name` was trained on the script of `text`. A model not listed here
+    (one a program passes itself) is taken to read everything."""
+    spec = SUPPORTED.get(name)
+    return spec is None or spec.multilingual or not has_cjk(text)

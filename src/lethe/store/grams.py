@@ -27,36 +27,26 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from lethe.scripts import CJK, CJK_RANGES
 from lethe.store.lexical import query_tokens
 
-CJK_RANGES = (
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u3005-\u3007"  # 々 〆 〇
-    "\u3041-\u3096"  # Hiragana
-    "\u309d-\u309f"
-    "\u30a1-\u30fa"  # Katakana
-    "\u30fc-\u30ff"
-    "\u3131-\u318e"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uac00-\ud7a3"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\U00020000-\U0002fa1f"  # extensions B-F, compatibility supplement
-)
-"""Characters written without spaces between words; punctuation (、。「」・) is not one."""
 LATIN_RANGES = "0-9A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 """The other characters a gram text keeps, as whole words: digits and Latin letters."""
 
-_CJK = re.compile(f"[{CJK_RANGES}]")
+_CJK = CJK
 _RUN = re.compile(f"[{CJK_RANGES}{LATIN_RANGES}]+")
 _LATIN_WORD = re.compile(f"[{LATIN_RANGES}]+")
-_HIRAGANA_ONLY = re.compile("^[\u3041-\u309f]+$")
+_HIRAGANA = re.compile("[\u3041-\u309f]")
+_CONTENT_RUN = re.compile(
+    "[\u3005-\u3007\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uf900-\ufaff\U00020000-\U0002fa1f]+"
+)
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 MAX_QUERY_GRAMS = 48
 
 
 def has_cjk(text: str) -> bool:
+    """For text already NFKC-normalised."""
     return _CJK.search(text) is not None
 
 
@@ -90,11 +80,25 @@ def index_text(text: str) -> str:
 
 
 def query_grams(text: str) -> list[str]:
-    """The grams worth searching for a query holding CJK: each once, in order. Grams of
-    hiragana alone are mostly particles and endings (は, の, につ, いて) that half the store
-    holds; they are dropped when the query has anything else to search."""
+    """The grams worth searching for a query holding CJK: each once, in order.
+
+    A query is a sentence, not a word, so not every gram of it is worth ranking by. Dropped,
+    when the query has anything else to search: grams holding hiragana (particles and
+    endings — は, の, 猫の, は忘 — that half the store holds), and the single characters of a
+    longer run of kanji or katakana (仕 and 事 of 仕事: the pair says it, the characters
+    alone match every other word they are part of). A character standing alone between
+    hiragana (猫 in 猫のエサ) is a word of its own and stays."""
+    text = unicodedata.normalize("NFKC", text)
     found = list(dict.fromkeys(grams(text)))
-    content = [g for g in found if not _HIRAGANA_ONLY.match(g)]
+    inside = set()
+    for run in _CONTENT_RUN.finditer(text.translate(_ASCII_LOWER)):
+        if len(run.group()) > 1:
+            inside.update(run.group())
+    content = [
+        g
+        for g in found
+        if not _HIRAGANA.search(g) and not (len(g) == 1 and g in inside and _CJK.match(g))
+    ]
     return (content or found)[:MAX_QUERY_GRAMS]
 
 
