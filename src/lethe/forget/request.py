@@ -21,6 +21,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from lethe.forget.request_ja import read_japanese
+
 Scope = Literal["fact", "subject"]
 
 _VERB = (
@@ -83,21 +85,6 @@ _TAIL_WORDS = re.compile(
 _LABEL = re.compile(r"^\s*(?:correction|update|fyi|note|btw|actually)\b\s*[:,]?\s*", re.IGNORECASE)
 _WH = re.compile(r"^(?:where|when|what|who|whom|which|how|why|whether)\b", re.IGNORECASE)
 
-# Japanese: the object, a particle (は/を/の件は/のことは…) and a verb of forgetting at the end.
-_JA_VERB = (
-    r"(?:忘れ(?:て|ろ|てください|てほしい|て下さい|てね|ておいて)?"
-    r"|削除(?:して|しろ|してください)?|消(?:して|せ|してください)|破棄(?:して)?)"
-)
-_JA_TAIL = re.compile(
-    r"(?:(?P<scope>(?:について|に関する|に関して)?(?:覚えている|知っている|記憶している)?"
-    r"(?:こと|記憶|情報|件|話)?(?:は|を)?"
-    r"(?:全部|すべて|全て|一切|まるごと|丸ごと))"
-    r"|(?:について|に関する|に関して)?(?:覚えている|知っている|記憶している)?(?:の)?"
-    r"(?:こと|記憶|情報|件|話|メモ)?)"
-    r"\s*(?:は|を|も)?\s*(?:もう)?\s*" + _JA_VERB + r"[。．.!！]*$"
-)
-_JA_MATTER = re.compile(r"件|^のこと|について|に関")
-
 # Chinese: 「把X(的所有信息)都删掉」, 「删除(关于)X的一切」, 「X的事忘了吧」 (a subject), while
 # 「删除Alice欠我35000元这件事」 ("this matter") is one fact.
 _ZH_VERB = r"(?:删掉|删除|删了|忘掉|忘记|忘了|清除|去掉)"
@@ -108,7 +95,6 @@ _ZH_SCOPE = re.compile(
     r"(?:的)?(?:所有|全部|一切)(?:的)?(?:信息|记忆|内容|事情|事|东西|资料)?(?:都)?$"
     r"|的(?:事情|事)$"
 )
-_JA_SCOPE_LEAD = re.compile(r"^(?:全部|すべて|全て)\s*")
 
 
 @dataclass(frozen=True)
@@ -145,16 +131,11 @@ def read(text: str) -> Request:
     if m and at > 0:
         subject = subject or bool(re.search(r"entirely|completely|altogether|wholesale", m[0]))
         obj = obj[:at]
-    m, at = _search_end(_JA_TAIL, obj)
-    if m and at > 0:
+    japanese = read_japanese(obj[-WINDOW:]) if len(obj) <= WINDOW else None
+    if japanese is not None:
         # 「〜の件」「〜のこと」「〜について」 name a matter, not one sentence: every memory of it.
-        subject = subject or bool(m.group("scope")) or bool(_JA_MATTER.search(m.group(0)))
-        obj = obj[:at]
+        obj, subject = japanese[0], subject or japanese[1]
     obj, subject = _chinese(obj, subject)
-    m = _JA_SCOPE_LEAD.match(obj)
-    if m and m.end() < len(obj):
-        subject = True
-        obj = obj[m.end() :]
     obj = _LABEL.sub("", obj).strip(" \t\n,.;:!?-–—。、「」")
     if re.match(r"^(?:all|every)\s+of\s+", obj, re.IGNORECASE):
         subject = True
