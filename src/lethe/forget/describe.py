@@ -42,6 +42,7 @@ from lethe.forget.evidence import USER, Reading
 from lethe.forget.identifiers import holds_all, identifiers, shown
 from lethe.forget.request import Request, read
 from lethe.model import Memory
+from lethe.scripts import has_cjk
 
 MARK_BAR = 0.9
 """Certainty at or above which a candidate is marked for deletion."""
@@ -255,7 +256,10 @@ def _fact(
         )
     closer = [j for j, _ in rest if j.similarity > top.similarity + DISAGREE]
     content = plain - _MARKERS
-    if closer and _states_what_is_named(obj, content, readings[top.memory.id]):
+    if closer and (
+        _states_what_is_named(obj, content, readings[top.memory.id])
+        or _says_all_without_spaces(obj, content, readings[top.memory.id])
+    ):
         # "my previous address": the old e-mail address is closer in meaning, but only the
         # best match states an address; a closer memory that leaves a word unsaid is no rival.
         closer = [j for j in closer if not _unsaid(obj, content, readings[j.memory.id])]
@@ -465,6 +469,13 @@ def _states_what_is_named(obj: str, content: frozenset[str], r: Reading) -> bool
     two wordings, is not needed to tell it is the fact."""
     asked = attributes.named(content)
     return bool(asked & attributes.stated_ever(r.text)) and not _unsaid(obj, content, r)
+
+
+def _says_all_without_spaces(obj: str, content: frozenset[str], r: Reading) -> bool:
+    """A request in Japanese or Chinese whose every word the memory says: an English model
+    gives text it cannot read about the same cosine whatever it says (0.5-0.7), so a
+    memory closer by it that leaves a word of the request unsaid is no rival."""
+    return has_cjk(obj) and bool(content) and not _unsaid(obj, content, r)
 
 
 def _identifier_led(obj: str, plain: frozenset[str], codes: list[tuple[str, ...]]) -> bool:
@@ -842,7 +853,7 @@ def _subject(
     codes = identifiers(request.object)
     if _naming(codes):
         names = [n for n in wanted.names if n != wanted.owner]
-        return _holding(codes, names, candidates, readings)
+        return _holding(request.object, wanted, codes, names, candidates, readings)
     return _about_topic(request.object, wanted, candidates, readings)
 
 
@@ -890,21 +901,38 @@ def _about_person(
 
 
 def _holding(
+    obj: str,
+    wanted: Reading,
     codes: list[tuple[str, ...]],
     names: list[str],
     candidates: Sequence[Candidate],
     readings: dict[str, Reading],
 ) -> list[Judgement]:
+    """Every memory that holds the identifiers: the request asks to forget them everywhere.
+    A word the request says besides ("1月24日の予定": the plans on that day) must be said by
+    the holder too, in any wording; one that does not (the birthday on that day) is listed
+    for review, not deleted."""
+    plain = _plain(wanted, names, codes) - _MARKERS
+    naming = wording.identifier_names(obj)
     out = []
     for c in candidates:
+        r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
-        absent = [n for n in names if not evidence.holds_names(readings[c.memory.id], [n])]
+        absent = [n for n in names if not evidence.holds_names(r, [n])]
         if absent:
             j.reason = f"does not name {', '.join(absent)} (named in the request): never a target"
         elif holds_all(c.memory.content, codes):
-            j.verdict, j.certainty = "delete", 0.95
-            j.reason = f"holds {shown(codes)}, which the request asks to forget everywhere"
+            other = _unsaid(obj, evidence.sayable(plain, r.text), r) - naming
             j.evidence = [f"holds {shown(codes)}"]
+            if other:
+                j.certainty = 0.5
+                j.reason = (
+                    f"holds {shown(codes)}, but does not say {', '.join(sorted(other))}, "
+                    "which the request says: listed for review, not deleted"
+                )
+            else:
+                j.verdict, j.certainty = "delete", 0.95
+                j.reason = f"holds {shown(codes)}, which the request asks to forget everywhere"
         else:
             j.reason = f"does not hold {shown(codes)} (named in the request): never a target"
         out.append(j)

@@ -83,6 +83,30 @@ _CJK = re.compile(r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 _CONTENT_CJK = re.compile(
     r"[\u3005\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[\u30a0-\u30ff\uff66-\uff9f]+"
 )
+# A word of kanji and katakana, read whole: 猫 in 猫カフェ or 猫アレルギー describes another
+# thing, and 母 in 祖母 or 母校 is another word, so a single character is a word only where it
+# stands alone. Kanji joined by one kana of a verb stem are one compound noun (招き猫, 飼い犬),
+# and a word in hiragana after a particle leads the noun it is written against (そばアレルギー).
+_JA_RUN = re.compile(
+    r"(?:(?:(?<=[はがをにのでともへや、。「\s])|(?<![\s\S]))[\u3041-\u3093]{2,}(?=[\u3005\u30a0-\u30ff\u3400-\u9fff]))?"
+    r"[\u3005\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]+"
+    r"(?:[きいしりちみびぎけえせれ][\u3005\u3400-\u4dbf\u4e00-\u9fff]+)*"
+    r"|[\uac00-\ud7af]+"
+)
+_HONORIFIC_BEFORE = re.compile(r"[おご]$")
+_HONORIFIC_AFTER = re.compile(r"^(?:さん|様|さま|ちゃん|くん|君|氏)")
+
+
+def _alone(char: str, before: str, after: str) -> str:
+    """A one-character word, told apart from its honorific forms: お母さん and 妹さん are
+    someone else's mother and sister, 母 and 妹 the user's own."""
+    if _HONORIFIC_BEFORE.search(before):
+        return before[-1] + char
+    if _HONORIFIC_AFTER.match(after):
+        return char + "さん"
+    return char
+
+
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+longer|nor|neither|cannot|(?:do|does|did|is|are|was|were|ca|wo|"
     r"have|has|had|would|should|could)n't|dislikes?|disliked|hates?|hated|detests?|loathes?)\b"
@@ -194,9 +218,11 @@ def words(text: str) -> frozenset[str]:
             out.add(_root(stem))
     # In Japanese the kanji and katakana carry the content; hiragana is mostly particles and
     # inflection, which would make every sentence look alike.
-    for run in _CONTENT_CJK.findall(_JA_SELF.sub(" ", folded)):
+    japanese = _JA_SELF.sub(" ", folded)
+    for m in _JA_RUN.finditer(japanese):
+        run = m.group()
         if len(run) == 1:
-            out.add(run)
+            out.add(_alone(run, japanese[: m.start()], japanese[m.end() :]))
         out.update(run[i : i + 2] for i in range(len(run) - 1))
     return frozenset(out)
 

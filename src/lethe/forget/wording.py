@@ -76,9 +76,20 @@ def _kin() -> dict[str, frozenset[str]]:
 
 
 def said_otherwise(lacking: Iterable[str], said: frozenset[str]) -> frozenset[str]:
-    """The lacking words whose relation the memory's words say in another word."""
+    """The lacking words whose relation the memory's words say in another word, or that a
+    word of a kind of it says (a 予約 is a 予定)."""
     kin = _kin()
-    return frozenset(w for w in lacking if kin.get(w, frozenset()) & said)
+    return frozenset(
+        w for w in lacking if (kin.get(w, frozenset()) | _KINDS.get(w, frozenset())) & said
+    )
+
+
+_KINDS = {
+    word: evidence.words(kinds)
+    for word, kinds in (("予定", "約束 予約 会議 面接 診察 検診 出張 旅行 飲み会 締切 集合"),)
+}
+"""A word said by any word of its kinds, one way only: 「1月24日の予定」 are the appointment,
+the reservation and the meeting on that day (not the birthday), while 「会議」 is no 予約."""
 
 
 _PHRASES = (
