@@ -90,7 +90,7 @@ def query_grams(text: str) -> list[str]:
     hiragana (猫 in 猫のエサ) is a word of its own and stays."""
     text = unicodedata.normalize("NFKC", text)
     found = list(dict.fromkeys(grams(text)))
-    inside = set()
+    inside: set[str] = set()
     for run in _CONTENT_RUN.finditer(text.translate(_ASCII_LOWER)):
         if len(run.group()) > 1:
             inside.update(run.group())
