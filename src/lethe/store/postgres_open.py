@@ -153,7 +153,8 @@ def prepare(
         raise EmbedderMismatch(
             f"{where} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
             f"not of {embedder} ({dim}-d)",
-            hint="open it with the embedder it was created with",
+            hint="open it with the model it was made with (LETHE_EMBEDDER), or move it to this "
+            "one with `lethe reembed --to MODEL`",
         )
 
 

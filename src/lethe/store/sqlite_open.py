@@ -127,7 +127,8 @@ def migrate(
         raise EmbedderMismatch(
             f"{path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
             f"not of {embedder} ({dim}-d)",
-            hint="open it with the embedder it was created with",
+            hint="open it with the model it was made with (LETHE_EMBEDDER), or move it to this "
+            "one with `lethe reembed --to MODEL`",
         )
 
 
