@@ -113,6 +113,7 @@ def test_the_grams_of_both_stores_agree(pg_dsn: str, embedder: Embedder) -> None
         "emoji 🐈 ねこ",
         "no cjk at all",
         "",
+        "鍵のバックアップ: " + "A" * 2100 + " と " + "b" * 64,
     ]
     with Lethe.open(pg_dsn, embedder=embedder):
         pass
@@ -227,3 +228,22 @@ def test_grams_module_names_what_it_covers() -> None:
         assert grams_module.has_cjk(char), char
     for char in "a1。、・「":
         assert not grams_module.has_cjk(char), char
+
+
+def test_a_blob_inside_japanese_text_is_stored_and_not_indexed(mem: Lethe) -> None:
+    """PostgreSQL refuses a lexeme over 2,046 bytes: a key pasted into a Japanese note must
+    not make the note (or the conversation it is in) impossible to store."""
+    blob = "QUJD" * 600
+    m = mem.remember(f"鍵のバックアップ: {blob}", metadata={"session": "chat1"})
+    mem.remember("了解しました、保存します", metadata={"session": "chat1"})
+    mem.update(m.id, content=f"鍵のバックアップ（新）: {blob}")
+    assert mem.recall("バックアップ", k=1)[0].memory.id == m.id
+    assert blob.lower() not in grams(f"鍵 {blob}")
+
+
+def test_a_chinese_query_searches_its_one_character_words(mem: Lethe) -> None:
+    m = mem.remember("我养了一只猫")
+    mem.remember("我住在上海")
+    for query in ("关于猫", "我有猫吗"):
+        hits = mem.recall(query, k=2)
+        assert hits[0].memory.id == m.id and hits[0].lexical_rank == 1, query

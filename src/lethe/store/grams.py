@@ -37,12 +37,16 @@ _CJK = CJK
 _RUN = re.compile(f"[{CJK_RANGES}{LATIN_RANGES}]+")
 _LATIN_WORD = re.compile(f"[{LATIN_RANGES}]+")
 _HIRAGANA = re.compile("[\u3041-\u309f]")
+_KANA = re.compile("[\u3041-\u309f\u30a1-\u30fa]")
 _CONTENT_RUN = re.compile(
     "[\u3005-\u3007\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uf900-\ufaff\U00020000-\U0002fa1f]+"
 )
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 MAX_QUERY_GRAMS = 48
+MAX_WORD = 64
+"""The longest Latin word a gram text keeps: a longer one is a key or an encoded blob, no
+word anyone searches for, and PostgreSQL refuses a lexeme over 2,046 bytes."""
 
 
 def has_cjk(text: str) -> bool:
@@ -65,7 +69,7 @@ def grams(text: str) -> list[str]:
         cjk = [_CJK.match(c) is not None for c in chars]
         latin_at = {m.start(): m.group() for m in _LATIN_WORD.finditer(chars)}
         for i, char in enumerate(chars):
-            if i in latin_at:
+            if i in latin_at and len(latin_at[i]) <= MAX_WORD:
                 out.append(latin_at[i])
             if cjk[i]:
                 out.append(char)
@@ -91,9 +95,12 @@ def query_grams(text: str) -> list[str]:
     text = unicodedata.normalize("NFKC", text)
     found = list(dict.fromkeys(grams(text)))
     inside: set[str] = set()
-    for run in _CONTENT_RUN.finditer(text.translate(_ASCII_LOWER)):
-        if len(run.group()) > 1:
-            inside.update(run.group())
+    # Chinese has no kana to set its words apart: a run is a sentence, and its one-character
+    # words (猫 in 我有猫吗) are searched; in Japanese a run of kanji is a word.
+    if _KANA.search(text):
+        for run in _CONTENT_RUN.finditer(text.translate(_ASCII_LOWER)):
+            if len(run.group()) > 1:
+                inside.update(run.group())
     content = [
         g
         for g in found

@@ -404,6 +404,7 @@ DECLARE
     chars text[];
     n int;
     here boolean;
+    word text;
     out text[] := ARRAY[]::text[];
 BEGIN
     t := normalize(doc, NFKC);
@@ -419,7 +420,10 @@ BEGIN
         FOR i IN 1..n LOOP
             here := chars[i] ~ cjk;
             IF NOT here AND (i = 1 OR chars[i - 1] ~ cjk) THEN
-                out := out || substring(substr(run, i) FROM '^' || latin || '+');
+                word := substring(substr(run, i) FROM '^' || latin || '+');
+                IF length(word) <= 64 THEN  -- grams.MAX_WORD: a longer one is a blob
+                    out := out || word;
+                END IF;
             END IF;
             IF here THEN
                 out := out || chars[i];
