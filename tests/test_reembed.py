@@ -300,3 +300,22 @@ def test_a_model_of_the_same_dimension_keeps_the_columns(
     assert any(
         not np.allclose(after["vectors"][k], v, atol=1e-3) for k, v in before["vectors"].items()
     )
+
+
+def test_a_process_still_on_the_old_model_writes_nothing_after_the_switch(
+    db: str, tiny: OnnxEmbedder, tmp_path: Path
+) -> None:
+    """A server that kept the store open through a reembed to a model of the same dimension
+    would write vectors of the wrong space that nothing would notice or repair."""
+    other_dir = write_model(tmp_path / "other", seed=1)
+    other = OnnxEmbedder(other_dir, name="lethe-test/other-tiny-bert", max_length=64)
+    populate(db, tiny)
+    with Lethe.open(db, embedder=tiny) as stale:
+        reembed(db, to=other.name, embedder=other)
+        before = rows(db)
+        with pytest.raises(EmbedderMismatch, match="LETHE_EMBEDDER=lethe-test/other-tiny-bert"):
+            stale.remember("The user adopted a second cat")
+        after = rows(db)
+        assert after["memories"] == before["memories"] and after["embedder"] == other.name
+    with Lethe.open(db, embedder=other) as fresh:
+        fresh.remember("The user adopted a second cat")

@@ -40,6 +40,7 @@ from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
 from lethe.store.postgres_versions import PostgresVersionReads
+from lethe.store.reembed_base import check_model
 from lethe.store.rows import (
     episode_from_row,
     event_from_row,
@@ -101,6 +102,7 @@ class PostgresStore(
         self.dsn = dsn
         self.path = describe(dsn)
         self.dim = dim
+        self._embedder = embedder
         self._busy_timeout_ms = busy_timeout_ms
         conn = connect(dsn, timeout_s=busy_timeout_ms / 1000)
         try:
@@ -158,6 +160,10 @@ class PostgresStore(
         try:
             with self._pool.connection() as conn, conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+                recorded = conn.execute(
+                    "SELECT value FROM lethe_meta WHERE key = 'embedder'"
+                ).fetchone()
+                check_model(recorded["value"] if recorded else None, self._embedder, self.path)
                 self._active.conn = conn
                 try:
                     yield PostgresTx(self, conn)

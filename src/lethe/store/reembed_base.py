@@ -22,6 +22,21 @@ import numpy.typing as npt
 
 F32 = npt.NDArray[np.float32]
 
+
+def check_model(recorded: object, mine: str, where: str) -> None:
+    """Refuse a write by a process whose model is no longer the store's: after a reembed a
+    server still running the old model would write vectors of the wrong space (of the same
+    dimension, nothing else would notice), and no later reembed would repair them."""
+    from lethe.errors import EmbedderMismatch
+
+    if recorded is not None and recorded != mine:
+        raise EmbedderMismatch(
+            f"{where} was moved to {recorded} (lethe reembed); this process still embeds with "
+            f"{mine}, so it writes nothing",
+            hint=f"restart it with LETHE_EMBEDDER={recorded}",
+        )
+
+
 TARGET_KEY = "reembed_target"
 DIM_KEY = "reembed_dim"
 TABLE = "reembed_vectors"

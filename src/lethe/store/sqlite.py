@@ -35,6 +35,7 @@ from lethe.progress import ProgressBar
 from lethe.store import sqlite_grams
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
+from lethe.store.reembed_base import check_model
 from lethe.store.rows import (
     MEMORY_COLUMNS,
     episode_from_row,
@@ -96,6 +97,7 @@ class SQLiteStore(
         """`progress` shows a schema migration that goes through every row."""
         self.path = Path(path).expanduser()
         self.dim = dim
+        self._embedder = embedder
         self._busy_timeout_ms = int(busy_timeout_ms)
         check_path(self.path)
         try:
@@ -171,6 +173,10 @@ class SQLiteStore(
             except sqlite3.OperationalError as exc:
                 raise _store_error(self.path, exc) from None
             try:
+                recorded = self._conn.execute(
+                    "SELECT value FROM lethe_meta WHERE key = 'embedder'"
+                ).fetchone()
+                check_model(recorded[0] if recorded else None, self._embedder, str(self.path))
                 yield SQLiteTx(self)
                 rebuild_contexts(self._conn)
                 self._conn.execute("COMMIT")
