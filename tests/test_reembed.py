@@ -319,3 +319,24 @@ def test_a_process_still_on_the_old_model_writes_nothing_after_the_switch(
         assert after["memories"] == before["memories"] and after["embedder"] == other.name
     with Lethe.open(db, embedder=other) as fresh:
         fresh.remember("The user adopted a second cat")
+
+
+def test_erasing_a_memory_s_versions_drops_what_a_reembed_staged_of_it(
+    db: str, embedder: Embedder, tiny: OnnxEmbedder
+) -> None:
+    """A purge that rewrites a summary drops the summary's earlier states (they hold the
+    erased line); vectors a reembed under way staged of those texts must go with them."""
+    from tests.backends import run_sql
+
+    populate(db, embedder)
+    with pytest.raises(RuntimeError, match="killed"):
+        reembed(db, to=tiny.name, embedder=Failing(tiny, after=2), batch_size=2)
+    staged = {r[0] for r in run_sql(db, "SELECT memory_id FROM reembed_vectors")}
+    assert staged
+    victim = sorted(staged)[0]
+    with Lethe.open(db, embedder=embedder) as mem, mem.store.transaction() as tx:
+        tx.drop_versions(victim, containing=["a line that was erased"])
+    left = {r[0] for r in run_sql(db, "SELECT memory_id FROM reembed_vectors")}
+    assert victim not in left and left == staged - {victim}
+    reembed(db, to=tiny.name, embedder=tiny)
+    assert_all_of(tiny, rows(db))

@@ -15,6 +15,7 @@ import numpy as np
 
 from lethe.model import Episode, Link, Memory, MemoryVersion, Pending
 from lethe.store.postgres_versions import KEEP_VERSION
+from lethe.store.reembed_base import TABLE as STAGED
 from lethe.store.rows import (
     MEMORY_INSERT_COLUMNS,
     VERSION_COLUMNS,
@@ -114,6 +115,7 @@ class PostgresTx:
     def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
         """Erase a memory's earlier states, or only those whose text holds one of
         `containing` (a summary losing an erased memory's line: its earlier states hold it)."""
+        self._drop_staged(memory_id)
         if not containing:
             cursor = self._conn.execute(
                 "DELETE FROM memory_versions WHERE memory_id = %s", (memory_id,)
@@ -125,6 +127,14 @@ class PostgresTx:
             (memory_id, *containing),
         )
         return cursor.rowcount
+
+    def _drop_staged(self, memory_id: str) -> None:
+        """A reembed under way staged vectors of this memory's texts, the erased ones among
+        them: they go too (the next run embeds what is left again)."""
+        row = self._conn.execute("SELECT to_regclass(%s) IS NOT NULL AS staged", (STAGED,))
+        found = row.fetchone()
+        if found and (found["staged"] if isinstance(found, dict) else found[0]):
+            self._conn.execute(f"DELETE FROM {STAGED} WHERE memory_id = %s", (memory_id,))
 
     def _set_tags(self, memory_id: str, tags: Sequence[str]) -> None:
         self._conn.execute("DELETE FROM memory_tags WHERE memory_id = %s", (memory_id,))
