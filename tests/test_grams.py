@@ -143,7 +143,14 @@ def _unmigrate_sqlite(path: Path) -> None:
         conn.execute(f"DROP TRIGGER {name}")
     for name in ("context_grams_insert", "context_grams_delete"):
         conn.execute(f"DROP TRIGGER {name}")
-    for table in ("memories_grams_vocab", "memories_grams", "context_grams_vocab", "context_grams"):
+    for table in (
+        "memories_grams_vocab",
+        "memories_grams",
+        "memory_gram_text",
+        "context_grams_vocab",
+        "context_grams",
+        "context_gram_text",
+    ):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("PRAGMA user_version = 17")
     conn.commit()
@@ -247,3 +254,36 @@ def test_a_chinese_query_searches_its_one_character_words(mem: Lethe) -> None:
     for query in ("关于猫", "我有猫吗"):
         hits = mem.recall(query, k=2)
         assert hits[0].memory.id == m.id and hits[0].lexical_rank == 1, query
+
+
+@sqlite_only
+def test_a_text_indexed_with_other_grams_leaves_none_when_erased(
+    db: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grams a text was indexed with are kept, so erasing it removes exactly those, even
+    when the process erasing it would compute others (a Python with newer Unicode tables, or
+    a lethe that cuts text differently)."""
+    with Lethe.open(db, embedder=embedder) as mem:
+        monkeypatch.setattr(
+            "lethe.store.sqlite_grams.index_text", lambda text: "zzgramof " + " ".join(grams(text))
+        )
+        with Lethe.open(db, embedder=embedder) as writer:
+            gone = writer.remember("合言葉は猫").id
+        monkeypatch.undo()
+        conn = sqlite3.connect(db)
+        indexed = conn.execute("SELECT grams FROM memory_gram_text").fetchone()[0]
+        conn.close()
+        assert indexed.startswith("zzgramof "), "the text was indexed with the other grams"
+        mem.execute(mem.plan_purge([gone]))
+    conn = sqlite3.connect(db)
+    terms = {row[0] for row in conn.execute("SELECT term FROM memories_grams_vocab")}
+    conn.close()
+    assert "zzgramof" not in terms and "猫" not in terms, terms
+
+
+@sqlite_only
+def test_a_latin_word_in_japanese_text_is_found_in_either_case(mem: Lethe) -> None:
+    m = mem.remember("娘はÉCOLE Ángelに通っている")
+    for query in ("ÉCOLEはどこ?", "Ángelはどこ?", "écoleはどこ?"):
+        assert mem.recall(query, k=1)[0].lexical_rank == 1, query
+    assert mem.recall("ÉCOLEはどこ?", k=1)[0].memory.id == m.id

@@ -12,9 +12,10 @@ BATCH = 2000
 
 
 def register(conn: sqlite3.Connection) -> None:
-    """Give a connection the function the gram triggers call. Every connection that writes
-    memories needs it: without it SQLite refuses the write ("no such function"), which keeps
-    a tool that does not know lethe from leaving the index behind the rows."""
+    """Give a connection the function the gram triggers call. A connection that stores or
+    changes a text needs it: without it SQLite refuses the write ("no such function"), which
+    keeps a tool that does not know lethe from leaving the index behind the rows. Deleting
+    needs nothing: the grams a text was indexed with are kept beside the index."""
     conn.create_function("lethe_grams", 1, index_text, deterministic=True)
 
 
@@ -24,7 +25,7 @@ def backfill(conn: sqlite3.Connection, progress: ProgressBar | None = None) -> i
     how many rows held grams."""
     progress = progress or no_progress
     indexed = 0
-    for table, index in (("memories", "memories_grams"), ("memory_context", "context_grams")):
+    for table, index in (("memories", "memory_gram_text"), ("memory_context", "context_gram_text")):
         total = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         last = -1
         with progress(f"indexing {table.replace('_', ' ')} for CJK search", total) as advance:
@@ -37,7 +38,7 @@ def backfill(conn: sqlite3.Connection, progress: ProgressBar | None = None) -> i
                     break
                 last = rows[-1][0]
                 found = [(num, text) for num, text in ((n, index_text(c)) for n, c in rows) if text]
-                conn.executemany(f"INSERT INTO {index} (rowid, grams) VALUES (?, ?)", found)
+                conn.executemany(f"INSERT INTO {index} (num, grams) VALUES (?, ?)", found)
                 indexed += len(found)
                 advance(len(rows))
     return indexed

@@ -41,12 +41,12 @@ class LexicalSearch:
         self._indexes = (
             (
                 _Index("context_fts", "context_vocab", query_tokens),
-                _Index("context_grams", "context_grams_vocab", gram_query),
+                _Index("context_grams", "context_grams_vocab", _folded_grams),
             )
             if context
             else (
                 _Index("memories_fts", "memories_vocab", query_tokens),
-                _Index("memories_grams", "memories_grams_vocab", gram_query),
+                _Index("memories_grams", "memories_grams_vocab", _folded_grams),
             )
         )
         self._path = path
@@ -152,3 +152,9 @@ class _Index:
     table: str
     vocab: str
     tokens: Callable[[str], list[str]]
+
+
+def _folded_grams(text: str) -> list[str]:
+    """A query's grams as FTS5's `unicode61` holds them: it folds every letter's case
+    (École is école in the index), where the grams fold only ASCII (as PostgreSQL does)."""
+    return list(dict.fromkeys(g.lower() for g in gram_query(text)))

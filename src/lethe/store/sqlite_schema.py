@@ -559,38 +559,60 @@ INSERT OR IGNORE INTO context_changed
 """,
     18: """
 -- Full text for scripts without spaces (store/grams.py): every CJK character and every pair
--- beside one, for texts that hold any. `lethe_grams` is registered by the writing
--- connection; the index is contentless, so a row's grams are deleted by computing them again.
--- Existing rows are indexed by the migration's backfill (store/sqlite_grams.py).
+-- beside one, for texts that hold any. `lethe_grams` (registered by the writing connection)
+-- computes a text's grams once, on insert or change; they are kept as written
+-- (memory_gram_text), and the index follows that table, so deleting never computes them
+-- again (a Python with other Unicode tables would compute other grams, and a contentless
+-- index deleted with them would keep the old ones). Existing rows are indexed by the
+-- migration's backfill (store/sqlite_grams.py).
+CREATE TABLE memory_gram_text (
+    num   INTEGER PRIMARY KEY,
+    grams TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE memories_grams USING fts5 (
-    grams, content = '', tokenize = 'unicode61 remove_diacritics 0'
+    grams, content = 'memory_gram_text', content_rowid = 'num',
+    tokenize = 'unicode61 remove_diacritics 0'
 );
 CREATE VIRTUAL TABLE memories_grams_vocab USING fts5vocab (memories_grams, 'row');
+CREATE TRIGGER memory_gram_text_insert AFTER INSERT ON memory_gram_text BEGIN
+    INSERT INTO memories_grams (rowid, grams) VALUES (new.num, new.grams);
+END;
+CREATE TRIGGER memory_gram_text_delete AFTER DELETE ON memory_gram_text BEGIN
+    INSERT INTO memories_grams (memories_grams, rowid, grams) VALUES ('delete', old.num, old.grams);
+END;
 CREATE TRIGGER memories_grams_insert AFTER INSERT ON memories BEGIN
-    INSERT INTO memories_grams (rowid, grams)
+    INSERT INTO memory_gram_text (num, grams)
         SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
 END;
 CREATE TRIGGER memories_grams_delete AFTER DELETE ON memories BEGIN
-    INSERT INTO memories_grams (memories_grams, rowid, grams)
-        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
+    DELETE FROM memory_gram_text WHERE num = old.num;
 END;
 CREATE TRIGGER memories_grams_update AFTER UPDATE OF content ON memories BEGIN
-    INSERT INTO memories_grams (memories_grams, rowid, grams)
-        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
-    INSERT INTO memories_grams (rowid, grams)
+    DELETE FROM memory_gram_text WHERE num = old.num;
+    INSERT INTO memory_gram_text (num, grams)
         SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
 END;
+CREATE TABLE context_gram_text (
+    num   INTEGER PRIMARY KEY,
+    grams TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE context_grams USING fts5 (
-    grams, content = '', tokenize = 'unicode61 remove_diacritics 0'
+    grams, content = 'context_gram_text', content_rowid = 'num',
+    tokenize = 'unicode61 remove_diacritics 0'
 );
 CREATE VIRTUAL TABLE context_grams_vocab USING fts5vocab (context_grams, 'row');
+CREATE TRIGGER context_gram_text_insert AFTER INSERT ON context_gram_text BEGIN
+    INSERT INTO context_grams (rowid, grams) VALUES (new.num, new.grams);
+END;
+CREATE TRIGGER context_gram_text_delete AFTER DELETE ON context_gram_text BEGIN
+    INSERT INTO context_grams (context_grams, rowid, grams) VALUES ('delete', old.num, old.grams);
+END;
 CREATE TRIGGER context_grams_insert AFTER INSERT ON memory_context BEGIN
-    INSERT INTO context_grams (rowid, grams)
+    INSERT INTO context_gram_text (num, grams)
         SELECT new.num, g FROM (SELECT lethe_grams(new.content) AS g) WHERE g != '';
 END;
 CREATE TRIGGER context_grams_delete AFTER DELETE ON memory_context BEGIN
-    INSERT INTO context_grams (context_grams, rowid, grams)
-        SELECT 'delete', old.num, g FROM (SELECT lethe_grams(old.content) AS g) WHERE g != '';
+    DELETE FROM context_gram_text WHERE num = old.num;
 END;
 """,
 }
