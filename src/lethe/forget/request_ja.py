@@ -7,9 +7,10 @@ meant (のこと, について覚えていること, に関する記憶, の件)
 combination of the layers reads the same, and what is not recognised stays in the object
 (which costs recall, never precision: every target must still hold what the object names).
 
-A matter phrase (のこと, について, に関する, の件, の話, の記憶) or a scope word asks for every
-memory of the object, as "everything about" does in English; 「Xは忘れて」 and 「Xを削除して」
-name one fact.
+A scope word, or a matter phrase (のこと, について, に関する, の件, の話, の記憶) after an object
+that is one thing (「猫のこと」, 「田中さんの記憶」), asks for every memory of the object, as
+"everything about" does in English; 「Xは忘れて」, 「Xを削除して」 and a matter phrase after an
+object described by its parts (「自宅のWi-Fiのパスワードの記録」) name one fact.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def read_japanese(obj: str) -> tuple[str, bool] | None:
         if need and need.start() > 0:
             text = text[: need.start()]
     subject = False
+    matters = False
     for _ in range(4):  # the layers, in any order: はもう全部, を全部, 全部は …
         before = text
         scope = _SCOPE.search(text)
@@ -74,8 +76,11 @@ def read_japanese(obj: str) -> tuple[str, bool] | None:
             text = text[: particle.start()]
         matter = _MATTER.search(text)
         if matter and matter.start() > 0:
-            subject = True
             text = text[: matter.start()]
+            # 「田中さんのこと」, 「猫の記憶」: everything of one thing. 「自宅のWi-Fiのパスワード
+            # の記録」 describes one fact by its parts, and stays that fact.
+            matters = matters or "の" not in _OWNER.sub("", text)
+            subject = subject or matters
         if text == before:
             break
     nominal = _NOMINAL.search(text)
