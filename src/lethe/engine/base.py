@@ -145,21 +145,24 @@ class EngineBase:
 
     def _project(
         self, changed: Sequence[Memory], owed: Sequence[int] = (), *, erased: bool = False
-    ) -> None:
+    ) -> bool:
         """Do what a commit owes: after an erasure, the store's cleanup (full-text merge,
         vector snapshot, WAL); then the workspace files. The database is the truth: a file
         that cannot be written is reported, never a reason to undo the change, and the owed
-        work stays recorded for the next open."""
+        work stays recorded for the next open. Returns whether an erasure's cleanup finished
+        (True when there was none)."""
         owed = list(owed)
+        cleaned = True
         if erased and owed:
             # The erasure's cleanup is recorded first. Done, it is settled at once (a failing
             # workspace write below must not make every later open compact again); not done
             # (a reader held the WAL), it stays owed for the next open or maintain.
             cleanup, owed = owed[:1], owed[1:]
-            if self.store.compact():
+            cleaned = self.store.compact()
+            if cleaned:
                 self.store.settle(cleanup)
         elif erased:
-            self.store.compact()
+            cleaned = self.store.compact()
         if self.workspace is not None and changed:
             try:
                 self.workspace.refresh(changed)
@@ -172,6 +175,7 @@ class EngineBase:
                 ) from exc
         if self.workspace is not None:  # else its files wait for a process that has them
             self.store.settle(owed)
+        return cleaned
 
     def rebuild_workspace(self, namespaces: Iterable[str] | str | None = None) -> list[str]:
         """Re-derive every workspace file from the database (all namespaces the store holds,

@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from lethe.engine.base import EngineBase, sha256
+from lethe.erasure.record import Erasing
 from lethe.forget.decay import SUMMARY_HEADER, extractive_summary, summary_line
 from lethe.forget.guard import protection
 from lethe.forget.plan import DerivedItem
@@ -170,6 +171,7 @@ class DerivedOps(EngineBase):
         actor: str,
         now: datetime,
         details: dict[str, Any],
+        erasing: Erasing | None = None,
     ) -> list[Memory]:
         """Inside a purge's transaction, after its targets are erased: rewrite or purge what
         was made from them (decided again here, on what the purge really erased). Returns
@@ -181,6 +183,8 @@ class DerivedOps(EngineBase):
             if memory is None or item.action == "keep":
                 continue
             if item.action == "purge":
+                if erasing is not None:
+                    erasing.take(tx.store, memory, derived_from=item.derived_from)
                 tx.erase(memory.id)
                 tx.append_event(
                     op="purge",
@@ -210,6 +214,8 @@ class DerivedOps(EngineBase):
             )
             erased_versions = tx.drop_versions(memory.id, containing=gone_lines)
             tx.update_memory(new, vector, Provenance(actor, "rewrite", item.reason))
+            if erasing is not None:
+                erasing.rewrote(memory, new, erased_versions, item.reason)
             tx.append_event(
                 op="rewrite",
                 actor=actor,

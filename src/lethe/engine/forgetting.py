@@ -16,8 +16,9 @@ from typing import Any, Literal, overload
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.derived import DerivedOps, derived_closure
-from lethe.engine.search import SearchOps
+from lethe.engine.proof import ProofOps
 from lethe.engine.versions import VersionOps
+from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.forget import confirm
@@ -28,6 +29,8 @@ from lethe.forget.identifiers import holds_all, identifiers, needles, shown
 from lethe.forget.messages import (
     derived_notes,
     edit_notes,
+    proof_note,
+    proven,
     result_notes,
 )
 from lethe.forget.plan import (
@@ -84,7 +87,7 @@ def previewed(similarity: float) -> bool:
     return similarity >= PREVIEW_THRESHOLD
 
 
-class ForgetOps(SearchOps, VersionOps, DerivedOps):
+class ForgetOps(ProofOps, VersionOps, DerivedOps):
     # -- planning ------------------------------------------------------------------------
 
     def plan_forget(
@@ -454,9 +457,9 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             raise InvalidInput(
                 "execute needs a plan: from plan_forget, plan_purge, plan_update or plan_revert"
             )
-        return self._execute_forget(plan, actor=actor)
+        return self._execute_forget(plan, actor=actor, via=validate.label(via, "via"))
 
-    def _execute_forget(self, plan: ForgetPlan, *, actor: str | None) -> ForgetResult:
+    def _execute_forget(self, plan: ForgetPlan, *, actor: str | None, via: str) -> ForgetResult:
         who = validate.label(actor, "actor") if actor else plan.actor
         self.expire_due()  # a target whose expiry came since the preview is gone already
         now = self._clock()
@@ -473,9 +476,10 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
                 "Review the fresh plan and execute it instead.",
             )
         vectors = self._edit_vectors(plan)
+        erasing = Erasing(who, via, plan.id) if plan.operation == "purge" else None
         with self.store.transaction() as tx:
             executed, stale, gone, refused, touched = self._apply(
-                tx, plan.operation, plan.targets, actor=who, plan=plan, now=now
+                tx, plan.operation, plan.targets, actor=who, plan=plan, now=now, erasing=erasing
             )
             edited, edit_stale, edit_gone, edit_refused, edit_touched = self._apply_edits(
                 tx, plan, vectors, actor=who, now=now
@@ -483,7 +487,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             stale, gone, refused = stale + edit_stale, gone + edit_gone, refused + edit_refused
             touched += edit_touched
             owed = self._owe(tx, touched, erased=plan.operation == "purge" and bool(touched))
-        self._after(plan.operation, touched, owed)
+        cleaned = self._after(plan.operation, touched, owed)
+        receipt = self._prove(erasing, cleanup_done=cleaned) if erasing and erasing.ids else None
         return ForgetResult(
             plan_id=plan.id,
             operation=plan.operation,
@@ -498,11 +503,21 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             fresh_plan=self._replan(plan, who) if stale or gone else None,
             notes=" ".join(
                 [
-                    result_notes(plan.operation, executed, stale, gone, plan.skipped, refused),
+                    result_notes(
+                        plan.operation,
+                        executed,
+                        stale,
+                        gone,
+                        plan.skipped,
+                        refused,
+                        proven=proven(receipt),
+                    ),
                     *(edit_notes(edited) if edited else []),
                     *(derived_notes(plan.derived, done=True) if executed else []),
+                    *([proof_note(receipt)] if receipt else []),
                 ]
             ),
+            receipt=receipt,
         )
 
     def _edit_vectors(self, plan: ForgetPlan) -> dict[str, Vector]:
@@ -569,6 +584,7 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
         now: datetime,
         session: str | None = None,
         requests: dict[str, int] | None = None,
+        erasing: Erasing | None = None,
     ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
         executed: list[str] = []
         stale: list[str] = []
@@ -594,6 +610,8 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             if operation == "forget":
                 tx.set_forgotten(memory.id, at=now, actor=actor, reason=reason)
             else:
+                if erasing is not None:
+                    erasing.take(tx.store, memory)
                 tx.erase(memory.id)
                 details["was"] = memory.status
             tx.append_event(
@@ -613,13 +631,15 @@ class ForgetOps(SearchOps, VersionOps, DerivedOps):
             if session is not None:
                 cascade["session"] = session
             erased = [m for m in touched if m.id in executed]
-            touched += self._cascade(tx, erased, actor=actor, now=now, details=cascade)
+            touched += self._cascade(
+                tx, erased, actor=actor, now=now, details=cascade, erasing=erasing
+            )
         return executed, stale, gone, refused, touched
 
-    def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> None:
+    def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> bool:
         """Work that follows a commit, recorded in it as owed: compaction after an erasure,
-        and the workspace."""
-        self._project(touched, owed, erased=operation == "purge" and bool(touched))
+        and the workspace. Returns whether an erasure's cleanup finished."""
+        return self._project(touched, owed, erased=operation == "purge" and bool(touched))
 
     def _requested_event(
         self,

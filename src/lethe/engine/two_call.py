@@ -10,12 +10,15 @@ from typing import Literal
 
 from lethe import validate
 from lethe.engine.forgetting import ForgetOps
+from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
 from lethe.forget import confirm
 from lethe.forget.messages import (
     confirmation_message,
     confirmation_status,
     derived_notes,
+    proof_note,
+    proven,
     result_notes,
 )
 from lethe.forget.plan import Operation, PlanItem, PlanSource
@@ -51,6 +54,7 @@ class TwoCallOps(ForgetOps):
         requests: dict[str, int] = {}
         awaiting: list[PlanItem] = []
         changed: list[str] = []
+        erasing = Erasing(who, "two_call", plan.id, session) if operation == "purge" else None
         with self.store.transaction() as tx:
             pending = tx.pending(session, operation, ids)
             for item in plan.items:
@@ -88,9 +92,11 @@ class TwoCallOps(ForgetOps):
                 now=now,
                 session=session,
                 requests=requests,
+                erasing=erasing,
             )
             owed = self._owe(tx, touched, erased=operation == "purge" and bool(touched))
-        self._after(operation, touched, owed)
+        cleaned = self._after(operation, touched, owed)
+        receipt = self._prove(erasing, cleanup_done=cleaned) if erasing and erasing.ids else None
         result = None
         if confirmed:
             result = ForgetResult(
@@ -99,7 +105,15 @@ class TwoCallOps(ForgetOps):
                 namespace=plan.namespace,
                 executed=tuple(executed),
                 refused=tuple(refused_now),
-                notes=result_notes(operation, executed, [], [], (), refused_now),
+                notes=" ".join(
+                    [
+                        result_notes(
+                            operation, executed, [], [], (), refused_now, proven=proven(receipt)
+                        ),
+                        *([proof_note(receipt)] if receipt else []),
+                    ]
+                ),
+                receipt=receipt,
             )
         missing = tuple(self._not_found(i, namespace, operation) for i in plan.not_found)
         refused = (*plan.refused, *refused_now)

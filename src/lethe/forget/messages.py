@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from lethe.forget.plan import DerivedItem, Operation, PlanItem
@@ -16,8 +17,14 @@ def result_notes(
     gone: Sequence[str],
     skipped: Sequence[PlanItem],
     refused: Sequence[PlanItem],
+    *,
+    proven: bool = True,
 ) -> str:
+    """`proven`: a purge whose receipt found none of the erased words left. Without it the
+    rows are deleted, but "erased" is not said (see `proof_note`)."""
     verb = "Forgot (moved to trash)" if operation == "forget" else "Erased"
+    if operation == "purge" and not proven:
+        verb = "Deleted the rows of"
     done = f"{verb} {len(executed)} memor{'y' if len(executed) == 1 else 'ies'}."
     parts = [
         done if executed else f"Nothing was {'forgotten' if operation == 'forget' else 'erased'}."
@@ -101,3 +108,47 @@ CONSOLIDATE_GUIDANCE = (
     "If both have value, consider which perspective to keep."
 )
 """Seed 001's scaffold after a consolidation: from detection to the deletion tool."""
+
+
+def proof_note(receipt: dict[str, Any]) -> str:
+    """What the byte scan and the probes found, in words (the receipt has the details)."""
+    scan, probes = receipt["scan"], receipt["probes"]
+    files = len(scan["files"])
+    others = len(scan["not_targeted"])
+    also = (
+        f" {others} token(s) are also held by memories the purge did not target: "
+        + "; ".join(
+            f"also in {', '.join(n['held_by'][:3])} — not targeted"
+            for n in scan["not_targeted"][:3]
+        )
+        + "."
+        if others
+        else ""
+    )
+    if receipt["status"] == "erased":
+        retried = " (after the cleanup was run a second time)" if scan["retried"] else ""
+        return (
+            f"Checked{retried}: none of the erased words is left in the {files} file(s) lethe "
+            f"owns, and {probes['queries']} recall probe(s) returned no erased memory.{also} "
+            f"Receipt {receipt['receipt_id']} (signed)."
+        )
+    where = sorted({Path(r["path"]).name for r in scan["remaining"]})
+    kinds = sorted({r["kind"] for r in scan["remaining"]})
+    parts = [
+        "The erasure is NOT proven:",
+        f"{len(scan['remaining'])} trace(s) ({', '.join(kinds) or 'none'}) remain in "
+        f"{', '.join(where) or 'no file'} after the cleanup was retried once."
+        if scan["remaining"]
+        else "",
+        f"recall still returns {', '.join(probes['erased_returned'])} from an index."
+        if probes["erased_returned"]
+        else "",
+        f"Run `lethe maintain` to finish the cleanup; receipt {receipt['receipt_id']} "
+        "records what remains where.",
+    ]
+    return " ".join(p for p in parts if p) + also
+
+
+def proven(receipt: dict[str, Any] | None) -> bool:
+    """Whether a result may say "erased": no receipt (not a purge) or a clean one."""
+    return receipt is None or receipt.get("status") == "erased"

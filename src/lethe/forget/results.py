@@ -44,6 +44,9 @@ class ForgetResult(_Frozen):
     fresh_plan: ForgetPlan | None = None
     """A new preview, whenever something was stale or gone."""
     notes: str
+    receipt: dict[str, Any] | None = None
+    """A purge's signed erasure receipt (see `engine/proof.py`): ids, digests, places, the
+    byte scan and the probes. Its `status` is `erased` only when nothing was found."""
 
 
 class Confirmation(_Frozen):

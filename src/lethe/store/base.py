@@ -14,6 +14,7 @@ from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -314,3 +315,28 @@ class Store(Protocol):
     def mark_workspace(self) -> None: ...
 
     def merge_owed(self, ids: Sequence[int], work: dict[str, Any]) -> None: ...
+
+    # -- proof of erasure (`store/sqlite_proof.py`, `store/postgres_proof.py`) -------------
+
+    erasure_methods: tuple[tuple[str, str], ...]
+    """(place, how) of what this store's cleanup after a purge does, for the receipt."""
+    unreachable: tuple[str, ...]
+    """Copies this store cannot reach: named in every receipt, never touched."""
+
+    def owned_files(self) -> list[Path]:
+        """The files on this machine that this store writes (the byte scan reads them)."""
+        ...
+
+    def signing_key_path(self) -> Path: ...
+
+    def where_held(self, needles: Sequence[str]) -> list[list[str]]:
+        """For each needle, the memories still holding it anywhere on record."""
+        ...
+
+    def save_receipt(self, receipt: dict[str, Any]) -> None: ...
+
+    def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]: ...
+
+    def receipt(self, receipt_id: str) -> dict[str, Any] | None: ...
+
+    def receipt_key(self, key_id: str) -> str | None: ...

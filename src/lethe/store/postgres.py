@@ -35,6 +35,7 @@ from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
 from lethe.store.postgres_owed import PostgresOwedWork
 from lethe.store.postgres_past import PostgresPastReads
+from lethe.store.postgres_proof import PostgresProof
 from lethe.store.postgres_reembed import PostgresReembedding
 from lethe.store.postgres_schema import WRITE_LOCK
 from lethe.store.postgres_transfer import PostgresTransferReads
@@ -80,6 +81,7 @@ class PostgresStore(
     PostgresPastReads,
     PostgresContextReads,
     PostgresOwedWork,
+    PostgresProof,
 ):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
@@ -550,8 +552,9 @@ class PostgresStore(
         return [(r["day"], r["op"], r["actor"], r["ns"], int(r["n"])) for r in rows]
 
     def compact(self) -> bool:
-        """After a purge: the row is gone from tables and indexes at commit; VACUUM-like
-        reclamation is the server's (autovacuum), and no vector cache lives here."""
+        """After a purge: rewrite the tables it touched (see `postgres_proof`), so no dead
+        tuple or stale index key keeps the erased text in the server's pages."""
+        self.vacuum_erased()
         return True
 
 

@@ -454,6 +454,23 @@ CREATE INDEX memory_context_grams_index ON memory_context USING gin (grams);
 CREATE TRIGGER memory_context_grams BEFORE INSERT OR UPDATE OF content ON memory_context
     FOR EACH ROW EXECUTE FUNCTION lethe_grams_row();
 """,
+    # 12: erasure receipts (issue 27), as SQLite's migration 19.
+    12: """
+CREATE TABLE receipt_keys (
+    key_id     TEXT PRIMARY KEY,
+    public_key TEXT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE receipts (
+    id         TEXT PRIMARY KEY,
+    at         DOUBLE PRECISION NOT NULL,
+    plan_id    TEXT,
+    status     TEXT NOT NULL CHECK (status IN ('erased', 'incomplete')),
+    key_id     TEXT NOT NULL REFERENCES receipt_keys (key_id),
+    body       TEXT NOT NULL
+);
+CREATE INDEX receipts_at ON receipts (at);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -53,6 +53,7 @@ from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_open import check_application, check_path, enter_wal, migrate
 from lethe.store.sqlite_owed import SQLiteOwedWork
 from lethe.store.sqlite_past import SQLitePastReads
+from lethe.store.sqlite_proof import SQLiteProof
 from lethe.store.sqlite_reembed import SQLiteReembedding
 from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
@@ -80,6 +81,7 @@ class SQLiteStore(
     SQLitePastReads,
     SQLiteContextReads,
     SQLiteOwedWork,
+    SQLiteProof,
 ):
     """Persistence for the engine. Every method is safe to call from several threads."""
 

@@ -615,6 +615,24 @@ CREATE TRIGGER context_grams_delete AFTER DELETE ON memory_context BEGIN
     DELETE FROM context_gram_text WHERE num = old.num;
 END;
 """,
+    # 19: erasure receipts (issue 27): each purge's signed receipt, and the public halves of
+    # the keys that signed them, so a receipt can be verified against its store.
+    19: """
+CREATE TABLE receipt_keys (
+    key_id     TEXT PRIMARY KEY,
+    public_key TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE receipts (
+    id         TEXT PRIMARY KEY,
+    at         REAL NOT NULL,
+    plan_id    TEXT,
+    status     TEXT NOT NULL CHECK (status IN ('erased', 'incomplete')),
+    key_id     TEXT NOT NULL REFERENCES receipt_keys (key_id),
+    body       TEXT NOT NULL CHECK (json_type(body) = 'object')
+);
+CREATE INDEX receipts_at ON receipts (at);
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

@@ -1,0 +1,299 @@
+"""Proof of erasure: after a purge's cleanup, check that the words are gone, then sign a
+receipt that says what was erased, where, how, and what could not be reached.
+
+The check reads the raw bytes of every file lethe owns for the store (`erasure.scan`) for
+the erased texts and their distinctive tokens (`erasure.tokens`) while the texts are still
+held in memory, then drops them. A needle found where no memory the purge left holds it is
+a failed erasure: the cleanup is run once more and the files read again; a needle also held
+by a memory the purge did not target is reported as such, not as a failure. Then recall is
+probed with each erased text and token: no erased id may come back from an index. The
+receipt holds ids, SHA-256 digests, counts and file digests — never the words.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lethe.engine.search import SearchOps
+from lethe.erasure import signing
+from lethe.erasure.record import Erasing
+from lethe.erasure.scan import Hit, ScannedFile, scan
+from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
+from lethe.errors import InvalidInput
+from lethe.filters import Filters
+from lethe.store.event_query import EventQuery
+
+RECEIPT_FORMAT = 1
+PROBE_DEPTH = 20
+"""How deep each probe reads the fused ranking for erased ids."""
+EXPORT_LIMIT = (
+    "exports and backups the person made (`lethe export`, copies of the database): not "
+    "reached, never touched"
+)
+
+
+@dataclass(frozen=True)
+class Needle:
+    value: str
+    kind: str  # "text" (a piece of the text) or a token kind
+    memory_id: str
+    whole: bool
+
+
+@dataclass
+class Verdict:
+    """One scan judged: needles found with no holder left (failures), and needles found
+    that a memory the purge did not target still holds."""
+
+    remaining: list[tuple[Needle, Hit]] = field(default_factory=list)
+    not_targeted: dict[str, tuple[Needle, list[str]]] = field(default_factory=dict)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def needles_of(erasing: Erasing) -> list[Needle]:
+    """Every piece and token of every erased text, each once (without ASCII case)."""
+    out: dict[str, Needle] = {}
+    for text in erasing.texts:
+        for piece in windows(text.text):
+            out.setdefault(
+                piece.encode().lower().decode(), Needle(piece, "text", text.memory_id, False)
+            )
+        for token in distinctive(text.text):
+            least = MIN_NUMBER if token.kind == "identifier" else MIN_BYTES
+            for form in forms(token.text, least):
+                key = form.encode().lower().decode()
+                out.setdefault(key, Needle(form, token.kind, text.memory_id, True))
+    return list(out.values())
+
+
+class ProofOps(SearchOps):
+    def _prove(self, erasing: Erasing, *, cleanup_done: bool) -> dict[str, Any]:
+        """Scan, retry once, probe, and return the signed receipt (stored with the store)."""
+        needles = needles_of(erasing)
+        erased = set(erasing.ids)
+        files, verdict = self._scan(needles, erased)
+        first_remaining: list[tuple[Needle, Hit]] = []
+        if verdict.remaining:
+            first_remaining = verdict.remaining
+            cleanup_done = self.store.compact()
+            if self.workspace is not None:
+                with contextlib.suppress(OSError):  # the scan below says what remains
+                    self.workspace.rebuild(sorted(erasing.namespaces))
+            files, verdict = self._scan(needles, erased)
+        probes = self._probe(erasing, needles, erased, verdict)
+        clean = not verdict.remaining and not probes["erased_returned"]
+        now = self._clock()
+        body: dict[str, Any] = {
+            "lethe_receipt": RECEIPT_FORMAT,
+            "receipt_id": "rcpt_" + secrets.token_hex(8),
+            "status": "erased" if clean else "incomplete",
+            "operation": "purge",
+            "plan_id": erasing.plan_id,
+            "erased_at": now.isoformat(),
+            "store": {"backend": _backend(self.store), "location": str(getattr(self.store, "path", ""))},
+            "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
+            "memories": erasing.memories,
+            "places": self._places(erasing, cleanup_done),
+            "scan": {
+                "files": [_file(f) for f in files],
+                "texts": len(erasing.texts),
+                "needles": len(needles),
+                "tokens": sum(1 for n in needles if n.kind != "text"),
+                "remaining": [_remaining(n, h) for n, h in verdict.remaining],
+                "not_targeted": [
+                    {"needle_sha256": _digest(n.value), "kind": n.kind, "held_by": ids}
+                    for n, ids in verdict.not_targeted.values()
+                ],
+                "retried": bool(first_remaining),
+                "first_scan_remaining": [_remaining(n, h) for n, h in first_remaining],
+            },
+            "probes": probes,
+            "limits": [*self.store.unreachable, EXPORT_LIMIT],
+        }
+        key = signing.load_or_create(self.store.signing_key_path())
+        receipt = signing.sign(key, body)
+        self.store.save_receipt(receipt)
+        return receipt
+
+    def _scan(
+        self, needles: Sequence[Needle], erased: set[str]
+    ) -> tuple[list[ScannedFile], Verdict]:
+        paths = list(self.store.owned_files())
+        if self.workspace is not None and self.workspace.root.is_dir():
+            paths += sorted(p for p in self.workspace.root.rglob("*") if p.is_file())
+        files, hits = scan(paths, [n.value for n in needles], [n.whole for n in needles])
+        verdict = Verdict()
+        found = sorted({h.needle for h in hits})
+        holders = dict(
+            zip(found, self.store.where_held([needles[i].value for i in found]), strict=True)
+        )
+        for hit in hits:
+            needle = needles[hit.needle]
+            others = [i for i in holders[hit.needle] if i not in erased]
+            if others:
+                verdict.not_targeted[needle.value.lower()] = (needle, others)
+            else:
+                verdict.remaining.append((needle, hit))
+        return files, verdict
+
+    def _probe(
+        self, erasing: Erasing, needles: Sequence[Needle], erased: set[str], verdict: Verdict
+    ) -> dict[str, Any]:
+        """Recall with each erased text (as it last stood) and each token, in its namespace:
+        the fused ranking must hold no erased id, and a memory it returns holding a needle
+        must be one the purge did not target."""
+        namespaces = {t.memory_id: t.namespace for t in erasing.texts}
+        current = {m["id"]: m["content_sha256"] for m in erasing.memories}
+        queries = [
+            (t.namespace, t.text)
+            for t in erasing.texts
+            if _digest(t.text) == current.get(t.memory_id)
+        ]
+        queries += [(namespaces[n.memory_id], n.value) for n in needles if n.kind != "text"]
+        returned: set[str] = set()
+        held: dict[str, list[str]] = {}
+        if queries:
+            vectors = self.embedder.embed([q for _, q in queries])
+            for (namespace, query), vector in zip(queries, vectors, strict=True):
+                ranked, _ = self._hybrid_for(
+                    vector, query, Filters(namespace=namespace), PROBE_DEPTH
+                )
+                ids = [f.id for f in ranked[:PROBE_DEPTH]]
+                returned.update(i for i in ids if i in erased)
+                lowered = query.encode().lower().decode()
+                for memory in self.store.get_many(ids, active_only=False).values():
+                    if lowered in memory.content.encode().lower().decode():
+                        held.setdefault(_digest(query), []).append(memory.id)
+        return {
+            "queries": len(queries),
+            "depth": PROBE_DEPTH,
+            "erased_returned": sorted(returned),
+            "not_targeted": [
+                {"query_sha256": digest, "held_by": sorted(set(ids))}
+                for digest, ids in sorted(held.items())
+            ],
+            "clean": not returned,
+        }
+
+    def _places(self, erasing: Erasing, cleanup_done: bool) -> list[dict[str, Any]]:
+        c = erasing.counts
+        places: list[dict[str, Any]] = [
+            {"place": "memory rows", "count": c["rows"], "how": "deleted"},
+            {"place": "versions", "count": c["versions"], "how": "earlier versions deleted"},
+            {"place": "vectors", "count": c["vectors"], "how": "deleted with their rows"},
+            {
+                "place": "lexical index: words",
+                "count": c["rows"],
+                "how": "entries deleted by trigger in the purge's transaction",
+            },
+        ]
+        if c["gram_entries"]:
+            places.append(
+                {
+                    "place": "lexical index: character grams",
+                    "count": c["gram_entries"],
+                    "how": "entries deleted by trigger in the purge's transaction",
+                }
+            )
+        places += [
+            {
+                "place": "summaries rewritten",
+                "count": len(erasing.rewritten),
+                "how": "the erased lines removed; versions holding them erased",
+                "summaries": erasing.rewritten,
+            },
+            {
+                "place": "summaries purged",
+                "count": sum(1 for m in erasing.memories if "derived_from" in m),
+                "how": "purged with their sources",
+            },
+            {"place": "links", "count": c["links"], "how": "deleted"},
+            {
+                "place": "episodes",
+                "count": c["episodes"],
+                "how": "membership left as an anonymous gap",
+            },
+            {"place": "tags", "count": c["tags"], "how": "deleted"},
+            {
+                "place": "conversation contexts",
+                "count": c["conversations"],
+                "how": "the neighbours' contexts rebuilt without the erased turns",
+            },
+            {
+                "place": "audit details",
+                "count": c["events_redacted"],
+                "how": "the erased memories' events kept with their details and reasons redacted",
+            },
+            {
+                "place": "workspace lines",
+                "count": c["workspace_lines"] if self.workspace is not None else 0,
+                "how": "the day and curated files rewritten"
+                if self.workspace is not None
+                else "no workspace is configured",
+            },
+        ]
+        for place, how in self.store.erasure_methods:
+            places.append({"place": f"store cleanup: {place}", "how": how, "done": cleanup_done})
+        return places
+
+    # -- receipts ------------------------------------------------------------------------
+
+    def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        """The signed receipts of past purges, newest first."""
+        return self.store.receipts(limit, offset)
+
+    def receipt(self, receipt_id: str) -> dict[str, Any] | None:
+        return self.store.receipt(receipt_id)
+
+    def verify_receipt(self, receipt: dict[str, Any]) -> list[str]:
+        """What is wrong with a receipt, checked against this store: its signature, that
+        the key is this store's, that the audit log holds a purge event of each id with the
+        same content digest, and that none of the ids exists. Empty when it holds."""
+        if not isinstance(receipt, dict) or receipt.get("lethe_receipt") != RECEIPT_FORMAT:
+            raise InvalidInput(
+                "not a lethe erasure receipt (no lethe_receipt: 1)",
+                hint="give the JSON file `lethe purge --receipt` wrote",
+            )
+        problems: list[str] = []
+        if not signing.signature_holds(receipt):
+            problems.append("the signature does not match the receipt's contents")
+        known = self.store.receipt_key(str(receipt.get("key_id", "")))
+        if known is None or known != receipt.get("public_key"):
+            problems.append("the signing key is not one of this store's receipt keys")
+        memories = receipt.get("memories")
+        if not isinstance(memories, list):
+            return [*problems, "the receipt lists no memories"]
+        for entry in memories:
+            memory_id = str(entry.get("id")) if isinstance(entry, dict) else ""
+            if self.store.get(memory_id) is not None:
+                problems.append(f"{memory_id} still exists")
+            events = self.store.events(EventQuery(memory_id=memory_id, op="purge", limit=100))
+            if not any(e.content_sha256 == entry.get("content_sha256") for e in events):
+                problems.append(f"the audit log holds no purge of {memory_id} with that digest")
+        return problems
+
+
+def _backend(store: Any) -> str:
+    return "postgresql" if type(store).__name__.startswith("Postgres") else "sqlite"
+
+
+def _file(f: ScannedFile) -> dict[str, Any]:
+    return {"path": f.path, "bytes": f.bytes, "sha256": f.sha256}
+
+
+def _remaining(needle: Needle, hit: Hit) -> dict[str, Any]:
+    return {
+        "needle_sha256": _digest(needle.value),
+        "kind": needle.kind,
+        "memory_id": needle.memory_id,
+        "path": hit.path,
+        "offset": hit.offset,
+    }

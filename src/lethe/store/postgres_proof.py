@@ -1,0 +1,149 @@
+"""What the PostgreSQL store gives a proof of erasure: the cleanup of the server's pages
+after a purge (VACUUM FULL), which memories still hold a string, and the receipts kept.
+Kept apart from `postgres.py`, which mixes it in.
+
+A deleted row stays in its heap page until vacuumed, and a plain VACUUM leaves the bytes of
+the newest tuple of a page in the page's free space (measured: the erased text was still in
+the heap file after `VACUUM`, gone after `VACUUM FULL`); a GIN index never drops a key it
+once held. So a purge rewrites the tables it touched — heap, TOAST and every index. That
+takes an exclusive lock on each table for the time of its rewrite.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lethe.store.rows import ts
+
+if TYPE_CHECKING:
+    import psycopg
+
+HELD_LIMIT = 20
+
+ERASED_TABLES = ("memories", "memory_versions", "memory_context", "memory_tags", "events")
+"""Every table whose rows a purge deletes or rewrites and that holds a person's words (the
+others it touches hold ids and numbers only); events: their details are redacted."""
+
+_HELD_SQL = """
+SELECT id FROM memories WHERE strpos(lower(content), %(n)s) > 0
+    OR strpos(lower(metadata::text), %(n)s) > 0 OR strpos(lower(category), %(n)s) > 0
+    OR strpos(lower(coalesce(forget_reason, '')), %(n)s) > 0
+    OR strpos(lower(coalesce(change_reason, '')), %(n)s) > 0
+UNION SELECT memory_id FROM memory_versions
+    WHERE strpos(lower(content), %(n)s) > 0 OR strpos(lower(coalesce(reason, '')), %(n)s) > 0
+    OR strpos(lower(metadata::text), %(n)s) > 0 OR strpos(lower(tags::text), %(n)s) > 0
+UNION SELECT memory_id FROM memory_context WHERE strpos(lower(content), %(n)s) > 0
+UNION SELECT memory_id FROM memory_tags WHERE strpos(lower(tag), %(n)s) > 0
+UNION SELECT memory_id FROM events
+    WHERE memory_id IS NOT NULL AND (strpos(lower(coalesce(reason, '')), %(n)s) > 0
+    OR strpos(lower(details::text), %(n)s) > 0)
+LIMIT %(limit)s
+"""
+
+
+class _Reads(Protocol):
+    dsn: str
+    path: str
+
+    def _read(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
+
+
+class PostgresProof:
+    erasure_methods: tuple[tuple[str, str], ...] = (
+        (
+            "rows",
+            "deleted, then every table the purge touched rewritten (VACUUM FULL): heap, "
+            "TOAST and indexes hold no dead tuple or stale index key",
+        ),
+        ("lexical", "tsvector columns deleted with their rows; GIN indexes rebuilt by the rewrite"),
+    )
+    unreachable: tuple[str, ...] = (
+        "the server's write-ahead log and its archives (WAL segments are recycled by the "
+        "server on its own schedule)",
+        "replicas and standbys of this database",
+        "backups and dumps (pg_dump, base backups, snapshots)",
+        "blocks the file system freed when the old table files were dropped",
+        "the server's files themselves: this process cannot read them, so no byte scan of "
+        "them is made (the workspace files are scanned)",
+    )
+
+    def owned_files(self: _Reads) -> list[Path]:
+        """None on this machine: the server's files are the server's."""
+        return []
+
+    def signing_key_path(self: _Reads) -> Path:
+        base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+        name = hashlib.sha256(self.path.encode()).hexdigest()[:16]
+        return Path(base) / "lethe" / "receipt-keys" / f"{name}.key"
+
+    def vacuum_erased(self: _Reads) -> list[str]:
+        """Rewrite every table a purge touches; returns their names."""
+        with self._read() as conn:
+            conn.commit()
+            previous = conn.autocommit
+            conn.autocommit = True
+            try:
+                for table in ERASED_TABLES:
+                    conn.execute(f"VACUUM (FULL, ANALYZE) {table}")
+            finally:
+                conn.autocommit = previous
+        return list(ERASED_TABLES)
+
+    def where_held(self: _Reads, needles: Sequence[str]) -> list[list[str]]:
+        """As the SQLite store's: the memories that hold each needle anywhere on record."""
+        out: list[list[str]] = []
+        with self._read() as conn:
+            for needle in needles:
+                rows = conn.execute(
+                    _HELD_SQL, {"n": needle.encode().lower().decode(), "limit": HELD_LIMIT}
+                ).fetchall()
+                out.append(sorted(r["id"] for r in rows))
+        return out
+
+    def save_receipt(self: _Reads, receipt: dict[str, Any]) -> None:
+        at = ts(datetime.fromisoformat(receipt["erased_at"]))
+        with self._read() as conn, conn.transaction():
+            conn.execute(
+                "INSERT INTO receipt_keys (key_id, public_key, created_at) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key_id) DO NOTHING",
+                (receipt["key_id"], receipt["public_key"], at),
+            )
+            conn.execute(
+                "INSERT INTO receipts (id, at, plan_id, status, key_id, body) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                (
+                    receipt["receipt_id"],
+                    at,
+                    receipt.get("plan_id"),
+                    receipt["status"],
+                    receipt["key_id"],
+                    json.dumps(receipt, ensure_ascii=False, sort_keys=True),
+                ),
+            )
+
+    def receipts(self: _Reads, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT body FROM receipts ORDER BY at DESC, id LIMIT %s OFFSET %s",
+                (limit, offset),
+            ).fetchall()
+        return [json.loads(r["body"]) for r in rows]
+
+    def receipt(self: _Reads, receipt_id: str) -> dict[str, Any] | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT body FROM receipts WHERE id = %s", (receipt_id,)).fetchone()
+        return None if row is None else dict(json.loads(row["body"]))
+
+    def receipt_key(self: _Reads, key_id: str) -> str | None:
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT public_key FROM receipt_keys WHERE key_id = %s", (key_id,)
+            ).fetchone()
+        return None if row is None else str(row["public_key"])
