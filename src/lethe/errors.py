@@ -112,3 +112,8 @@ class EmbedderUnavailable(LetheError):
 
 class EmbedderMismatch(StoreError):
     """The store holds vectors from another embedding model than the one given."""
+
+
+class SigningKeyError(LetheError):
+    """The key that signs erasure receipts cannot be used (unreadable, not an Ed25519 key,
+    readable by others): the purge is refused before anything is erased."""

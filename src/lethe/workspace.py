@@ -89,6 +89,20 @@ class Workspace:
         for namespace in sorted(set(curated)):
             self._write_curated(namespace)
 
+    def files(self, namespaces: Iterable[str]) -> list[Path]:
+        """The files lethe writes for these namespaces: daily logs, the curated file, and
+        the temporary files of killed writes. A person's own files beside them are not
+        lethe's (see `rebuild`)."""
+        found: list[Path] = []
+        for namespace in sorted(set(namespaces)):
+            folder = self.folder(namespace)
+            found += [p for p in folder.glob("MEMORY.md") if p.is_file()]
+            found += [p for p in folder.glob(".MEMORY.md.*") if p.is_file()]
+            days = folder / "memory"
+            for pattern in ("????-??-??.md", ".????-??-??.md.*"):
+                found += sorted(p for p in days.glob(pattern) if p.is_file())
+        return found
+
     def rebuild(self, namespaces: Iterable[str]) -> None:
         """Regenerate every file of the namespaces from scratch."""
         for namespace in namespaces:

@@ -477,6 +477,7 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             )
         vectors = self._edit_vectors(plan)
         erasing = Erasing(who, via, plan.id) if plan.operation == "purge" else None
+        key = self._signing_key() if erasing else None
         with self.store.transaction() as tx:
             executed, stale, gone, refused, touched = self._apply(
                 tx, plan.operation, plan.targets, actor=who, plan=plan, now=now, erasing=erasing
@@ -488,7 +489,11 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             touched += edit_touched
             owed = self._owe(tx, touched, erased=plan.operation == "purge" and bool(touched))
         cleaned = self._after(plan.operation, touched, owed)
-        receipt = self._prove(erasing, cleanup_done=cleaned) if erasing and erasing.ids else None
+        receipt = (
+            self._prove(erasing, cleanup_done=cleaned, key=key)
+            if erasing and key and erasing.ids
+            else None
+        )
         return ForgetResult(
             plan_id=plan.id,
             operation=plan.operation,

@@ -75,11 +75,18 @@ def needles_of(erasing: Erasing) -> list[Needle]:
 
 
 class ProofOps(SearchOps):
-    def _prove(self, erasing: Erasing, *, cleanup_done: bool) -> dict[str, Any]:
+    def _signing_key(self) -> signing.Ed25519PrivateKey:
+        """The receipt key, read (or made) before a purge runs: a key that cannot be used
+        refuses the purge before anything is erased, not after."""
+        return signing.load_or_create(self.store.signing_key_path())
+
+    def _prove(
+        self, erasing: Erasing, *, cleanup_done: bool, key: signing.Ed25519PrivateKey
+    ) -> dict[str, Any]:
         """Scan, retry once, probe, and return the signed receipt (stored with the store)."""
         needles = needles_of(erasing)
         erased = set(erasing.ids)
-        files, verdict = self._scan(needles, erased)
+        files, verdict = self._scan(needles, erased, erasing.namespaces)
         first_remaining: list[tuple[Needle, Hit]] = []
         if verdict.remaining:
             first_remaining = verdict.remaining
@@ -87,7 +94,7 @@ class ProofOps(SearchOps):
             if self.workspace is not None:
                 with contextlib.suppress(OSError):  # the scan below says what remains
                     self.workspace.rebuild(sorted(erasing.namespaces))
-            files, verdict = self._scan(needles, erased)
+            files, verdict = self._scan(needles, erased, erasing.namespaces)
         probes = self._probe(erasing, needles, erased, verdict)
         clean = not verdict.remaining and not probes["erased_returned"]
         now = self._clock()
@@ -98,7 +105,10 @@ class ProofOps(SearchOps):
             "operation": "purge",
             "plan_id": erasing.plan_id,
             "erased_at": now.isoformat(),
-            "store": {"backend": _backend(self.store), "location": str(getattr(self.store, "path", ""))},
+            "store": {
+                "backend": _backend(self.store),
+                "location": str(getattr(self.store, "path", "")),
+            },
             "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
             "memories": erasing.memories,
             "places": self._places(erasing, cleanup_done),
@@ -118,17 +128,16 @@ class ProofOps(SearchOps):
             "probes": probes,
             "limits": [*self.store.unreachable, EXPORT_LIMIT],
         }
-        key = signing.load_or_create(self.store.signing_key_path())
         receipt = signing.sign(key, body)
         self.store.save_receipt(receipt)
         return receipt
 
     def _scan(
-        self, needles: Sequence[Needle], erased: set[str]
+        self, needles: Sequence[Needle], erased: set[str], namespaces: set[str]
     ) -> tuple[list[ScannedFile], Verdict]:
         paths = list(self.store.owned_files())
-        if self.workspace is not None and self.workspace.root.is_dir():
-            paths += sorted(p for p in self.workspace.root.rglob("*") if p.is_file())
+        if self.workspace is not None:
+            paths += self.workspace.files({*self.store.namespaces(), *namespaces})
         files, hits = scan(paths, [n.value for n in needles], [n.whole for n in needles])
         verdict = Verdict()
         found = sorted({h.needle for h in hits})

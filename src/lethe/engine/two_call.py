@@ -55,6 +55,7 @@ class TwoCallOps(ForgetOps):
         awaiting: list[PlanItem] = []
         changed: list[str] = []
         erasing = Erasing(who, "two_call", plan.id, session) if operation == "purge" else None
+        key = self._signing_key() if erasing else None
         with self.store.transaction() as tx:
             pending = tx.pending(session, operation, ids)
             for item in plan.items:
@@ -96,7 +97,11 @@ class TwoCallOps(ForgetOps):
             )
             owed = self._owe(tx, touched, erased=operation == "purge" and bool(touched))
         cleaned = self._after(operation, touched, owed)
-        receipt = self._prove(erasing, cleanup_done=cleaned) if erasing and erasing.ids else None
+        receipt = (
+            self._prove(erasing, cleanup_done=cleaned, key=key)
+            if erasing and key and erasing.ids
+            else None
+        )
         result = None
         if confirmed:
             result = ForgetResult(

@@ -20,11 +20,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from lethe.errors import InvalidInput
+from lethe.errors import SigningKeyError
 
-
-class SigningKeyError(InvalidInput):
-    """The signing key file cannot be used (unreadable, not a key, readable by others)."""
+__all__ = ["Ed25519PrivateKey", "SigningKeyError"]
 
 
 def canonical(body: dict[str, Any]) -> bytes:
