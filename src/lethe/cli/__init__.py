@@ -5,7 +5,7 @@ about what may be stored, found, linked or forgotten lives in the engine. The mo
 their commands on import, in the order `lethe --help` lists them.
 """
 
-from lethe.cli import memories, versions, relations, forgetting, trash, decay  # noqa: I001
+from lethe.cli import memories, versions, relations, forgetting, trash, receipts, decay  # noqa: I001
 from lethe.cli import records, serve, inspector, workspace, model, reembed, setup
 from lethe.cli.app import app, main
 
@@ -17,6 +17,7 @@ __all__ = [
     "main",
     "memories",
     "model",
+    "receipts",
     "records",
     "reembed",
     "relations",

@@ -9,6 +9,7 @@ decision, never this module's.
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -33,10 +34,12 @@ from lethe.cli.app import (
     fail,
     open_lethe,
     parse_duration,
+    report_error,
     stderr,
     stdout,
 )
 from lethe.cli.confirming import NEEDS_CONFIRMATION, IfShaOpt, YesOpt
+from lethe.errors import LetheError
 from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
@@ -44,7 +47,12 @@ if TYPE_CHECKING:
     from lethe.forget.plan import ForgetPlan, PlanItem
     from lethe.forget.results import ForgetResult
 
-__all__ = ["NEEDS_CONFIRMATION", "ActorOpt", "ReasonOpt", "YesOpt", "carry_out"]
+__all__ = ["NEEDS_CONFIRMATION", "NOT_PROVEN", "ActorOpt", "ReasonOpt", "YesOpt", "carry_out"]
+
+NOT_PROVEN = 4
+"""Exit status of a purge that deleted its rows but whose receipt is `incomplete`: the check
+after the cleanup still found erased words in a file lethe owns, or recall still returned an
+erased id."""
 
 ReasonOpt = Annotated[
     str | None,
@@ -207,7 +215,12 @@ def forget(
     "audit log. Cannot be undone. Give ids (live or in the trash), or --older-than for trash "
     "forgotten more than that long ago.\n\n"
     "The plan is shown first and carried out once confirmed: y/N at a terminal, or --yes. "
-    "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given.",
+    "After the cleanup every file lethe owns is read for the erased words and recall is "
+    "probed; the result is a signed receipt (its id is printed; --receipt FILE writes it, "
+    "--json includes it; see lethe receipt).\n\n"
+    "Exit status 3: confirmation needed but stdin is not a terminal and --yes was not given. "
+    "Exit status 4: the rows were deleted but the erasure is not proven (receipt status "
+    "incomplete: traces were found after the cleanup).",
 )
 def purge(
     ids: Annotated[
@@ -224,6 +237,16 @@ def purge(
             "ago: 30d, 12h, 90m, 2w.",
         ),
     ] = None,
+    receipt: Annotated[
+        Path | None,
+        typer.Option(
+            "--receipt",
+            metavar="FILE",
+            dir_okay=False,
+            help="Write the erasure receipt's JSON to FILE, a new file (checked before "
+            "anything is purged: an existing file or a missing folder is refused).",
+        ),
+    ] = None,
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
@@ -231,6 +254,10 @@ def purge(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli.receipts import receipt_target
+
+    if receipt is not None:
+        receipt_target(receipt, "--receipt")
     if ids and older_than is not None:
         raise fail("give memory ids or --older-than, not both")
     if not ids and older_than is None:
@@ -247,25 +274,36 @@ def purge(
             reason=reason,
             expected_sha256=if_sha256,
         )
-        carry_out(mem, plan, execute=True, yes=yes, json_=json_)
+        carry_out(mem, plan, execute=True, yes=yes, json_=json_, receipt_to=receipt)
 
 
 # -- plan, confirm, execute ----------------------------------------------------------------
 
 
-def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: bool) -> None:
+def carry_out(
+    mem: Lethe,
+    plan: ForgetPlan,
+    *,
+    execute: bool,
+    yes: bool,
+    json_: bool,
+    receipt_to: Path | None = None,
+) -> None:
     """Show the plan, get the go-ahead, execute it and set the exit status.
 
     With --json stdout carries exactly one document: the execution's result when there was
     one, else the plan. A plan with nothing to delete needs no go-ahead: executing it is a
-    no-op that still reports what was skipped and refused.
+    no-op that still reports what was skipped and refused. A purge's receipt goes to
+    `receipt_to` when given (a purge that erased nothing has none).
     """
     from lethe.forget.plan import seed_json
 
     if not execute:
         _show_plan(plan, json_)
         return
+    via = "yes" if yes else "plan"  # how the person said go, for a purge's receipt
     if (plan.targets or plan.edits) and not yes:
+        via = "prompt"
         if not confirming.interactive():
             _show_plan(plan, json_)
             raise confirming.not_confirmed(_would(plan))
@@ -280,9 +318,33 @@ def carry_out(mem: Lethe, plan: ForgetPlan, *, execute: bool, yes: bool, json_: 
             return
     elif not json_:
         stdout().print(render.plan_view(plan))
-    result = mem.execute(plan)
-    _show_result(result, json_)
-    _check(plan, result)
+    result = mem.execute(plan, via=via)
+    written = None
+    if receipt_to is not None and result.receipt is not None:
+        from lethe.cli.receipts import write_receipt
+
+        write_receipt(receipt_to, result.receipt)
+        written = str(receipt_to)
+    _show_result(result, json_, written)
+    if receipt_to is not None and result.receipt is None:
+        typer.echo(f"no receipt written to {receipt_to}: nothing was purged", err=True)
+    unproven = result.receipt is not None and result.receipt.get("status") != "erased"
+    try:
+        _check(plan, result)
+    except LetheError as exc:
+        if not unproven:
+            raise
+        report_error(exc)  # reported, and the status says what matters more
+    if unproven and result.receipt is not None:
+        rid = result.receipt.get("receipt_id")
+        report_error(
+            fail(
+                f"the rows were deleted but the erasure is not proven: receipt {rid} is "
+                f"{result.receipt.get('status')}",
+                hint=f"run lethe maintain, then see lethe receipt show {rid}",
+            )
+        )
+        raise typer.Exit(NOT_PROVEN)
 
 
 def _forget_mode(
@@ -333,13 +395,20 @@ def _show_plan(plan: ForgetPlan, json_: bool) -> None:
         stdout().print(render.plan_view(plan))
 
 
-def _show_result(result: ForgetResult, json_: bool) -> None:
+def _show_result(result: ForgetResult, json_: bool, written: str | None = None) -> None:
+    from lethe.cli.render_receipts import receipt_line
     from lethe.forget.results import result_json
 
     if json_:
-        emit_json(result_json(result))
-    else:
-        stdout().print(render.result_view(result))
+        body = result_json(result)
+        if result.receipt is not None:
+            body["receipt"] = result.receipt
+        emit_json(body)
+        return
+    out = stdout()
+    out.print(render.result_view(result))
+    if result.receipt is not None:
+        out.print(receipt_line(result.receipt, written), soft_wrap=True)
 
 
 def _would(plan: ForgetPlan) -> str:

@@ -326,6 +326,8 @@ def _item_details(item: PlanItem, operation: str) -> Text:
 
 def result_view(result: ForgetResult) -> RenderableType:
     verb = "forgot" if result.operation == "forget" else "erased"
+    if result.receipt is not None and result.receipt.get("status") != "erased":
+        verb = "deleted the rows of"  # never "erased" when the receipt says traces remain
     parts: list[RenderableType] = []
     if result.executed:
         done = Text(f"{verb} ", style="bold")
