@@ -248,3 +248,24 @@ def test_postgres_purge_leaves_no_erased_text_in_the_heap_files(
     assert files
     leftovers = [str(p) for p in files if p.is_file() and b"quigley" in p.read_bytes().lower()]
     assert leftovers == []
+
+
+def test_what_lethe_writes_itself_is_no_trace(db: str, tmp_path: Path, embedder: Embedder) -> None:
+    """Dates and times are in every daily log lethe writes, and a model's name is in its
+    settings: a purged text that names them is erased, and a token found in a live record
+    that is not a memory is reported where it is (`table.column`), not as a failure."""
+    ws = tmp_path / "ws"
+    with Lethe.open(db, embedder=embedder, workspace_dir=ws) as mem:
+        mem.remember("Lunch with the team at 12:30")
+        stamp = mem.remember("Standup moved").created_at
+        text = (
+            f"Dentist Okonkwo on {stamp:%Y-%m-%d} at {stamp:%H:%M}, "
+            "the embeddings come from all-MiniLM-L6-v2"
+        )
+        target = mem.remember(text)
+        result = mem.execute(mem.plan_purge([target.id]))
+        receipt = result.receipt
+        assert receipt is not None and receipt["status"] == "erased", result.notes
+        held = [n["held_by"] for n in receipt["scan"]["not_targeted"]]
+        if not is_postgres(db):  # the model's name is in the database file itself
+            assert ["lethe_meta.value"] in held

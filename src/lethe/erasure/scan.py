@@ -49,7 +49,8 @@ def scan(
 ) -> tuple[list[ScannedFile], list[Hit]]:
     """Each existing file (size and SHA-256 as read) and the first place each needle was
     found in each file. A needle marked `whole` counts only with no ASCII letter or digit
-    right before or after it (4821 is not found in 48213). A file that vanished meanwhile (a
+    right before or after it, nor a decimal point before a number (4821 is found neither in
+    48213 nor in 0.4821). A file that vanished meanwhile (a
     WAL being truncated) is skipped."""
     automaton = ahocorasick.Automaton()
     longest = 1

@@ -9,10 +9,12 @@ looks for:
   most pieces whole;
 - **distinctive tokens**, the words that would identify the text on their own:
   identifiers (a chunk with a digit in it, or an e-mail address: codes, phone numbers,
-  amounts), capitalised words inside a sentence (names), long words (`LONG_WORD` letters or
-  more), and runs of three or more kanji or katakana. Each must be at least `MIN_BYTES`
-  bytes: a shorter string turns up by chance in binary data (vectors, page headers).
-  At most `MAX_TOKENS` per text, the longest first.
+  amounts; not years, dates and times, which lethe writes itself in its files), capitalised
+  words inside a sentence (names), long words (`LONG_WORD` letters or more), and runs of
+  three or more kanji or katakana. Each must be at least `MIN_BYTES` bytes (`MIN_NUMBER` for
+  an identifier): a shorter string turns up by chance in binary data (vectors, page
+  headers). Tokens match only whole (no ASCII letter or digit next to them, nor a decimal
+  point before a number). At most `MAX_TOKENS` per text, the longest first.
 
 Everything is matched without ASCII case (a full-text index keeps words lower-cased), and
 each token also in its lower-cased and accent-stripped forms, as the index may hold it.
@@ -54,6 +56,15 @@ class Token:
     kind: str  # identifier, name, long word, run
 
 
+_WHEN = re.compile(
+    r"(?:19|20)\d\d(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?(?:[T ]?\d{1,2}:\d\d(?::\d\d)?)?"
+    r"|\d{1,2}:\d\d(?::\d\d)?(?:am|pm)?|\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)?\d\d",
+    re.IGNORECASE,
+)
+"""Years, dates and times: lethe writes them itself (daily log names and headers, line
+stamps, event times), so they identify no text."""
+
+
 def _identifier(chunk: str) -> bool:
     return any(c.isdigit() for c in chunk) or ("@" in chunk and "." in chunk.split("@")[-1])
 
@@ -74,7 +85,7 @@ def distinctive(text: str) -> list[Token]:
         if _identifier(chunk):
             for code in _CODE.findall(chunk):
                 code = _EDGE.sub("", code)
-                if _identifier(code):
+                if _identifier(code) and not _WHEN.fullmatch(code):
                     add(code, "identifier")
         else:
             for word in _WORD.findall(chunk):
@@ -94,8 +105,16 @@ def distinctive(text: str) -> list[Token]:
 
 def windows(text: str) -> list[str]:
     """The text whole when short, else its consecutive pieces of about `WINDOW_BYTES` bytes
-    (the last piece joins the one before when it would be shorter than half a window)."""
-    data = text.strip()
+    (the last piece joins the one before when it would be shorter than half a window); and
+    the same of the text with its white space collapsed, as the workspace writes it."""
+    out = _windows(text.strip())
+    collapsed = " ".join(text.split())
+    if collapsed != text.strip():
+        out += [w for w in _windows(collapsed) if w not in out]
+    return out
+
+
+def _windows(data: str) -> list[str]:
     if len(data.encode()) <= WINDOW_BYTES * 2:
         return [data] if len(data.encode()) >= MIN_BYTES else []
     pieces: list[str] = []

@@ -33,6 +33,8 @@ others it touches hold ids and numbers only); events: their details are redacted
 
 _HELD_SQL = """
 SELECT id FROM memories WHERE strpos(lower(content), %(n)s) > 0
+    OR strpos(lower(id), %(n)s) > 0 OR strpos(lower(namespace), %(n)s) > 0
+    OR strpos(lower(agent), %(n)s) > 0
     OR strpos(lower(metadata::text), %(n)s) > 0 OR strpos(lower(category), %(n)s) > 0
     OR strpos(lower(coalesce(forget_reason, '')), %(n)s) > 0
     OR strpos(lower(coalesce(change_reason, '')), %(n)s) > 0
@@ -45,6 +47,13 @@ UNION SELECT memory_id FROM events
     WHERE memory_id IS NOT NULL AND (strpos(lower(coalesce(reason, '')), %(n)s) > 0
     OR strpos(lower(details::text), %(n)s) > 0)
 LIMIT %(limit)s
+"""
+
+
+_COLUMNS_SQL = """
+SELECT table_name, column_name FROM information_schema.columns
+WHERE table_schema = current_schema() AND data_type IN ('text', 'jsonb', 'character varying')
+ORDER BY table_name, ordinal_position
 """
 
 
@@ -97,14 +106,26 @@ class PostgresProof:
         return list(ERASED_TABLES)
 
     def where_held(self: _Reads, needles: Sequence[str]) -> list[list[str]]:
-        """As the SQLite store's: the memories that hold each needle anywhere on record."""
+        """As the SQLite store's: the memories that hold each needle anywhere on record, else
+        the live rows of lethe's other records that do, as `table.column`."""
+        from psycopg import sql
+
         out: list[list[str]] = []
         with self._read() as conn:
+            columns = conn.execute(_COLUMNS_SQL).fetchall()
             for needle in needles:
-                rows = conn.execute(
-                    _HELD_SQL, {"n": needle.encode().lower().decode(), "limit": HELD_LIMIT}
-                ).fetchall()
-                out.append(sorted(r["id"] for r in rows))
+                key = needle.encode().lower().decode()
+                rows = conn.execute(_HELD_SQL, {"n": key, "limit": HELD_LIMIT}).fetchall()
+                held = sorted(r["id"] for r in rows)
+                if not held:
+                    for c in columns:
+                        table, column = c["table_name"], c["column_name"]
+                        query = sql.SQL(
+                            "SELECT 1 FROM {} WHERE strpos(lower({}::text), %s) > 0 LIMIT 1"
+                        ).format(sql.Identifier(table), sql.Identifier(column))
+                        if conn.execute(query, (key,)).fetchone():
+                            held.append(f"{table}.{column}")
+                out.append(held)
         return out
 
     def save_receipt(self: _Reads, receipt: dict[str, Any]) -> None:

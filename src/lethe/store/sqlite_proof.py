@@ -19,6 +19,7 @@ HELD_LIMIT = 20
 
 _HELD_SQL = """
 SELECT id FROM memories WHERE instr(lower(content), ?1) OR instr(lower(metadata), ?1)
+    OR instr(lower(id), ?1) OR instr(lower(namespace), ?1) OR instr(lower(agent), ?1)
     OR instr(lower(category), ?1) OR instr(lower(coalesce(forget_reason, '')), ?1)
     OR instr(lower(coalesce(change_reason, '')), ?1)
 UNION SELECT memory_id FROM memory_versions
@@ -31,6 +32,10 @@ UNION SELECT memory_id FROM events
     OR instr(lower(details), ?1))
 LIMIT ?2
 """
+
+
+_INDEX_TABLES = ("_data", "_idx", "_docsize", "_config", "_content")
+_SKIP = {"memory_gram_text", "context_gram_text"}
 
 
 def ascii_lower(text: str) -> str:
@@ -69,14 +74,47 @@ class SQLiteProof:
 
     def where_held(self, needles: Sequence[str]) -> list[list[str]]:
         """For each needle, the memories (any state, any namespace) that hold it without ASCII
-        case: in their text, an earlier version, their conversation context, tags, metadata
-        or the reasons on their record."""
+        case: in their text, id, namespace, agent, an earlier version, their conversation
+        context, tags, metadata or the reasons on their record. When no memory does, the
+        live rows of lethe's other records that hold it, as `table.column` (a model name in
+        `lethe_meta`, an actor in `events`): live data, not a residue. Full-text index
+        internals never count: what they keep is what the scan is for."""
         out: list[list[str]] = []
         with self._lock:
+            columns = self._text_columns()
             for needle in needles:
-                rows = self._conn.execute(_HELD_SQL, (ascii_lower(needle), HELD_LIMIT))
-                out.append(sorted(r[0] for r in rows))
+                key = ascii_lower(needle)
+                rows = self._conn.execute(_HELD_SQL, (key, HELD_LIMIT))
+                held = sorted(r[0] for r in rows)
+                if not held:
+                    held = [
+                        f"{table}.{column}"
+                        for table, column in columns
+                        if self._conn.execute(
+                            f'SELECT 1 FROM "{table}" WHERE instr(lower("{column}"), ?) LIMIT 1',
+                            (key,),
+                        ).fetchone()
+                    ]
+                out.append(held)
         return out
+
+    def _text_columns(self) -> list[tuple[str, str]]:
+        """(table, column) of every text column of lethe's own tables: no virtual table, no
+        full-text shadow table, no gram text (an index's content)."""
+        tables = [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE '%VIRTUAL%'"
+            )
+        ]
+        found = []
+        for table in tables:
+            if table.startswith("sqlite_") or table.endswith(_INDEX_TABLES) or table in _SKIP:
+                continue
+            for column in self._conn.execute(f'PRAGMA table_info("{table}")'):
+                if str(column[2]).upper() in ("TEXT", ""):
+                    found.append((table, str(column[1])))
+        return found
 
     def save_receipt(self, receipt: dict[str, Any]) -> None:
         body = json.dumps(receipt, ensure_ascii=False, sort_keys=True)
