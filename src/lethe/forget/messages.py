@@ -116,7 +116,7 @@ def proof_note(receipt: dict[str, Any]) -> str:
     files = len(scan["files"])
     others = len(scan["not_targeted"])
     also = (
-        f" {others} token(s) are also held by memories the purge did not target: "
+        f" {others} token(s) are also held by what the purge did not target: "
         + "; ".join(
             f"also in {', '.join(n['held_by'][:3])} — not targeted"
             for n in scan["not_targeted"][:3]
