@@ -341,7 +341,9 @@ def carry_out(
             fail(
                 f"the rows were deleted but the erasure is not proven: receipt {rid} is "
                 f"{result.receipt.get('status')}",
-                hint=f"run lethe maintain, then see lethe receipt show {rid}",
+                hint=f"see what remains where with lethe receipt show {rid}; "
+                "lethe workspace rebuild re-derives the workspace files, lethe maintain "
+                "finishes the store's cleanup",
             )
         )
         raise typer.Exit(NOT_PROVEN)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lethe import validate
 from lethe.engine.search import SearchOps
 from lethe.erasure import signing
 from lethe.erasure.record import Erasing
@@ -29,6 +31,8 @@ from lethe.filters import Filters
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
+MAX_RECEIPTS = 1000
+_RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
 PROBE_DEPTH = 20
 """How deep each probe reads the fused ranking for erased ids."""
 EXPORT_LIMIT = (
@@ -257,9 +261,18 @@ class ProofOps(SearchOps):
 
     def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         """The signed receipts of past purges, newest first."""
-        return self.store.receipts(limit, offset)
+        return self.store.receipts(
+            validate.positive_int(limit, "limit", maximum=MAX_RECEIPTS),
+            validate.offset(offset, "offset"),
+        )
 
     def receipt(self, receipt_id: str) -> dict[str, Any] | None:
+        """One receipt by its id (`rcpt_…`), or None."""
+        if not isinstance(receipt_id, str) or not _RECEIPT_ID.fullmatch(receipt_id):
+            raise InvalidInput(
+                f"not a receipt id: {receipt_id!r}",
+                hint="receipt ids look like rcpt_ and 16 hex digits",
+            )
         return self.store.receipt(receipt_id)
 
     def verify_receipt(self, receipt: dict[str, Any]) -> list[str]:
@@ -280,8 +293,11 @@ class ProofOps(SearchOps):
         memories = receipt.get("memories")
         if not isinstance(memories, list):
             return [*problems, "the receipt lists no memories"]
-        for entry in memories:
-            memory_id = str(entry.get("id")) if isinstance(entry, dict) else ""
+        for number, entry in enumerate(memories, 1):
+            memory_id = entry.get("id") if isinstance(entry, dict) else None
+            if not isinstance(memory_id, str) or not memory_id:
+                problems.append(f"memory entry {number} names no id")
+                continue
             if self.store.get(memory_id) is not None:
                 problems.append(f"{memory_id} still exists")
             events = self.store.events(EventQuery(memory_id=memory_id, op="purge", limit=100))

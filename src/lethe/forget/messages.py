@@ -143,8 +143,7 @@ def proof_note(receipt: dict[str, Any]) -> str:
         f"recall still returns {', '.join(probes['erased_returned'])} from an index."
         if probes["erased_returned"]
         else "",
-        f"Run `lethe maintain` to finish the cleanup; receipt {receipt['receipt_id']} "
-        "records what remains where.",
+        _mend(receipt),
     ]
     return " ".join(p for p in parts if p) + also
 
@@ -152,3 +151,19 @@ def proof_note(receipt: dict[str, Any]) -> str:
 def proven(receipt: dict[str, Any] | None) -> bool:
     """Whether a result may say "erased": no receipt (not a purge) or a clean one."""
     return receipt is None or receipt.get("status") == "erased"
+
+
+def _mend(receipt: dict[str, Any]) -> str:
+    """What to run for the traces a receipt found: workspace files are re-derived by
+    `lethe workspace rebuild`, the database's cleanup is finished by `lethe maintain`."""
+    remaining = receipt["scan"]["remaining"]
+    in_files = [r for r in remaining if ".md" in Path(r["path"]).name]
+    steps = []
+    if in_files:
+        steps.append("`lethe workspace rebuild` re-derives the workspace files")
+    if len(in_files) < len(remaining) or receipt["probes"]["erased_returned"]:
+        steps.append("`lethe maintain` finishes the store's cleanup")
+    return (
+        f"{'; '.join(steps).capitalize()}; receipt {receipt['receipt_id']} records what remains "
+        "where."
+    )
