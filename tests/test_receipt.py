@@ -269,3 +269,23 @@ def test_what_lethe_writes_itself_is_no_trace(db: str, tmp_path: Path, embedder:
         held = [n["held_by"] for n in receipt["scan"]["not_targeted"]]
         if not is_postgres(db):  # the model's name is in the database file itself
             assert ["lethe_meta.value"] in held
+
+
+def test_a_reader_holding_the_log_makes_the_receipt_incomplete_until_maintain(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Another connection mid-read keeps old frames in the WAL: the checkpoint cannot finish,
+    is retried once, and the receipt says the erasure is not proven; once the reader is gone,
+    `maintain` finishes the cleanup and no byte is left."""
+    from .test_attack_erasure import _purge_with_a_reader_held, files_with
+
+    db = tmp_path / "store" / "m.db"
+    mem, _ = _purge_with_a_reader_held(db, embedder, "quartz-557-zebra")
+    try:
+        [receipt] = mem.receipts()
+        assert receipt["status"] == "incomplete" and receipt["cleanup_done"] is False
+        assert receipt["scan"]["retried"] is True
+        mem.maintain()
+        assert files_with(db.parent, b"quartz-557-zebra") == []
+    finally:
+        mem.close()

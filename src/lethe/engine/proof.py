@@ -87,12 +87,17 @@ class ProofOps(SearchOps):
     def _prove(
         self, erasing: Erasing, *, cleanup_done: bool, key: signing.Ed25519PrivateKey
     ) -> dict[str, Any]:
-        """Scan, retry once, probe, and return the signed receipt (stored with the store)."""
+        """Scan, retry once, probe, and return the signed receipt (stored with the store).
+        A cleanup that did not finish (a reader held SQLite's log, a lock kept PostgreSQL's
+        rewrite waiting) is retried too, and unfinished it makes the receipt incomplete even
+        when the scan finds nothing: PostgreSQL's pages are not this process's to scan."""
         needles = needles_of(erasing)
         erased = set(erasing.ids)
         files, verdict = self._scan(needles, erased, erasing.namespaces)
         first_remaining: list[tuple[Needle, Hit]] = []
-        if verdict.remaining:
+        retried = False
+        if verdict.remaining or not cleanup_done:
+            retried = True
             first_remaining = verdict.remaining
             cleanup_done = self.store.compact()
             if self.workspace is not None:
@@ -100,7 +105,7 @@ class ProofOps(SearchOps):
                     self.workspace.rebuild(sorted(erasing.namespaces))
             files, verdict = self._scan(needles, erased, erasing.namespaces)
         probes = self._probe(erasing, needles, erased, verdict)
-        clean = not verdict.remaining and not probes["erased_returned"]
+        clean = not verdict.remaining and not probes["erased_returned"] and cleanup_done
         now = self._clock()
         body: dict[str, Any] = {
             "lethe_receipt": RECEIPT_FORMAT,
@@ -115,6 +120,7 @@ class ProofOps(SearchOps):
             },
             "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
             "memories": erasing.memories,
+            "cleanup_done": cleanup_done,
             "places": self._places(erasing, cleanup_done),
             "scan": {
                 "files": [_file(f) for f in files],
@@ -126,7 +132,7 @@ class ProofOps(SearchOps):
                     {"needle_sha256": _digest(n.value), "kind": n.kind, "held_by": ids}
                     for n, ids in verdict.not_targeted.values()
                 ],
-                "retried": bool(first_remaining),
+                "retried": retried,
                 "first_scan_remaining": [_remaining(n, h) for n, h in first_remaining],
             },
             "probes": probes,

@@ -143,6 +143,9 @@ def proof_note(receipt: dict[str, Any]) -> str:
         f"recall still returns {', '.join(probes['erased_returned'])} from an index."
         if probes["erased_returned"]
         else "",
+        "the store's cleanup could not finish (another process held the database)."
+        if not receipt.get("cleanup_done", True)
+        else "",
         _mend(receipt),
     ]
     return " ".join(p for p in parts if p) + also
@@ -161,7 +164,11 @@ def _mend(receipt: dict[str, Any]) -> str:
     steps = []
     if in_files:
         steps.append("`lethe workspace rebuild` re-derives the workspace files")
-    if len(in_files) < len(remaining) or receipt["probes"]["erased_returned"]:
+    if (
+        len(in_files) < len(remaining)
+        or receipt["probes"]["erased_returned"]
+        or not receipt.get("cleanup_done", True)
+    ):
         steps.append("`lethe maintain` finishes the store's cleanup")
     return (
         f"{'; '.join(steps).capitalize()}; receipt {receipt['receipt_id']} records what remains "

@@ -553,9 +553,9 @@ class PostgresStore(
 
     def compact(self) -> bool:
         """After a purge: rewrite the tables it touched (see `postgres_proof`), so no dead
-        tuple or stale index key keeps the erased text in the server's pages."""
-        self.vacuum_erased()
-        return True
+        tuple or stale index key keeps the erased text in the server's pages. False when a
+        table was held by another session past the lock timeout (tried again later)."""
+        return self.vacuum_erased()
 
 
 def _vector(value: Any) -> Vector:

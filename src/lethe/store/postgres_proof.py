@@ -92,8 +92,11 @@ class PostgresProof:
         name = hashlib.sha256(self.path.encode()).hexdigest()[:16]
         return Path(base) / "lethe" / "receipt-keys" / f"{name}.key"
 
-    def vacuum_erased(self: _Reads) -> list[str]:
-        """Rewrite every table a purge touches; returns their names."""
+    def vacuum_erased(self: _Reads) -> bool:
+        """Rewrite every table a purge touches. False when a table could not be locked in
+        time (another session held it): the cleanup then stays owed."""
+        import psycopg
+
         with self._read() as conn:
             conn.commit()
             previous = conn.autocommit
@@ -101,9 +104,11 @@ class PostgresProof:
             try:
                 for table in ERASED_TABLES:
                     conn.execute(f"VACUUM (FULL, ANALYZE) {table}")
+            except psycopg.errors.LockNotAvailable:
+                return False
             finally:
                 conn.autocommit = previous
-        return list(ERASED_TABLES)
+        return True
 
     def where_held(self: _Reads, needles: Sequence[str]) -> list[list[str]]:
         """As the SQLite store's: the memories that hold each needle anywhere on record, else
