@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -289,3 +290,25 @@ def test_a_reader_holding_the_log_makes_the_receipt_incomplete_until_maintain(
         assert files_with(db.parent, b"quartz-557-zebra") == []
     finally:
         mem.close()
+
+
+def test_a_word_the_full_text_index_still_lists_is_a_trace(
+    tmp_path: Path, embedder: Embedder
+) -> None:
+    """Index terms are prefix-compressed in its pages, so bytes cannot show most of them;
+    the index's vocabulary can. An index entry the purge failed to delete (its trigger
+    dropped here on purpose, as a tokenizer that reads the text differently at deletion
+    would do) still lists the name: the receipt names the index as where it remains."""
+    db = tmp_path / "m.db"
+    with Lethe.open(db, embedder=embedder) as mem:
+        for n in range(40):
+            mem.remember(f"Note {n}: the garden needs water")
+        target = mem.remember(CANARY)
+    conn = sqlite3.connect(db)
+    conn.execute("DROP TRIGGER memories_fts_delete")
+    conn.close()
+    with Lethe.open(db, embedder=embedder) as mem:
+        receipt = mem.execute(mem.plan_purge([target.id])).receipt
+        assert receipt is not None and receipt["status"] == "incomplete"
+        places = {(r["path"], r["kind"]) for r in receipt["scan"]["remaining"]}
+        assert ("full-text index", "name") in places

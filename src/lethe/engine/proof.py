@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import re
 import secrets
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,9 @@ from lethe.filters import Filters
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
+FULL_TEXT_INDEX = "full-text index"
+"""The place of a token the index's vocabulary still lists (not a file offset)."""
+_ONE_WORD = re.compile(r"[^\W_]+")
 MAX_RECEIPTS = 1000
 _RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
 PROBE_DEPTH = 20
@@ -56,6 +60,12 @@ class Verdict:
 
     remaining: list[tuple[Needle, Hit]] = field(default_factory=list)
     not_targeted: dict[str, tuple[Needle, list[str]]] = field(default_factory=dict)
+
+
+def _folded(word: str) -> str:
+    """A word as the full-text tokenizer keeps it: lower-cased, without accents."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def _digest(text: str) -> str:
@@ -149,11 +159,11 @@ class ProofOps(SearchOps):
         if self.workspace is not None:
             paths += self.workspace.files({*self.store.namespaces(), *namespaces})
         files, hits = scan(paths, [n.value for n in needles], [n.whole for n in needles])
-        verdict = Verdict()
+        hits += self._index_hits(needles)
         found = sorted({h.needle for h in hits})
-        holders = dict(
-            zip(found, self.store.where_held([needles[i].value for i in found]), strict=True)
-        )
+        held = self.store.where_held([needles[i].value for i in found])
+        holders = dict(zip(found, held, strict=True))
+        verdict = Verdict()
         for hit in hits:
             needle = needles[hit.needle]
             others = [i for i in holders[hit.needle] if i not in erased]
@@ -162,6 +172,18 @@ class ProofOps(SearchOps):
             else:
                 verdict.remaining.append((needle, hit))
         return files, verdict
+
+    def _index_hits(self, needles: Sequence[Needle]) -> list[Hit]:
+        """Tokens that are one word each and that a full-text index still lists: a hit
+        whose place is the index (offset -1). Most terms are prefix-compressed in the
+        index's pages, where the bytes cannot show them."""
+        words = {
+            i: _folded(n.value)
+            for i, n in enumerate(needles)
+            if n.kind != "text" and _ONE_WORD.fullmatch(_folded(n.value))
+        }
+        listed = self.store.index_terms(sorted(set(words.values())))
+        return [Hit(i, FULL_TEXT_INDEX, -1) for i, word in words.items() if word in listed]
 
     def _probe(
         self, erasing: Erasing, needles: Sequence[Needle], erased: set[str], verdict: Verdict

@@ -133,6 +133,11 @@ class PostgresProof:
                 out.append(held)
         return out
 
+    def index_terms(self: _Reads, words: Sequence[str]) -> set[str]:
+        """None to report: a tsvector goes with its row, and the rewrite rebuilds the GIN
+        indexes (a stale key is not visible to SQL; it is gone with the old files)."""
+        return set()
+
     def save_receipt(self: _Reads, receipt: dict[str, Any]) -> None:
         at = ts(datetime.fromisoformat(receipt["erased_at"]))
         with self._read() as conn, conn.transaction():

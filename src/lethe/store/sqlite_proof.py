@@ -116,6 +116,22 @@ class SQLiteProof:
                     found.append((table, str(column[1])))
         return found
 
+    def index_terms(self, words: Sequence[str]) -> set[str]:
+        """The words the full-text indexes (of memories and of contexts) still list with a
+        document. Terms are prefix-compressed inside the index's pages, so the byte scan
+        cannot see most of them: the index's own vocabulary can."""
+        if not words:
+            return set()
+        marks = ", ".join("?" for _ in words)
+        found: set[str] = set()
+        with self._lock:
+            for vocab in ("memories_vocab", "context_vocab"):
+                rows = self._conn.execute(
+                    f"SELECT term FROM {vocab} WHERE term IN ({marks}) AND doc > 0", list(words)
+                )
+                found.update(r[0] for r in rows)
+        return found
+
     def save_receipt(self, receipt: dict[str, Any]) -> None:
         body = json.dumps(receipt, ensure_ascii=False, sort_keys=True)
         with self._lock:
