@@ -8,7 +8,7 @@ import json
 from typing import Any, Literal
 
 from mcp.types import CallToolResult, TextContent
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from lethe.forget.change import FieldChange
 from lethe.forget.plan import PlanItem
@@ -324,6 +324,16 @@ class ForgetOut(Output):
     was_protected: dict[str, str] = {}
     """Targets that lost their protection moments ago (id -> who and when): an unprotect
     followed by a forget is not routine."""
+    receipt: dict[str, Any] | None = Field(
+        default=None,
+        description="A purge's signed erasure receipt, as lethe stored it (JSON object): "
+        "receipt_id, status ('erased' only when the byte scan and the recall probes found "
+        "nothing; else 'incomplete'), memories (ids and SHA-256 of each erased text, never "
+        "the words), places, scan, probes, limits, public_key, key_id and an Ed25519 "
+        "signature over the rest (Lethe.verify_receipt checks it against the store).",
+    )
+    """A purge's signed erasure receipt (engine/proof.py), passed through unchanged so its
+    signature holds; None for a forget and while a purge awaits its confirmation."""
 
 
 class TrashEntryOut(Output):

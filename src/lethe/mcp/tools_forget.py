@@ -87,11 +87,17 @@ def _question(plan: ForgetPlan) -> str:
 
 def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> ForgetOut:
     deleted = list(c.executed.executed) if c.executed else []
+    receipt = c.executed.receipt if c.executed else None
+    message = c.message
+    if receipt is not None:  # the result's notes say what the receipt proved, not "Erased"
+        said = {f"Erased {i}." for i in deleted}
+        kept = [line for line in c.message.splitlines() if line not in said]
+        message = "\n".join([*kept, c.executed.notes] if c.executed else kept)
     return ForgetOut(
         status=c.status,
         operation=operation,
         namespace=ns,
-        message=c.message,
+        message=message,
         deleted_ids=deleted,
         pending_ids=[i.id for i in c.awaiting],
         changed_ids=list(c.changed),
@@ -99,6 +105,7 @@ def _from_confirmation(c: Confirmation, operation: Operation, ns: str) -> Forget
         not_found=[MissingOut.of(m) for m in c.not_found],
         expires_in_seconds=c.expires_in_seconds if c.awaiting else None,
         was_protected={i.id: i.was_protected for i in c.awaiting if i.was_protected},
+        receipt=receipt,
     )
 
 
@@ -129,6 +136,7 @@ def _from_result(r: ForgetResult, ns: str, mem: "Lethe") -> ForgetOut:
         changed_ids=list(r.stale),
         refused=[CandidateOut.of(i) for i in r.refused],
         not_found=missing,
+        receipt=r.receipt,
     )
 
 
@@ -143,6 +151,13 @@ def _answer(out: ForgetOut) -> CallToolResult:
     ]
     lines += [f"- refused {c.id}: {c.protection}; {c.hint}" for c in out.refused]
     lines += [m.line() for m in out.not_found]
+    receipt = out.receipt or {}
+    proven = receipt.get("status") == "erased"
+    if receipt:
+        lines.append(
+            f"receipt: {receipt.get('receipt_id')} (status {receipt.get('status')}; signed; "
+            "in the structured output as `receipt`)"
+        )
     if out.pending_ids:
         if out.confirmation:
             lines.append(f"confirmation: {out.confirmation}")
@@ -152,6 +167,16 @@ def _answer(out: ForgetOut) -> CallToolResult:
         )
     elif out.deleted_ids and out.operation == "forget":
         guidance = "Forgotten memories stay in the trash; restore undoes it (list_trash)."
+    elif receipt and proven:
+        guidance = (
+            "Erased for good: it cannot be restored. Give the user the receipt id if they "
+            "want proof; the receipt holds no erased text."
+        )
+    elif receipt:
+        guidance = (
+            "Do not tell the user it is erased: the rows are deleted but traces remain. The "
+            "operator should run `lethe maintain`; the receipt records what remains where."
+        )
     elif out.status == "declined":
         guidance = "Nothing was deleted. Do not ask again unless the user brings it up."
     else:
@@ -242,7 +267,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
             if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
                 plan = plan or _plan(mem, operation, ids, ns, rt.actor(ctx, grant))
-                result = mem.execute(plan, actor=rt.actor(ctx, grant))
+                result = mem.execute(plan, actor=rt.actor(ctx, grant), via="elicitation")
                 mem.answered(session=session, operation=operation, memory_ids=ids)
                 return _answer(_from_result(result, ns, mem))
             answered = said(answer)
@@ -432,7 +457,10 @@ importance >= 0.9) refused."""
 
 PURGE = """Erase memories for good (right to be forgotten): content, vectors, links, episode
 membership, workspace lines and the content inside audit events. Cannot be undone. Same
-confirmation as forget: elicitation, or the same call twice within 5 minutes."""
+confirmation as forget: elicitation, or the same call twice within 5 minutes. Once done,
+the output's `receipt` object is a signed erasure receipt (ids and digests, never the text);
+its status is "erased" only if no trace was found, else "incomplete": then do not say it is
+erased."""
 
 LIST_TRASH = """List forgotten memories (restorable) with who forgot them and when they will
 be purged automatically."""

@@ -51,7 +51,7 @@ def routes(ui: Inspector) -> list[Route]:
                 "a purge erases for good: tick 'I understand this cannot be undone' to confirm",
                 hint="go back to the plan, tick the box and confirm again",
             )
-        result = ui.engine.execute(held, actor=ui.actor)
+        result = ui.engine.execute(held, actor=ui.actor, via="inspector")
         if result.fresh_plan is not None:
             if not result.executed:  # refused as stale: the fresh preview, to confirm again
                 return show(request, result.fresh_plan, back=back, stale=True)
