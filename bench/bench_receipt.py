@@ -17,7 +17,7 @@ In one process, interleaved so both sides see the same minutes of the machine:
 - purge of 100 memories in one plan, the same two ways.
 
 The proof's own time is split by timing wrappers: `scan` (the byte scan of the files), the
-holder look-up for needles found (`store.where_held`), `_probe` (of which the query
+holder look-up for needles found (`_where_held`), `_probe` (of which the query
 embedding), and the rest (needles, receipt, signature, storing it). Every receipt's status
 is checked; an "incomplete" receipt is reported with the kind of the needle left, the file
 and the needle itself (recovered from the texts purged, which the bench keeps).
@@ -192,7 +192,7 @@ def run(db: Path, *, reps_one: int, reps_many: int, many: int, seed: int) -> dic
         # Timing wrappers: the byte scan is the module-level name the engine calls.
         real_scan = proof_module.scan
         proof_module.scan = clock.wrap("scan", real_scan)
-        mem.store.where_held = clock.wrap("where_held", mem.store.where_held)  # type: ignore[method-assign]
+        mem._where_held = clock.wrap("where_held", mem._where_held)  # type: ignore[method-assign]
         real_probe = mem._probe
 
         def probe(*args: Any, **kwargs: Any) -> Any:

@@ -63,7 +63,7 @@ def test_a_canary_in_every_copy_is_erased_and_the_receipt_names_each_place(
         db, embedder=embedder, clock=clock, decay_policy="auto", workspace_dir=ws
     ) as mem:
         canary, summary, neighbour = _holding(mem, clock, ws)
-        context = mem.store.where_held([CODE])[0]
+        context = mem._where_held([CODE])[0]
         assert neighbour in context  # its conversation context holds the canary's words
         result = mem.execute(mem.plan_purge([canary]))
         receipt = result.receipt
@@ -86,7 +86,7 @@ def test_a_canary_in_every_copy_is_erased_and_the_receipt_names_each_place(
             assert {"memory.db", "memory.db-wal"} <= scanned
         dumped = json.dumps(receipt).lower()
         assert not any(w.lower() in dumped for w in WORDS)  # never the erased words
-        assert mem.store.where_held(list(WORDS)) == [[], [], [], []]
+        assert mem._where_held(list(WORDS)) == [[], [], [], []]
         assert mem.verify_receipt(receipt) == []
         assert mem.receipts()[0] == receipt
         files = [Path(f["path"]) for f in receipt["scan"]["files"]]

@@ -25,13 +25,15 @@ from lethe import validate
 from lethe.engine.search import SearchOps
 from lethe.erasure import signing
 from lethe.erasure.record import Erasing
-from lethe.erasure.scan import Hit, ScannedFile, scan
+from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
+HELD_LIMIT = 20
+"""Most holders named for one string."""
 FULL_TEXT_INDEX = "full-text index"
 """The place of a token the index's vocabulary still lists (not a file offset)."""
 _ONE_WORD = re.compile(r"[^\W_]+")
@@ -161,7 +163,7 @@ class ProofOps(SearchOps):
         files, hits = scan(paths, [n.value for n in needles], [n.whole for n in needles])
         hits += self._index_hits(needles)
         found = sorted({h.needle for h in hits})
-        held = self.store.where_held([needles[i].value for i in found])
+        held = self._where_held([needles[i].value for i in found])
         holders = dict(zip(found, held, strict=True))
         verdict = Verdict()
         for hit in hits:
@@ -172,6 +174,24 @@ class ProofOps(SearchOps):
             else:
                 verdict.remaining.append((needle, hit))
         return files, verdict
+
+    def _where_held(self, values: Sequence[str]) -> list[list[str]]:
+        """For each string, the memories that hold it anywhere on record (text, versions,
+        context, tags, metadata, the reasons on their record), else the live records that
+        are no memory (`table.column`, a model name in `lethe_meta`): one pass over the live
+        rows for all the strings at once."""
+        if not values:
+            return []
+        matcher = Matcher([ascii_lower(v) for v in values])
+        memories: list[set[str]] = [set() for _ in values]
+        records: list[set[str]] = [set() for _ in values]
+        for owner, text in self.store.held_texts():
+            for index, _ in matcher.matches(ascii_lower(text)):
+                (memories if owner.startswith("mem_") else records)[index].add(owner)
+        return [
+            sorted(m)[:HELD_LIMIT] if m else sorted(r)[:HELD_LIMIT]
+            for m, r in zip(memories, records, strict=True)
+        ]
 
     def _index_hits(self, needles: Sequence[Needle]) -> list[Hit]:
         """Tokens that are one word each and that a full-text index still lists: a hit

@@ -54,7 +54,11 @@ class TwoCallOps(ForgetOps):
         requests: dict[str, int] = {}
         awaiting: list[PlanItem] = []
         changed: list[str] = []
-        erasing = Erasing(who, "two_call", plan.id, session) if operation == "purge" else None
+        erasing = (
+            Erasing(who, "two_call", plan.id, confirm.via(session)[1])
+            if operation == "purge"
+            else None
+        )
         key = self._signing_key() if erasing else None
         with self.store.transaction() as tx:
             pending = tx.pending(session, operation, ids)
@@ -133,7 +137,15 @@ class TwoCallOps(ForgetOps):
             expires_in_seconds=int(ttl.total_seconds()),
             message="\n".join(
                 [
-                    confirmation_message(operation, executed, awaiting, changed, refused, missing),
+                    confirmation_message(
+                        operation,
+                        executed,
+                        awaiting,
+                        changed,
+                        refused,
+                        missing,
+                        proven=proven(receipt),
+                    ),
                     *(derived_notes(plan.derived) if awaiting else []),
                 ]
             ),

@@ -76,9 +76,14 @@ def confirmation_message(
     changed: Sequence[str],
     refused: Sequence[PlanItem],
     missing: Sequence[NotFoundItem],
+    *,
+    proven: bool = True,
 ) -> str:
+    """`proven` as for `result_notes`: an unproven purge deleted rows, it did not erase."""
     lines: list[str] = []
     verb = "Forgot" if operation == "forget" else "Erased"
+    if operation == "purge" and not proven:
+        verb = "Deleted the rows of (erasure NOT proven, see the receipt)"
     lines.extend(f"{verb} {memory_id}." for memory_id in executed)
     for item in awaiting:
         note = " (it changed since the last preview)" if item.id in changed else ""

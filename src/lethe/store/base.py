@@ -329,8 +329,9 @@ class Store(Protocol):
 
     def signing_key_path(self) -> Path: ...
 
-    def where_held(self, needles: Sequence[str]) -> list[list[str]]:
-        """For each needle, the memories still holding it anywhere on record."""
+    def held_texts(self) -> Iterator[tuple[str, str]]:
+        """(memory id, or `table.column` of a record that is no memory; text) of every live
+        row that may hold a person's words (`store/held.py`)."""
         ...
 
     def index_terms(self, words: Sequence[str]) -> set[str]:

@@ -14,41 +14,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lethe.store.held import MEMORY_SOURCES, NOT_RECORDS
 from lethe.store.rows import ts
 
 if TYPE_CHECKING:
     import psycopg
 
-HELD_LIMIT = 20
-
 ERASED_TABLES = ("memories", "memory_versions", "memory_context", "memory_tags", "events")
 """Every table whose rows a purge deletes or rewrites and that holds a person's words (the
 others it touches hold ids and numbers only); events: their details are redacted."""
-
-_HELD_SQL = """
-SELECT id FROM memories WHERE strpos(lower(content), %(n)s) > 0
-    OR strpos(lower(id), %(n)s) > 0 OR strpos(lower(namespace), %(n)s) > 0
-    OR strpos(lower(agent), %(n)s) > 0
-    OR strpos(lower(metadata::text), %(n)s) > 0 OR strpos(lower(category), %(n)s) > 0
-    OR strpos(lower(coalesce(forget_reason, '')), %(n)s) > 0
-    OR strpos(lower(coalesce(change_reason, '')), %(n)s) > 0
-UNION SELECT memory_id FROM memory_versions
-    WHERE strpos(lower(content), %(n)s) > 0 OR strpos(lower(coalesce(reason, '')), %(n)s) > 0
-    OR strpos(lower(metadata::text), %(n)s) > 0 OR strpos(lower(tags::text), %(n)s) > 0
-UNION SELECT memory_id FROM memory_context WHERE strpos(lower(content), %(n)s) > 0
-UNION SELECT memory_id FROM memory_tags WHERE strpos(lower(tag), %(n)s) > 0
-UNION SELECT memory_id FROM events
-    WHERE memory_id IS NOT NULL AND (strpos(lower(coalesce(reason, '')), %(n)s) > 0
-    OR strpos(lower(details::text), %(n)s) > 0)
-LIMIT %(limit)s
-"""
-
 
 _COLUMNS_SQL = """
 SELECT table_name, column_name FROM information_schema.columns
@@ -110,28 +90,31 @@ class PostgresProof:
                 conn.autocommit = previous
         return True
 
-    def where_held(self: _Reads, needles: Sequence[str]) -> list[list[str]]:
-        """As the SQLite store's: the memories that hold each needle anywhere on record, else
-        the live rows of lethe's other records that do, as `table.column`."""
+    def held_texts(self: _Reads) -> Iterator[tuple[str, str]]:
+        """As the SQLite store's: every live row that may hold a person's words."""
         from psycopg import sql
 
-        out: list[list[str]] = []
         with self._read() as conn:
-            columns = conn.execute(_COLUMNS_SQL).fetchall()
-            for needle in needles:
-                key = needle.encode().lower().decode()
-                rows = conn.execute(_HELD_SQL, {"n": key, "limit": HELD_LIMIT}).fetchall()
-                held = sorted(r["id"] for r in rows)
-                if not held:
-                    for c in columns:
-                        table, column = c["table_name"], c["column_name"]
-                        query = sql.SQL(
-                            "SELECT 1 FROM {} WHERE strpos(lower({}::text), %s) > 0 LIMIT 1"
-                        ).format(sql.Identifier(table), sql.Identifier(column))
-                        if conn.execute(query, (key,)).fetchone():
-                            held.append(f"{table}.{column}")
-                out.append(held)
-        return out
+            for table, owner, columns in MEMORY_SOURCES:
+                text = sql.SQL(" || chr(1) || ").join(
+                    sql.SQL("coalesce({}::text, '')").format(sql.Identifier(c)) for c in columns
+                )
+                query = sql.SQL("SELECT {} AS owner, {} AS text FROM {}").format(
+                    sql.Identifier(owner), text, sql.Identifier(table)
+                )
+                for row in conn.execute(query):
+                    yield (row["owner"] if row["owner"] is not None else table), row["text"]
+            read = {t for t, _, _ in MEMORY_SOURCES} | NOT_RECORDS
+            for c in conn.execute(_COLUMNS_SQL).fetchall():
+                table, column = c["table_name"], c["column_name"]
+                if table in read or table.startswith("pg_"):
+                    continue
+                query = sql.SQL("SELECT {}::text AS text FROM {}").format(
+                    sql.Identifier(column), sql.Identifier(table)
+                )
+                for row in conn.execute(query):
+                    if row["text"] is not None:
+                        yield f"{table}.{column}", row["text"]
 
     def index_terms(self: _Reads, words: Sequence[str]) -> set[str]:
         """None to report: a tsvector goes with its row, and the rewrite rebuilds the GIN

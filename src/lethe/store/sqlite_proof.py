@@ -7,40 +7,14 @@ import glob
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from lethe.store.held import INDEX_SUFFIXES, MEMORY_SOURCES, NOT_RECORDS
 from lethe.store.rows import ts
 from lethe.store.sqlite_index import snapshot_path
-
-HELD_LIMIT = 20
-
-_HELD_SQL = """
-SELECT id FROM memories WHERE instr(lower(content), ?1) OR instr(lower(metadata), ?1)
-    OR instr(lower(id), ?1) OR instr(lower(namespace), ?1) OR instr(lower(agent), ?1)
-    OR instr(lower(category), ?1) OR instr(lower(coalesce(forget_reason, '')), ?1)
-    OR instr(lower(coalesce(change_reason, '')), ?1)
-UNION SELECT memory_id FROM memory_versions
-    WHERE instr(lower(content), ?1) OR instr(lower(coalesce(reason, '')), ?1)
-    OR instr(lower(metadata), ?1) OR instr(lower(tags), ?1)
-UNION SELECT memory_id FROM memory_context WHERE instr(lower(content), ?1)
-UNION SELECT memory_id FROM memory_tags WHERE instr(lower(tag), ?1)
-UNION SELECT memory_id FROM events
-    WHERE memory_id IS NOT NULL AND (instr(lower(coalesce(reason, '')), ?1)
-    OR instr(lower(details), ?1))
-LIMIT ?2
-"""
-
-
-_INDEX_TABLES = ("_data", "_idx", "_docsize", "_config", "_content")
-_SKIP = {"memory_gram_text", "context_gram_text"}
-
-
-def ascii_lower(text: str) -> str:
-    """Lower-cased as SQLite's lower() and the byte scan do: ASCII letters only."""
-    return text.encode().lower().decode()
 
 
 class SQLiteProof:
@@ -72,35 +46,21 @@ class SQLiteProof:
     def signing_key_path(self) -> Path:
         return self.path.with_name(self.path.name + ".receipt-key")
 
-    def where_held(self, needles: Sequence[str]) -> list[list[str]]:
-        """For each needle, the memories (any state, any namespace) that hold it without ASCII
-        case: in their text, id, namespace, agent, an earlier version, their conversation
-        context, tags, metadata or the reasons on their record. When no memory does, the
-        live rows of lethe's other records that hold it, as `table.column` (a model name in
-        `lethe_meta`, an actor in `events`): live data, not a residue. Full-text index
-        internals never count: what they keep is what the scan is for."""
-        out: list[list[str]] = []
+    def held_texts(self) -> Iterator[tuple[str, str]]:
+        """(memory id, or `table.column` for a record that is no memory; its text) of every
+        live row that may hold a person's words (see `store.held`)."""
         with self._lock:
-            columns = self._text_columns()
-            for needle in needles:
-                key = ascii_lower(needle)
-                rows = self._conn.execute(_HELD_SQL, (key, HELD_LIMIT))
-                held = sorted(r[0] for r in rows)
-                if not held:
-                    held = [
-                        f"{table}.{column}"
-                        for table, column in columns
-                        if self._conn.execute(
-                            f'SELECT 1 FROM "{table}" WHERE instr(lower("{column}"), ?) LIMIT 1',
-                            (key,),
-                        ).fetchone()
-                    ]
-                out.append(held)
-        return out
+            for table, owner, columns in MEMORY_SOURCES:
+                text = " || char(1) || ".join(f"coalesce({c}, '')" for c in columns)
+                for row in self._conn.execute(f"SELECT {owner}, {text} FROM {table}"):
+                    yield (row[0] if row[0] is not None else f"{table}"), row[1]
+            read = {t for t, _, _ in MEMORY_SOURCES} | NOT_RECORDS
+            for table, column in self._text_columns(read):
+                for row in self._conn.execute(f'SELECT "{column}" FROM "{table}"'):
+                    if row[0] is not None:
+                        yield f"{table}.{column}", str(row[0])
 
-    def _text_columns(self) -> list[tuple[str, str]]:
-        """(table, column) of every text column of lethe's own tables: no virtual table, no
-        full-text shadow table, no gram text (an index's content)."""
+    def _text_columns(self, skip: set[str] | frozenset[str]) -> list[tuple[str, str]]:
         tables = [
             r[0]
             for r in self._conn.execute(
@@ -109,7 +69,7 @@ class SQLiteProof:
         ]
         found = []
         for table in tables:
-            if table.startswith("sqlite_") or table.endswith(_INDEX_TABLES) or table in _SKIP:
+            if table.startswith("sqlite_") or table.endswith(INDEX_SUFFIXES) or table in skip:
                 continue
             for column in self._conn.execute(f'PRAGMA table_info("{table}")'):
                 if str(column[2]).upper() in ("TEXT", ""):
