@@ -46,8 +46,8 @@ from common import TimedEmbedder, log, machine, stats_ms, write_json
 import lethe.engine.proof as proof_module
 from lethe import Lethe
 from lethe.embed import load_default_embedder
-from lethe.store import sqlite_grams
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
+from lethe.store import sqlite_grams
 
 DAY = 86400.0
 DIM = 384
@@ -78,8 +78,10 @@ def _identifier(rng: random.Random, name: str) -> str:
     if kind == 5:
         return f"The door code at {name}'s is {rng.randrange(1000, 9999)}."
     if kind == 6:
-        return f"Invoice {rng.randrange(2019, 2027)}-{rng.randrange(10000, 99999)} came to €{rng.randrange(20, 4000)}.{rng.randrange(10, 99)}."
-    return f"Account number {rng.randrange(10**9, 10**10)}, sort code {rng.randrange(10, 99)}-{rng.randrange(10, 99)}-{rng.randrange(10, 99)}."
+        invoice = f"{rng.randrange(2019, 2027)}-{rng.randrange(10000, 99999)}"
+        return f"Invoice {invoice} came to €{rng.randrange(20, 4000)}.{rng.randrange(10, 99)}."
+    sort = "-".join(str(rng.randrange(10, 99)) for _ in range(3))
+    return f"Account number {rng.randrange(10**9, 10**10)}, sort code {sort}."
 
 
 def texts(n: int, seed: int) -> list[str]:
@@ -238,7 +240,8 @@ def run(db: Path, *, reps_one: int, reps_many: int, many: int, seed: int) -> dic
                     batch = [picks.pop() for _ in range(size)]
                     clock.reset()
                     elapsed, receipt = purge(batch, prove)
-                    log(f"  purge of {size} {'with' if prove else 'without'} proof: {elapsed:.2f} s")
+                    way = "with" if prove else "without"
+                    log(f"  purge of {size} {way} proof: {elapsed:.2f} s")
                     if prove:
                         with_t.append(elapsed)
                         parts.append(dict(clock.seconds))
@@ -267,8 +270,13 @@ def summarise(
         for entry in r["scan"]["remaining"]:
             value, kind = names.get(entry["needle_sha256"], ("?", entry["kind"]))
             findings.append(
-                {"kind": entry["kind"], "needle": value, "path": entry["path"],
-                 "offset": entry["offset"], "recognised_kind": kind}
+                {
+                    "kind": entry["kind"],
+                    "needle": value,
+                    "path": entry["path"],
+                    "offset": entry["offset"],
+                    "recognised_kind": kind,
+                }
             )
         for erased in r["probes"]["erased_returned"]:
             findings.append({"kind": "probe", "erased_returned": erased})
@@ -287,7 +295,9 @@ def summarise(
             float(
                 np.median(
                     [
-                        p.get("prove", 0) - p.get("scan", 0) - p.get("where_held", 0)
+                        p.get("prove", 0)
+                        - p.get("scan", 0)
+                        - p.get("where_held", 0)
                         - p.get("probe", 0)
                         for p in parts
                     ]
@@ -311,9 +321,7 @@ def summarise(
 
 def print_result(result: dict[str, Any]) -> None:
     print(f"store: {result['size']:,} memories, db file {result['db_bytes'] / 2**20:.1f} MiB")
-    print(
-        f"{'purge':<14}{'proof':<9}{'n':>3}{'p50 ms':>10}{'p95 ms':>10}{'ratio p50':>11}"
-    )
+    print(f"{'purge':<14}{'proof':<9}{'n':>3}{'p50 ms':>10}{'p95 ms':>10}{'ratio p50':>11}")
     for label in ("one", "many"):
         r = result[label]
         for side, key in (("with", "with_proof"), ("without", "without_proof")):
@@ -324,7 +332,9 @@ def print_result(result: dict[str, Any]) -> None:
                 f"{s['p95_ms']:>10.1f}{ratio}"
             )
     print("\nproof's cost, median ms per purge:")
-    print(f"{'purge':<14}{'proof':>9}{'scan':>9}{'holders':>9}{'probes':>9}{'(embed)':>9}{'rest':>9}")
+    print(
+        f"{'purge':<14}{'proof':>9}{'scan':>9}{'holders':>9}{'probes':>9}{'(embed)':>9}{'rest':>9}"
+    )
     for label in ("one", "many"):
         r = result[label]
         print(

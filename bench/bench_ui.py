@@ -34,6 +34,7 @@ from common import free_port, log, machine, stats_ms, wait_for_port, write_json
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
+from lethe.store import sqlite_grams
 
 DAY = 86400.0
 DIM = 384
@@ -50,6 +51,7 @@ def fill(db: Path, size: int, seed: int = 7) -> tuple[int, float]:
     texts = [d.content for d in corpus.drafts(min(size, 50_000), seed)]
     start = time.perf_counter()
     conn = sqlite3.connect(db)
+    sqlite_grams.register(conn)  # the gram index's triggers (migration 18) call it
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = OFF")
     rows: list[tuple[Any, ...]] = []
