@@ -117,9 +117,7 @@ def test_a_copy_left_in_a_file_lethe_owns_makes_the_purge_say_not_proven(
         assert CODE not in json.dumps(receipt)
 
 
-def test_a_copy_the_retry_can_mend_is_mended_and_said(
-    tmp_path: Path, embedder: Embedder
-) -> None:
+def test_a_copy_the_retry_can_mend_is_mended_and_said(tmp_path: Path, embedder: Embedder) -> None:
     """A trace in a daily log of the purged namespace that the purge's own refresh does not
     rewrite (a day with no memory left, as an older lethe could leave it) is found by the
     first scan, removed by the retried cleanup (a rebuild of the namespace's files), and the
@@ -138,9 +136,7 @@ def test_a_copy_the_retry_can_mend_is_mended_and_said(
         assert not stray.exists() and mem.get(kept.id) is not None
 
 
-def test_a_token_another_memory_holds_is_reported_not_targeted(
-    db: str, embedder: Embedder
-) -> None:
+def test_a_token_another_memory_holds_is_reported_not_targeted(db: str, embedder: Embedder) -> None:
     with Lethe.open(db, embedder=embedder) as mem:
         target = mem.remember(CANARY)
         other = mem.remember(f"Reminder: the spare key tag says {CODE}")
