@@ -308,3 +308,29 @@ def test_a_word_the_full_text_index_still_lists_is_a_trace(
         assert receipt is not None and receipt["status"] == "incomplete"
         places = {(r["path"], r["kind"]) for r in receipt["scan"]["remaining"]}
         assert ("full-text index", "name") in places
+
+
+@pytest.mark.parametrize("find_limit", [0, 16])
+def test_both_ways_of_scanning_find_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, find_limit: int
+) -> None:
+    """The automaton (many needles) and `bytes.find` (a few) find the same first places,
+    across chunk edges, without ASCII case, and whole numbers only whole."""
+    import random
+
+    from lethe.erasure import scan as scanning
+
+    monkeypatch.setattr(scanning, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(scanning, "FIND_LIMIT", find_limit)
+    rng = random.Random(5)
+    data = bytearray(rng.randbytes(2000))
+    planted = {"Quigley": 100, "QX-4417-ZB": 250, "猫カフェ": 1023, "4821": 1500}
+    for word, at in planted.items():
+        raw = word.upper().encode() if word.isascii() else word.encode()
+        data[at - 1 : at + len(raw) + 1] = b" " + raw + b" "
+    data[40:47] = b" 48213 "  # before the whole one: must not be its first place
+    f = tmp_path / "f.bin"
+    f.write_bytes(bytes(data))
+    needles = [*planted, "absent-needle"]
+    _, hits = scan([f], needles, [True] * len(needles))
+    assert {needles[h.needle]: h.offset for h in hits} == planted
