@@ -5,8 +5,10 @@ still in a file lethe owns; must not say "incomplete" for words lethe writes its
 never hold an erased word; must verify when genuine and fail when tampered; bad input to
 `verify_receipt` and a broken key must give a lethe error, never a crash.
 
-Tests that pass guard a rule; tests marked `xfail(strict=True, reason="BUG: ...")` reproduce
-a bug that is still there (they fail the day it is fixed: then drop the mark).
+Each test guards a rule; five of them reproduced bugs found by this review and fixed since
+(an earlier version's line left in a summary, an erased sentence quoted by an episode summary
+excused as a record, schema words taken for traces, a NUL in a receipt on PostgreSQL, a
+dangling symbolic link as the key).
 """
 
 from __future__ import annotations
@@ -165,13 +167,6 @@ def test_a_reader_holding_the_wal_never_yields_a_false_erased(
 # -- (a) false "erased" -------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a summary made before the memory's text was changed holds its earlier "
-    "version's line; the cascade matches only the current text, keeps the summary, and the "
-    "scan excuses the hit as 'held by a memory not targeted' -> status 'erased' while the "
-    "erased version's sentence is still in memory.db",
-)
 def test_an_earlier_version_kept_in_a_summary_is_no_erasure(
     tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -195,12 +190,6 @@ def test_an_earlier_version_kept_in_a_summary_is_no_erasure(
         assert left == [] or receipt["status"] != "erased", (left, result.notes)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the holders lookup (where_held / held_texts) counts any live text column; the "
-    "whole erased sentence kept in episodes.summary is excused as held by 'episodes.summary' and "
-    "the receipt says 'erased' while the sentence is in memory.db",
-)
 def test_the_erased_sentence_in_an_episode_summary_is_no_erasure(
     tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -220,13 +209,6 @@ def test_the_erased_sentence_in_an_episode_summary_is_no_erasure(
 # -- (b) false "incomplete" on benign data ------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: long English words that are also lethe's column names or tokenizer options "
-    "(conversation, importance, namespace, diacritics...) are found in the schema text "
-    "(sqlite_master) of memory.db; no memory or live row holds them, so an honest purge "
-    "says 'incomplete'",
-)
 def test_words_of_lethes_own_schema_make_no_trace(tmp_path: Path, embedder: Embedder) -> None:
     with Lethe.open(tmp_path / "m.db", embedder=embedder) as mem:
         mem.remember("A note about the weather")
@@ -362,11 +344,6 @@ def test_a_nul_in_a_receipt_is_a_list_of_problems_on_sqlite(
 
 
 @pytest.mark.parametrize("db", ["postgres"], indirect=True)
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (PostgreSQL): a NUL character in a receipt's memory id or key_id (valid JSON: "
-    "\\u0000) reaches the server as a text parameter: psycopg.DataError, not a lethe error",
-)
 def test_a_nul_in_a_receipt_is_a_lethe_error(db: str, embedder: Embedder) -> None:
     bad = {"lethe_receipt": 1, "key_id": "k\x00", "memories": [{"id": "mem_\x00"}]}
     with Lethe.open(db, embedder=embedder) as mem:
@@ -413,11 +390,6 @@ def test_a_broken_signing_key_refuses_the_purge_with_a_lethe_error(
         assert mem.get(target.id) is not None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: a dangling symlink at the key path: exists() is False, O_CREAT|O_EXCL "
-    "raises FileExistsError, and load_or_create calls itself forever -> RecursionError",
-)
 def test_a_dangling_symlink_as_the_key_is_a_lethe_error(tmp_path: Path, embedder: Embedder) -> None:
     db = tmp_path / "m.db"
     with Lethe.open(db, embedder=embedder) as mem:

@@ -54,12 +54,26 @@ def _without(content: str, lines: set[str]) -> tuple[str, int]:
     return "\n".join(kept), dropped
 
 
+def erased_lines(store: Store, erased: Sequence[Memory]) -> set[str]:
+    """The summary lines an erasure of these memories takes away: the line of each one's
+    text and of every earlier version of it (a summary made before an update holds the
+    old text's line)."""
+    lines = {summary_line(m.content) for m in erased}
+    for memory in erased:
+        lines.update(summary_line(v.content) for v in store.versions(memory.id))
+    return {line for line in lines if line}
+
+
 def _planned(
-    memory: Memory, erased: dict[str, Memory], rewritten: dict[str, str], store: Store
+    memory: Memory,
+    erased: dict[str, Memory],
+    rewritten: dict[str, str],
+    store: Store,
+    targets_lines: set[str],
 ) -> DerivedItem | None:
     sources = _sources(memory)
     touched = tuple(i for i in sources if i in erased or i in rewritten)
-    lines = {summary_line(m.content) for m in erased.values()}
+    lines = targets_lines | {summary_line(m.content) for m in erased.values()}
     text, dropped = _without(memory.content, lines)
     holds = any(gone and gone in memory.content for gone in lines)
     if not dropped and not holds and not any(i in erased for i in sources):
@@ -131,10 +145,14 @@ def _planned(
     )
 
 
-def derived_closure(store: Store, targets: Sequence[Memory]) -> list[DerivedItem]:
+def derived_closure(
+    store: Store, targets: Sequence[Memory], lines: set[str] | None = None
+) -> list[DerivedItem]:
     """Every summary of the targets' namespace made from them, directly or through other
-    summaries, oldest first, with what a purge of the targets does to it."""
+    summaries, oldest first, with what a purge of the targets does to it. `lines`: the
+    targets' summary lines when they are already erased (their versions gone with them)."""
     erased = {m.id: m for m in targets}
+    targets_lines = erased_lines(store, targets) if lines is None else lines
     rewritten: dict[str, str] = {}
     frontier = list(targets)
     seen: set[str] = set()
@@ -149,7 +167,7 @@ def derived_closure(store: Store, targets: Sequence[Memory]) -> list[DerivedItem
                 if summary.id in seen or summary.id in erased:
                     continue
                 seen.add(summary.id)
-                item = _planned(summary, erased, rewritten, store)
+                item = _planned(summary, erased, rewritten, store, targets_lines)
                 if item is None:
                     continue
                 items.append(item)
@@ -172,13 +190,15 @@ class DerivedOps(EngineBase):
         now: datetime,
         details: dict[str, Any],
         erasing: Erasing | None = None,
+        lines: set[str] | None = None,
     ) -> list[Memory]:
         """Inside a purge's transaction, after its targets are erased: rewrite or purge what
         was made from them (decided again here, on what the purge really erased). Returns
         the memories touched, old and new states, for the workspace."""
         touched: list[Memory] = []
-        gone_lines = [summary_line(m.content) for m in erased]
-        for item in derived_closure(tx.store, erased):
+        lines = erased_lines(tx.store, erased) if lines is None else lines
+        gone_lines = sorted(lines)
+        for item in derived_closure(tx.store, erased, lines):
             memory = tx.store.get(item.id)
             if memory is None or item.action == "keep":
                 continue

@@ -15,7 +15,7 @@ from typing import Any, Literal, overload
 
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
-from lethe.engine.derived import DerivedOps, derived_closure
+from lethe.engine.derived import DerivedOps, derived_closure, erased_lines
 from lethe.engine.proof import ProofOps
 from lethe.engine.versions import VersionOps
 from lethe.erasure.record import Erasing
@@ -596,6 +596,7 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
         gone: list[str] = []
         refused: list[PlanItem] = []
         touched: list[Memory] = []
+        lines: set[str] = set()
         for item in targets:
             memory = _still_as_planned(
                 tx, item, live=operation == "forget", tally=(gone, stale, refused)
@@ -617,6 +618,7 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             else:
                 if erasing is not None:
                     erasing.take(tx.store, memory)
+                lines |= erased_lines(tx.store, [memory])  # before its versions go with it
                 tx.erase(memory.id)
                 details["was"] = memory.status
             tx.append_event(
@@ -637,7 +639,7 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
                 cascade["session"] = session
             erased = [m for m in touched if m.id in executed]
             touched += self._cascade(
-                tx, erased, actor=actor, now=now, details=cascade, erasing=erasing
+                tx, erased, actor=actor, now=now, details=cascade, erasing=erasing, lines=lines
             )
         return executed, stale, gone, refused, touched
 

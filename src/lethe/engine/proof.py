@@ -29,6 +29,7 @@ from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
+from lethe.model import MEMORY_ID_RE
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
@@ -39,6 +40,7 @@ FULL_TEXT_INDEX = "full-text index"
 _ONE_WORD = re.compile(r"[^\W_]+")
 MAX_RECEIPTS = 1000
 _RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
+_KEY_ID = re.compile(r"[0-9a-f]{16}")
 PROBE_DEPTH = 20
 """How deep each probe reads the fused ranking for erased ids."""
 EXPORT_LIMIT = (
@@ -166,9 +168,15 @@ class ProofOps(SearchOps):
         held = self._where_held([needles[i].value for i in found])
         holders = dict(zip(found, held, strict=True))
         verdict = Verdict()
+        derived = self._made_from(erased, {i for held in holders.values() for i in held})
         for hit in hits:
             needle = needles[hit.needle]
             others = [i for i in holders[hit.needle] if i not in erased]
+            if needle.kind == "text":
+                # The erased sentence itself is excused only by a memory the purge did not
+                # target and that was not made from it: never by a summary of it, nor by a
+                # record that is no memory (an episode's summary quoting it).
+                others = [i for i in others if i.startswith("mem_") and i not in derived]
             if others:
                 verdict.not_targeted[needle.value.lower()] = (needle, others)
             else:
@@ -182,16 +190,36 @@ class ProofOps(SearchOps):
         rows for all the strings at once."""
         if not values:
             return []
-        matcher = Matcher([ascii_lower(v) for v in values])
+        keys = [ascii_lower(v) for v in values]
         memories: list[set[str]] = [set() for _ in values]
         records: list[set[str]] = [set() for _ in values]
-        for owner, text in self.store.held_texts():
+        matcher = Matcher(keys)
+        for owner, text in self.store.held_texts(memories=True):
             for index, _ in matcher.matches(ascii_lower(text)):
-                (memories if owner.startswith("mem_") else records)[index].add(owner)
+                memories[index].add(owner)
+        # Only what no memory's own row holds is looked for in versions, contexts, tags,
+        # events and the other records (most of the rows, seldom needed).
+        unheld = {i for i, m in enumerate(memories) if not m}
+        if unheld:
+            matcher = Matcher(keys, only=unheld)
+            for owner, text in self.store.held_texts(memories=False):
+                for index, _ in matcher.matches(ascii_lower(text)):
+                    (memories if owner.startswith("mem_") else records)[index].add(owner)
         return [
             sorted(m)[:HELD_LIMIT] if m else sorted(r)[:HELD_LIMIT]
             for m, r in zip(memories, records, strict=True)
         ]
+
+    def _made_from(self, erased: set[str], holders: set[str]) -> set[str]:
+        """The holders that are summaries made from an erased memory."""
+        ids = sorted(i for i in holders if i.startswith("mem_"))
+        found = self.store.get_many(ids, active_only=False) if ids else {}
+        return {
+            i
+            for i, m in found.items()
+            if isinstance(m.metadata.get("summarizes"), list)
+            and erased & {str(s) for s in m.metadata["summarizes"]}
+        }
 
     def _index_hits(self, needles: Sequence[Needle]) -> list[Hit]:
         """Tokens that are one word each and that a full-text index still lists: a hit
@@ -327,7 +355,11 @@ class ProofOps(SearchOps):
         """What is wrong with a receipt, checked against this store: its signature, that
         the key is this store's, that the audit log holds a purge event of each id with the
         same content digest, and that none of the ids exists. Empty when it holds."""
-        if not isinstance(receipt, dict) or receipt.get("lethe_receipt") != RECEIPT_FORMAT:
+        if (
+            not isinstance(receipt, dict)
+            or type(receipt.get("lethe_receipt")) is not int
+            or (receipt["lethe_receipt"] != RECEIPT_FORMAT)
+        ):
             raise InvalidInput(
                 "not a lethe erasure receipt (no lethe_receipt: 1)",
                 hint="give the JSON file `lethe purge --receipt` wrote",
@@ -335,16 +367,21 @@ class ProofOps(SearchOps):
         problems: list[str] = []
         if not signing.signature_holds(receipt):
             problems.append("the signature does not match the receipt's contents")
-        known = self.store.receipt_key(str(receipt.get("key_id", "")))
+        key_id = receipt.get("key_id")
+        known = (
+            self.store.receipt_key(key_id)
+            if isinstance(key_id, str) and _KEY_ID.fullmatch(key_id)
+            else None
+        )
         if known is None or known != receipt.get("public_key"):
             problems.append("the signing key is not one of this store's receipt keys")
         memories = receipt.get("memories")
-        if not isinstance(memories, list):
+        if not isinstance(memories, list) or not memories:
             return [*problems, "the receipt lists no memories"]
         for number, entry in enumerate(memories, 1):
             memory_id = entry.get("id") if isinstance(entry, dict) else None
-            if not isinstance(memory_id, str) or not memory_id:
-                problems.append(f"memory entry {number} names no id")
+            if not isinstance(memory_id, str) or not MEMORY_ID_RE.fullmatch(memory_id):
+                problems.append(f"memory entry {number} names no memory id")
                 continue
             if self.store.get(memory_id) is not None:
                 problems.append(f"{memory_id} still exists")

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
@@ -44,23 +44,16 @@ def key_id(public: str) -> str:
 
 def load_or_create(path: Path) -> Ed25519PrivateKey:
     """The private key at `path`, made there first if there is none (owner-only)."""
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        key = Ed25519PrivateKey.generate()
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
+    if path.is_symlink():
+        raise SigningKeyError(
+            f"the receipt signing key {path} is a symbolic link",
+            hint="replace it by the key file itself (owner-only), or remove it to have a new "
+            "key made",
         )
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return load_or_create(path)  # another process made it meanwhile: use that one
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(pem)
-            handle.flush()
-            os.fsync(handle.fileno())
-        return key
+    if not path.exists():
+        made = _create(path)
+        if made is not None:
+            return made
     mode = path.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise SigningKeyError(
@@ -69,7 +62,7 @@ def load_or_create(path: Path) -> Ed25519PrivateKey:
         )
     try:
         loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, UnsupportedAlgorithm) as exc:
         raise SigningKeyError(
             f"the receipt signing key {path} cannot be read: {exc}",
             hint="restore it from a backup, or move it away to have a new key made "
@@ -80,6 +73,32 @@ def load_or_create(path: Path) -> Ed25519PrivateKey:
             f"{path} is not an Ed25519 key", hint="move it away; a new one is made"
         )
     return loaded
+
+
+def _create(path: Path) -> Ed25519PrivateKey | None:
+    """A new key written at `path` (owner-only, never through a link), or None when
+    another process made one there meanwhile."""
+    key = Ed25519PrivateKey.generate()
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return None
+    except OSError as exc:
+        raise SigningKeyError(
+            f"the receipt signing key cannot be made at {path}: {exc}",
+            hint=f"make {path.parent} writable by this user; nothing was erased",
+        ) from exc
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(pem)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return key
 
 
 def sign(key: Ed25519PrivateKey, body: dict[str, Any]) -> dict[str, Any]:

@@ -46,14 +46,22 @@ class SQLiteProof:
     def signing_key_path(self) -> Path:
         return self.path.with_name(self.path.name + ".receipt-key")
 
-    def held_texts(self) -> Iterator[tuple[str, str]]:
+    def held_texts(self, *, memories: bool) -> Iterator[tuple[str, str]]:
         """(memory id, or `table.column` for a record that is no memory; its text) of every
-        live row that may hold a person's words (see `store.held`)."""
+        live row that may hold a person's words (see `store.held`): with `memories`, the
+        memories' own rows only (where most words are held); else all the others."""
         with self._lock:
             for table, owner, columns in MEMORY_SOURCES:
+                if (table == "memories") != memories:
+                    continue
                 text = " || char(1) || ".join(f"coalesce({c}, '')" for c in columns)
                 for row in self._conn.execute(f"SELECT {owner}, {text} FROM {table}"):
                     yield (row[0] if row[0] is not None else f"{table}"), row[1]
+            if memories:
+                return
+            # The schema's own words (column names, tokenizer options) are in the file too.
+            for row in self._conn.execute("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"):
+                yield "sqlite_master.sql", row[0]
             read = {t for t, _, _ in MEMORY_SOURCES} | NOT_RECORDS
             for table, column in self._text_columns(read):
                 for row in self._conn.execute(f'SELECT "{column}" FROM "{table}"'):
