@@ -170,7 +170,9 @@ def test_an_incomplete_erasure_exits_4_and_never_says_erased(
     assert f"deleted the rows of {memory_id}" in done
     receipt = json.loads(file.read_text(encoding="utf-8"))
     assert receipt["status"] == "incomplete"
-    assert [r["path"] for r in receipt["scan"]["remaining"]] == [str(stale)]
+    assert [r["path"] for r in receipt["scan"]["remaining"]] == [
+        "workspace/work/memory/1999-01-01.md"
+    ]
     assert f"receipt {receipt['receipt_id']}: incomplete" in " ".join(done.split())
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("error: the rows were deleted but the erasure is not proven")

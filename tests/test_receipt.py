@@ -89,7 +89,8 @@ def test_a_canary_in_every_copy_is_erased_and_the_receipt_names_each_place(
         assert mem._where_held(list(WORDS)) == [[], [], [], []]
         assert mem.verify_receipt(receipt) == []
         assert mem.receipts()[0] == receipt
-        files = [Path(f["path"]) for f in receipt["scan"]["files"]]
+        assert str(tmp_path) not in json.dumps(receipt)  # no home directory in it
+        files = [*mem.store.owned_files(), *mem.workspace.files(["default"])]
         _, hits = scan(files, list(WORDS), [True] * len(WORDS))
         assert hits == []
 
@@ -112,7 +113,7 @@ def test_a_copy_left_in_a_file_lethe_owns_makes_the_purge_say_not_proven(
         assert "Erased" not in result.notes and "NOT proven" in result.notes
         assert receipt["scan"]["retried"] is True
         [left] = {(r["path"], r["kind"]) for r in receipt["scan"]["remaining"]}
-        assert left == (str(log), "identifier")
+        assert left == (f"workspace/work/memory/{log.name}", "identifier")
         assert mem.store.get(target.id) is None  # the rows are gone all the same
         assert CODE not in json.dumps(receipt)
 
@@ -132,7 +133,9 @@ def test_a_copy_the_retry_can_mend_is_mended_and_said(tmp_path: Path, embedder: 
         receipt = result.receipt
         assert receipt is not None and receipt["status"] == "erased", result.notes
         assert receipt["scan"]["retried"] is True
-        assert {r["path"] for r in receipt["scan"]["first_scan_remaining"]} == {str(stray)}
+        assert {r["path"] for r in receipt["scan"]["first_scan_remaining"]} == {
+            "workspace/memory/2020-01-01.md"
+        }
         assert not stray.exists() and mem.get(kept.id) is not None
 
 

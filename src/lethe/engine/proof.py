@@ -19,6 +19,7 @@ import secrets
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lethe import validate
@@ -62,7 +63,9 @@ class Verdict:
     """One scan judged: needles found with no holder left (failures), and needles found
     that a memory the purge did not target still holds."""
 
-    remaining: list[tuple[Needle, Hit]] = field(default_factory=list)
+    remaining: list[tuple[Needle, Hit, list[str]]] = field(default_factory=list)
+    """Each trace, with the live holders that do not excuse it (a record quoting the
+    erased sentence, a summary made from it): where a person can look."""
     not_targeted: dict[str, tuple[Needle, list[str]]] = field(default_factory=dict)
 
 
@@ -108,7 +111,7 @@ class ProofOps(SearchOps):
         needles = needles_of(erasing)
         erased = set(erasing.ids)
         files, verdict = self._scan(needles, erased, erasing.namespaces)
-        first_remaining: list[tuple[Needle, Hit]] = []
+        first_remaining: list[tuple[Needle, Hit, list[str]]] = []
         retried = False
         if verdict.remaining or not cleanup_done:
             retried = True
@@ -130,24 +133,27 @@ class ProofOps(SearchOps):
             "erased_at": now.isoformat(),
             "store": {
                 "backend": _backend(self.store),
-                "location": str(getattr(self.store, "path", "")),
+                "location": _location(getattr(self.store, "path", "")),
             },
             "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
             "memories": erasing.memories,
             "cleanup_done": cleanup_done,
             "places": self._places(erasing, cleanup_done),
             "scan": {
-                "files": [_file(f) for f in files],
+                "files": [
+                    {"path": self._shown(f.path), "bytes": f.bytes, "sha256": f.sha256}
+                    for f in files
+                ],
                 "texts": len(erasing.texts),
                 "needles": len(needles),
                 "tokens": sum(1 for n in needles if n.kind != "text"),
-                "remaining": [_remaining(n, h) for n, h in verdict.remaining],
+                "remaining": [self._remaining(*r) for r in verdict.remaining],
                 "not_targeted": [
                     {"needle_sha256": _digest(n.value), "kind": n.kind, "held_by": ids}
                     for n, ids in verdict.not_targeted.values()
                 ],
                 "retried": retried,
-                "first_scan_remaining": [_remaining(n, h) for n, h in first_remaining],
+                "first_scan_remaining": [self._remaining(*r) for r in first_remaining],
             },
             "probes": probes,
             "limits": [*self.store.unreachable, EXPORT_LIMIT],
@@ -172,6 +178,7 @@ class ProofOps(SearchOps):
         for hit in hits:
             needle = needles[hit.needle]
             others = [i for i in holders[hit.needle] if i not in erased]
+            live = others
             if needle.kind == "text":
                 # The erased sentence itself is excused only by a memory the purge did not
                 # target and that was not made from it: never by a summary of it, nor by a
@@ -180,7 +187,7 @@ class ProofOps(SearchOps):
             if others:
                 verdict.not_targeted[needle.value.lower()] = (needle, others)
             else:
-                verdict.remaining.append((needle, hit))
+                verdict.remaining.append((needle, hit, live))
         return files, verdict
 
     def _where_held(self, values: Sequence[str]) -> list[list[str]]:
@@ -209,6 +216,29 @@ class ProofOps(SearchOps):
             sorted(m)[:HELD_LIMIT] if m else sorted(r)[:HELD_LIMIT]
             for m, r in zip(memories, records, strict=True)
         ]
+
+    def _shown(self, path: str) -> str:
+        """A file as the receipt names it: relative to the store's folder, or under
+        `workspace/` (a receipt is handed to others: no home directory in it)."""
+        where = Path(path)
+        if self.workspace is not None and where.is_relative_to(self.workspace.root):
+            return "workspace/" + where.relative_to(self.workspace.root).as_posix()
+        store = getattr(self.store, "path", None)
+        if isinstance(store, Path) and where.is_relative_to(store.parent):
+            return where.relative_to(store.parent).as_posix()
+        return path
+
+    def _remaining(self, needle: Needle, hit: Hit, held: list[str]) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "needle_sha256": _digest(needle.value),
+            "kind": needle.kind,
+            "memory_id": needle.memory_id,
+            "path": self._shown(hit.path),
+            "offset": hit.offset,
+        }
+        if held:
+            found["held_by"] = held
+        return found
 
     def _made_from(self, erased: set[str], holders: set[str]) -> set[str]:
         """The holders that are summaries made from an erased memory."""
@@ -395,15 +425,7 @@ def _backend(store: Any) -> str:
     return "postgresql" if type(store).__name__.startswith("Postgres") else "sqlite"
 
 
-def _file(f: ScannedFile) -> dict[str, Any]:
-    return {"path": f.path, "bytes": f.bytes, "sha256": f.sha256}
-
-
-def _remaining(needle: Needle, hit: Hit) -> dict[str, Any]:
-    return {
-        "needle_sha256": _digest(needle.value),
-        "kind": needle.kind,
-        "memory_id": needle.memory_id,
-        "path": hit.path,
-        "offset": hit.offset,
-    }
+def _location(path: object) -> str:
+    """The store as a receipt names it: a SQLite file by its name (no home directory), a
+    PostgreSQL database as lethe describes it (no password)."""
+    return path.name if isinstance(path, Path) else str(path)
