@@ -22,26 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lethe import validate
+from lethe.engine.receipts import RECEIPT_FORMAT, ReceiptOps
 from lethe.engine.search import SearchOps
 from lethe.erasure import signing
 from lethe.erasure.record import Erasing
 from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
-from lethe.errors import InvalidInput
 from lethe.filters import Filters
-from lethe.model import MEMORY_ID_RE
-from lethe.store.event_query import EventQuery
 
-RECEIPT_FORMAT = 1
 HELD_LIMIT = 20
 """Most holders named for one string."""
 FULL_TEXT_INDEX = "full-text index"
 """The place of a token the index's vocabulary still lists (not a file offset)."""
 _ONE_WORD = re.compile(r"[^\W_]+")
-MAX_RECEIPTS = 1000
-_RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
-_KEY_ID = re.compile(r"[0-9a-f]{16}")
 PROBE_DEPTH = 20
 """How deep each probe reads the fused ranking for erased ids."""
 EXPORT_LIMIT = (
@@ -95,7 +88,7 @@ def needles_of(erasing: Erasing) -> list[Needle]:
     return list(out.values())
 
 
-class ProofOps(SearchOps):
+class ProofOps(SearchOps, ReceiptOps):
     def _signing_key(self) -> signing.Ed25519PrivateKey:
         """The receipt key, read (or made) before a purge runs: a key that cannot be used
         refuses the purge before anything is erased, not after."""
@@ -138,7 +131,11 @@ class ProofOps(SearchOps):
             "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
             "memories": erasing.memories,
             "cleanup_done": cleanup_done,
-            "places": self._places(erasing, cleanup_done),
+            "places": erasing.places(
+                workspace=self.workspace is not None,
+                cleanup=self.store.erasure_methods,
+                cleanup_done=cleanup_done,
+            ),
             "scan": {
                 "files": [
                     {"path": self._shown(f.path), "bytes": f.bytes, "sha256": f.sha256}
@@ -301,124 +298,6 @@ class ProofOps(SearchOps):
             ],
             "clean": not returned,
         }
-
-    def _places(self, erasing: Erasing, cleanup_done: bool) -> list[dict[str, Any]]:
-        c = erasing.counts
-        places: list[dict[str, Any]] = [
-            {"place": "memory rows", "count": c["rows"], "how": "deleted"},
-            {"place": "versions", "count": c["versions"], "how": "earlier versions deleted"},
-            {"place": "vectors", "count": c["vectors"], "how": "deleted with their rows"},
-            {
-                "place": "lexical index: words",
-                "count": c["rows"],
-                "how": "entries deleted by trigger in the purge's transaction",
-            },
-        ]
-        if c["gram_entries"]:
-            places.append(
-                {
-                    "place": "lexical index: character grams",
-                    "count": c["gram_entries"],
-                    "how": "entries deleted by trigger in the purge's transaction",
-                }
-            )
-        places += [
-            {
-                "place": "summaries rewritten",
-                "count": len(erasing.rewritten),
-                "how": "the erased lines removed; versions holding them erased",
-                "summaries": erasing.rewritten,
-            },
-            {
-                "place": "summaries purged",
-                "count": sum(1 for m in erasing.memories if "derived_from" in m),
-                "how": "purged with their sources",
-            },
-            {"place": "links", "count": c["links"], "how": "deleted"},
-            {
-                "place": "episodes",
-                "count": c["episodes"],
-                "how": "membership left as an anonymous gap",
-            },
-            {"place": "tags", "count": c["tags"], "how": "deleted"},
-            {
-                "place": "conversation contexts",
-                "count": c["conversations"],
-                "how": "the neighbours' contexts rebuilt without the erased turns",
-            },
-            {
-                "place": "audit details",
-                "count": c["events_redacted"],
-                "how": "the erased memories' events kept with their details and reasons redacted",
-            },
-            {
-                "place": "workspace lines",
-                "count": c["workspace_lines"] if self.workspace is not None else 0,
-                "how": "the day and curated files rewritten"
-                if self.workspace is not None
-                else "no workspace is configured",
-            },
-        ]
-        for place, how in self.store.erasure_methods:
-            places.append({"place": f"store cleanup: {place}", "how": how, "done": cleanup_done})
-        return places
-
-    # -- receipts ------------------------------------------------------------------------
-
-    def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        """The signed receipts of past purges, newest first."""
-        return self.store.receipts(
-            validate.positive_int(limit, "limit", maximum=MAX_RECEIPTS),
-            validate.offset(offset, "offset"),
-        )
-
-    def receipt(self, receipt_id: str) -> dict[str, Any] | None:
-        """One receipt by its id (`rcpt_…`), or None."""
-        if not isinstance(receipt_id, str) or not _RECEIPT_ID.fullmatch(receipt_id):
-            raise InvalidInput(
-                f"not a receipt id: {receipt_id!r}",
-                hint="receipt ids look like rcpt_ and 16 hex digits",
-            )
-        return self.store.receipt(receipt_id)
-
-    def verify_receipt(self, receipt: dict[str, Any]) -> list[str]:
-        """What is wrong with a receipt, checked against this store: its signature, that
-        the key is this store's, that the audit log holds a purge event of each id with the
-        same content digest, and that none of the ids exists. Empty when it holds."""
-        if (
-            not isinstance(receipt, dict)
-            or type(receipt.get("lethe_receipt")) is not int
-            or (receipt["lethe_receipt"] != RECEIPT_FORMAT)
-        ):
-            raise InvalidInput(
-                "not a lethe erasure receipt (no lethe_receipt: 1)",
-                hint="give the JSON file `lethe purge --receipt` wrote",
-            )
-        problems: list[str] = []
-        if not signing.signature_holds(receipt):
-            problems.append("the signature does not match the receipt's contents")
-        key_id = receipt.get("key_id")
-        known = (
-            self.store.receipt_key(key_id)
-            if isinstance(key_id, str) and _KEY_ID.fullmatch(key_id)
-            else None
-        )
-        if known is None or known != receipt.get("public_key"):
-            problems.append("the signing key is not one of this store's receipt keys")
-        memories = receipt.get("memories")
-        if not isinstance(memories, list) or not memories:
-            return [*problems, "the receipt lists no memories"]
-        for number, entry in enumerate(memories, 1):
-            memory_id = entry.get("id") if isinstance(entry, dict) else None
-            if not isinstance(memory_id, str) or not MEMORY_ID_RE.fullmatch(memory_id):
-                problems.append(f"memory entry {number} names no memory id")
-                continue
-            if self.store.get(memory_id) is not None:
-                problems.append(f"{memory_id} still exists")
-            events = self.store.events(EventQuery(memory_id=memory_id, op="purge", limit=100))
-            if not any(e.content_sha256 == entry.get("content_sha256") for e in events):
-                problems.append(f"the audit log holds no purge of {memory_id} with that digest")
-        return problems
 
 
 def _backend(store: Any) -> str:

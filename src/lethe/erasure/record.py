@@ -7,6 +7,7 @@ then dropped; the receipt keeps their SHA-256 and counts, never the words.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,3 +95,68 @@ class Erasing:
                 "why": reason,
             }
         )
+
+    def places(
+        self, *, workspace: bool, cleanup: Sequence[tuple[str, str]], cleanup_done: bool
+    ) -> list[dict[str, Any]]:
+        """Every place the purge erased from and how, for the receipt: counts gathered while
+        it ran, then the store's own cleanup steps (`cleanup`: place, how)."""
+        c = self.counts
+        places: list[dict[str, Any]] = [
+            {"place": "memory rows", "count": c["rows"], "how": "deleted"},
+            {"place": "versions", "count": c["versions"], "how": "earlier versions deleted"},
+            {"place": "vectors", "count": c["vectors"], "how": "deleted with their rows"},
+            {
+                "place": "lexical index: words",
+                "count": c["rows"],
+                "how": "entries deleted by trigger in the purge's transaction",
+            },
+        ]
+        if c["gram_entries"]:
+            places.append(
+                {
+                    "place": "lexical index: character grams",
+                    "count": c["gram_entries"],
+                    "how": "entries deleted by trigger in the purge's transaction",
+                }
+            )
+        places += [
+            {
+                "place": "summaries rewritten",
+                "count": len(self.rewritten),
+                "how": "the erased lines removed; versions holding them erased",
+                "summaries": self.rewritten,
+            },
+            {
+                "place": "summaries purged",
+                "count": sum(1 for m in self.memories if "derived_from" in m),
+                "how": "purged with their sources",
+            },
+            {"place": "links", "count": c["links"], "how": "deleted"},
+            {
+                "place": "episodes",
+                "count": c["episodes"],
+                "how": "membership left as an anonymous gap",
+            },
+            {"place": "tags", "count": c["tags"], "how": "deleted"},
+            {
+                "place": "conversation contexts",
+                "count": c["conversations"],
+                "how": "the neighbours' contexts rebuilt without the erased turns",
+            },
+            {
+                "place": "audit details",
+                "count": c["events_redacted"],
+                "how": "the erased memories' events kept with their details and reasons redacted",
+            },
+            {
+                "place": "workspace lines",
+                "count": c["workspace_lines"] if workspace else 0,
+                "how": "the day and curated files rewritten"
+                if workspace
+                else "no workspace is configured",
+            },
+        ]
+        for place, how in cleanup:
+            places.append({"place": f"store cleanup: {place}", "how": how, "done": cleanup_done})
+        return places
