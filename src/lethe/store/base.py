@@ -329,9 +329,10 @@ class Store(Protocol):
 
     def signing_key_path(self) -> Path: ...
 
-    def held_texts(self) -> Iterator[tuple[str, str]]:
+    def held_texts(self, *, memories: bool) -> Iterator[tuple[str, str]]:
         """(memory id, or `table.column` of a record that is no memory; text) of every live
-        row that may hold a person's words (`store/held.py`)."""
+        row that may hold a person's words (`store/held.py`): the memories' own rows, or
+        (`memories=False`) all the others."""
         ...
 
     def index_terms(self, words: Sequence[str]) -> set[str]:

@@ -90,12 +90,14 @@ class PostgresProof:
                 conn.autocommit = previous
         return True
 
-    def held_texts(self: _Reads) -> Iterator[tuple[str, str]]:
+    def held_texts(self: _Reads, *, memories: bool) -> Iterator[tuple[str, str]]:
         """As the SQLite store's: every live row that may hold a person's words."""
         from psycopg import sql
 
         with self._read() as conn:
             for table, owner, columns in MEMORY_SOURCES:
+                if (table == "memories") != memories:
+                    continue
                 text = sql.SQL(" || chr(1) || ").join(
                     sql.SQL("coalesce({}::text, '')").format(sql.Identifier(c)) for c in columns
                 )
@@ -104,6 +106,8 @@ class PostgresProof:
                 )
                 for row in conn.execute(query):
                     yield (row["owner"] if row["owner"] is not None else table), row["text"]
+            if memories:
+                return
             read = {t for t, _, _ in MEMORY_SOURCES} | NOT_RECORDS
             for c in conn.execute(_COLUMNS_SQL).fetchall():
                 table, column = c["table_name"], c["column_name"]
