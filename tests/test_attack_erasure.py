@@ -559,4 +559,6 @@ def test_a_purge_does_not_hang_behind_a_reader(tmp_path: Path, embedder: Embedde
     db = tmp_path / "store" / "m.db"
     mem, took = _purge_with_a_reader_held(db, embedder, "quartz-556-zebra")
     mem.close()
-    assert took < 3.0, f"purge took {took:.1f} s with busy_timeout 0.2 s"
+    # Two checkpoint attempts of about a second each (the purge's cleanup, and the retry of
+    # its proof of erasure), without the busy handler: well under a wait behind the reader.
+    assert took < 4.5, f"purge took {took:.1f} s with busy_timeout 0.2 s"
