@@ -51,6 +51,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_decay.py --size 1000000
 	$(BIN)/python bench/bench_ui.py --size 100000
 	$(BIN)/python bench/bench_versions.py --size 100000
+	$(BIN)/python bench/bench_receipt.py --cache $(BENCH_DIR)/lethe-receipt-100000.db
+	cd bench && ../$(BIN)/python bench_receipt_pg.py --source $(BENCH_DIR)/lethe-receipt-100000.db --n 20000
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
