@@ -137,8 +137,11 @@ def _counted() -> Iterator[tuple[list[tuple[str, int]], Callable[..., object]]]:
 
 
 def _unmigrate_sqlite(path: Path) -> None:
-    """Take a store back to the schema before the gram index (version 17)."""
+    """Take a store back to the schema before the gram index (version 17): the receipts of
+    migration 19 go too."""
     conn = sqlite3.connect(path)
+    for table in ("receipts", "receipt_keys"):
+        conn.execute(f"DROP TABLE {table}")
     for name in ("memories_grams_insert", "memories_grams_delete", "memories_grams_update"):
         conn.execute(f"DROP TRIGGER {name}")
     for name in ("context_grams_insert", "context_grams_delete"):
@@ -158,8 +161,10 @@ def _unmigrate_sqlite(path: Path) -> None:
 
 
 def _unmigrate_postgres(dsn: str) -> None:
-    """Take a database back to the schema before the gram columns (version 10)."""
+    """Take a database back to the schema before the gram columns (version 10): the receipts
+    of migration 12 go too."""
     with psycopg.connect(dsn) as conn, conn.transaction():
+        conn.execute("DROP TABLE receipts, receipt_keys")
         conn.execute("DROP TRIGGER memories_grams ON memories")
         conn.execute("DROP TRIGGER memory_context_grams ON memory_context")
         conn.execute("ALTER TABLE memories DROP COLUMN grams")
