@@ -40,7 +40,8 @@ def store(
     tmp_path_factory: pytest.TempPathFactory, embedder: Embedder
 ) -> tuple[str, dict[str, str]]:
     """A store with a history: memories made over the last months (so decay has something to
-    show), links, an episode, a forget already in the trash, and two pending confirmations."""
+    show), links, an episode, a forget already in the trash, a purge with its receipt, and two
+    pending confirmations."""
     db = str(tmp_path_factory.mktemp("ui") / "lethe.db")
     now = datetime.now(UTC)
     clock = Clock(now - timedelta(days=240))
@@ -74,6 +75,10 @@ def store(
         mem.link(ids["home"], ids["job"], kind="life", confidence=0.35)
         mem.create_episode("Moving to the Bay Area", [ids["home"], ids["visit"]])
         mem.execute(mem.plan_forget(ids["bike"], reason="user sold the bike"), actor="claude")
+        # Erased for good: the audit page lists its signed receipt.
+        clock.now = now - timedelta(hours=20)
+        gym = mem.remember("User's locker code at the gym is 4471", agent="claude")
+        mem.execute(mem.plan_purge([gym.id], reason="asked to erase it"), actor="claude")
         clock.now = now
         mem.forget(ids["job"], session="claude-desktop-4f2a")
         mem.ask(mem.plan_forget(ids["jazz"]), session="cursor-91c0")
