@@ -1,4 +1,5 @@
 # Two entry points: `make demo` and `make test`. Both build .venv from scratch when needed.
+# `make test-fast` is the tier to run while working (CONTRIBUTING.md).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,7 +12,7 @@ INSPECTOR_VERSION := 2.12.0
 CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test test-fast lint typecheck bench clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -39,8 +40,19 @@ $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium
 
+# The suite runs on both cores (pytest-xdist; `--dist worksteal` keeps a worker from idling
+# behind the slow tests). Each worker starts its own PostgreSQL server. The 15 slowest tests
+# are printed at the end, so the time budget stays visible.
+PYTEST_WORKERS ?= 2
+PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=15
+FAST := not pg and not browser and not npm and not slow
+
 test: lint typecheck $(INSPECTOR) $(CHROMIUM)
-	$(BIN)/pytest
+	$(PYTEST)
+
+# While working: ruff, mypy and the SQLite tests that need no server, browser or npm client.
+test-fast: lint typecheck
+	$(PYTEST) -m "$(FAST)"
 
 # Every benchmark, one after the other (about an hour on 2 cores); stores kept in $(BENCH_DIR).
 BENCH_DIR ?= /tmp/lethe-bench

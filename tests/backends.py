@@ -12,6 +12,16 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+BACKENDS = ("sqlite", "postgres")
+# For what only a SQLite file has (its bytes on disk, its in-process vector cache).
+sqlite_only = pytest.mark.parametrize("db", ["sqlite"], indirect=True)
+# For what only a PostgreSQL server has (its files under another user, VACUUM).
+postgres_only = pytest.mark.parametrize("db", ["postgres"], indirect=True)
+# A face test whose point is the store under it (the faces' tests run on SQLite otherwise).
+both_stores = pytest.mark.parametrize("db", BACKENDS, indirect=True)
+
 SNAPSHOT_TABLES = (
     "memories",
     "memory_tags",

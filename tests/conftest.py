@@ -1,7 +1,14 @@
-"""Shared fixtures: the real MiniLM embedder (loaded once) and fresh stores.
+"""Shared fixtures (the real MiniLM embedder, loaded once; fresh stores) and the suite's tiers.
 
-`db` is the contract fixture: a test that takes it (or `mem`) runs twice, on a real SQLite
-file and on a real PostgreSQL database. `db_path` is for what only the SQLite file has.
+`db` is the store of one test. Below the faces it is the contract fixture: a test that takes
+it (or `mem`) runs twice, on a real SQLite file and on a real PostgreSQL database. A face
+(tests/cli, tests/mcp, tests/ui) parses, calls the engine and formats, so its tests run on
+SQLite only; `--faces-on-postgres` runs them on both stores too, and a face test whose point
+is the store says so with `@both_stores`. `db_path` is for what only the SQLite file has.
+
+Markers name what a test needs beyond Python and a SQLite file: `pg` (the PostgreSQL test
+server; set here for every test that gets one), `browser` (Chromium), `npm` (a client from
+the npm registry), `slow` (over ~10 s alone). `make test-fast` leaves all four out.
 """
 
 from __future__ import annotations
@@ -17,9 +24,8 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder, load_default_embedder
-
-from .backends import snapshot
-from .clocks import Clock
+from tests.backends import snapshot
+from tests.clocks import Clock
 
 __all__ = ["BACKENDS", "snapshot", "sqlite_only"]
 
@@ -28,7 +34,7 @@ BACKENDS = ["sqlite", "postgres"]
 sqlite_only = pytest.mark.parametrize("db", ["sqlite"], indirect=True)
 
 if TYPE_CHECKING:
-    from .pg_support import PgServer
+    from tests.pg_support import PgServer
 
 
 @pytest.fixture(scope="session")
@@ -41,10 +47,53 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "memory.db"
 
 
-@pytest.fixture(params=BACKENDS)
+# The faces: their tests take the store as a given (the contract suite below them runs both).
+FACE_DIRS = ("cli", "mcp", "ui")
+# Fixtures that start or reach the PostgreSQL test server.
+PG_FIXTURES = {"pg_server", "pg_managed_server", "pg_dsn"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--faces-on-postgres",
+        action="store_true",
+        help="run the CLI, MCP and inspector tests on PostgreSQL too (they run on SQLite only)",
+    )
+
+
+def _is_face(path: Path) -> bool:
+    parts = path.relative_to(Path(__file__).parent).parts
+    return len(parts) > 1 and parts[0] in FACE_DIRS
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The stores a test that takes `db` runs on, unless it names them itself."""
+    fixturedefs = metafunc._arg2fixturedefs.get("db")
+    if not fixturedefs or fixturedefs[-1].func.__module__ != __name__:
+        return  # no store, or a module's own `db`
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "db" in (names.replace(" ", "").split(",") if isinstance(names, str) else names):
+            return
+    face_only_sqlite = _is_face(metafunc.definition.path) and not metafunc.config.getoption(
+        "--faces-on-postgres"
+    )
+    metafunc.parametrize("db", ["sqlite"] if face_only_sqlite else BACKENDS, indirect=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`pg` on every test that gets the PostgreSQL server, whichever way it asks for it."""
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("db") == "postgres"
+        if on_postgres or PG_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.pg)
+
+
+@pytest.fixture
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """The database of one test: a SQLite file, or a fresh PostgreSQL database. A test that
-    only makes sense on one store says so with `@sqlite_only`."""
+    only makes sense on one store says so with `@sqlite_only` (or `@postgres_only`)."""
     if request.param == "postgres":
         dsn: str = request.getfixturevalue("pg_dsn")
         return dsn
@@ -80,7 +129,7 @@ def mem(db: str, embedder: Embedder) -> Iterator[Lethe]:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
-    from .pg_support import external_server, start_server, stop_server
+    from tests.pg_support import external_server, start_server, stop_server
 
     dsn = os.environ.get("LETHE_TEST_PG_DSN")
     if dsn:
@@ -97,7 +146,7 @@ def pg_server() -> Iterator[PgServer]:
 def pg_managed_server(pg_server: PgServer) -> Iterator[PgServer]:
     """A server whose files and superuser the tests own (pg_hba.conf edits): pg_server when
     we started it, else (LETHE_TEST_PG_DSN) one started for this session."""
-    from .pg_support import start_server, stop_server
+    from tests.pg_support import start_server, stop_server
 
     if pg_server.managed:
         yield pg_server
@@ -112,7 +161,7 @@ def pg_managed_server(pg_server: PgServer) -> Iterator[PgServer]:
 @pytest.fixture
 def pg_dsn(pg_server: PgServer, request: pytest.FixtureRequest) -> Iterator[str]:
     """DSN of a fresh database, with the vector extension, for this test only."""
-    from .pg_support import create_database, drop_database
+    from tests.pg_support import create_database, drop_database
 
     name = f"t_{re.sub(r'[^a-z0-9]+', '_', request.node.name.lower())[:40]}_{uuid.uuid4().hex[:8]}"
     dsn = create_database(pg_server, name, extensions=("vector",))

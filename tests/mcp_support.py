@@ -23,7 +23,7 @@ LETHE = str(Path(sys.executable).parent / "lethe")
 
 def every_tool(extra: tuple[str, ...]) -> list[str]:
     """`extra` with `--tools full` unless it names a profile: these tests call every tool,
-    while `lethe mcp` shows only the core ones by default (tests/test_mcp_profiles.py)."""
+    while `lethe mcp` shows only the core ones by default (tests/mcp/test_profiles.py)."""
     return list(extra) if "--tools" in extra else ["--tools", "full", *extra]
 
 

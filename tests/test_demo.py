@@ -2,7 +2,7 @@
 
 The tour runs once, on a named SQLite file (so it is kept), with its narration captured; the
 tests read what it returned and printed, and open the store afterwards to check the state it
-claims. `test_cli.py` covers the command's options (--keep, --db, --json, clean-up).
+claims. `cli/test_app.py` covers the command's options (--keep, --db, --json, clean-up).
 """
 
 from __future__ import annotations

@@ -22,8 +22,7 @@ from lethe.suggest import (
     prefixes,
     whereabouts,
 )
-
-from .backends import is_postgres
+from tests.backends import is_postgres
 
 
 def levenshtein(a: str, b: str) -> int:

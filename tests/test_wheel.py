@@ -1,7 +1,10 @@
 """The wheel works by itself: built from this tree, installed into a fresh virtual environment
 that cannot see the source, with no model package — the model arrives on first use from a
 local stand-in for the hub — and driven as a user would: the CLI, then `lethe mcp` (the SDK's
-client) forgetting by its two calls."""
+client) forgetting by its two calls.
+
+Slow (about 35 s, once for the module): the wheel is built and installed with its dependencies
+into a new virtual environment; nothing less shows that the package works without the tree."""
 
 from __future__ import annotations
 
@@ -19,9 +22,10 @@ from mcp import Client, StdioServerParameters
 
 from lethe import __version__
 from lethe.embed import find_model_dir
+from tests.mcp_support import call
+from tests.model_server import Behaviour, model_server
 
-from .mcp_support import call
-from .model_server import Behaviour, model_server
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,7 +168,7 @@ def test_the_tour_the_doctor_and_the_inspector_run_from_the_wheel(installed: Ins
     import time
     import urllib.request
 
-    from .mcp_support import free_port
+    from tests.mcp_support import free_port
 
     tour = installed.lethe("demo", "--json")
     assert tour.returncode == 0, tour.stderr

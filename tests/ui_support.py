@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-from .mcp_support import LETHE, free_port, stop, wait_for_port
+from tests.mcp_support import LETHE, free_port, stop, wait_for_port
 
 CHROMIUM = os.environ.get("LETHE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -10,7 +10,7 @@ array of one object per tool holding exactly the keys `name`, `title` (when set)
 `description` and `inputSchema` as `tools/list` sends them (camelCase), serialized compactly
 (`json.dumps(..., separators=(",", ":"), ensure_ascii=False)`), counted in characters.
 Annotations, output schemas and icons are left out: clients read them, models are not
-usually shown them. `tests/test_mcp_profiles.py` holds the core profile under
+usually shown them. `tests/mcp/test_profiles.py` holds the core profile under
 `CORE_BUDGET`, measured from a real server's `tools/list` over stdio.
 
 This module imports nothing from the MCP SDK: `lethe mcp --tools` is checked before the SDK

@@ -1,0 +1,339 @@
+"""Expiry chosen by the person (issue 25, part 1): a memory stored with an expiry leaves every
+read at that instant, goes to the trash audited as `expire` with who set it, is restorable
+until purged, and bad input changes nothing — on both stores with the real MiniLM embedder."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from lethe import Lethe
+from lethe.embed import Embedder
+from lethe.errors import ConfirmationRequired, InvalidInput, MemoryNotFound
+from lethe.expiry import parse_duration
+from lethe.forget.change import UpdatePlan
+from tests.backends import run_sql, snapshot
+from tests.clocks import Clock
+
+CODE = "The hotel door code is 4471 until I check out."
+TICK = timedelta(microseconds=1)
+
+
+def _returns(mem: Lethe, read: str, memory_id: str) -> bool:
+    """Whether one read returns the memory."""
+    if read == "get":
+        try:
+            mem.get(memory_id)
+        except MemoryNotFound:
+            return False
+        return True
+    found = {
+        "recall": lambda: [h.memory.id for h in mem.recall("hotel door code", k=5)],
+        "list": lambda: [m.id for m in mem.list_memories().items],
+        "context": lambda: [i.id for i in mem.context().items],
+        "plan": lambda: [i.id for i in mem.plan_forget(query="hotel door code").items],
+        "history": lambda: [v.memory_id for v in mem.history(memory_id)],
+        "export": lambda: [
+            r["id"]
+            for r in mem.export_records()
+            if r.get("type") == "memory" and r.get("status", "active") == "active"
+        ],
+    }[read]
+    try:
+        return memory_id in found()
+    except MemoryNotFound:
+        return False
+
+
+READS = ("recall", "list", "get", "context", "plan", "history", "export")
+
+
+@pytest.mark.parametrize("read", READS)
+def test_an_expired_memory_leaves_every_read_at_its_expiry_exactly(
+    cmem: Lethe, clock: Clock, read: str
+) -> None:
+    """Each read on its own (one read expires what is due for all the others): the instant
+    before the expiry it returns the memory, at the expiry it does not, with nothing run in
+    between."""
+    memory = cmem.remember(CODE, expires_in="2d")
+    other = cmem.remember("The user likes green tea.")
+    cmem.attend([memory.id])
+    assert memory.expires_at == clock.now + timedelta(days=2)
+    assert (memory.expiry_set_by, memory.expiry_set_at) == ("user", clock.now)
+    clock.now = memory.expires_at - TICK
+    assert _returns(cmem, read, memory.id)
+    clock.now = memory.expires_at
+    assert not _returns(cmem, read, memory.id)
+    assert cmem.get(other.id).status == "active"
+
+
+def test_an_expiry_is_a_soft_delete_audited_with_who_set_it(cmem: Lethe, clock: Clock) -> None:
+    set_at = clock.now
+    memory = cmem.remember(CODE, expires_at="2026-11-21T18:00:00Z", agent="claude")
+    clock.advance(days=3)
+    items, total = cmem.list_trash()
+    assert total == 1 and items[0].memory.id == memory.id
+    gone = items[0].memory
+    assert gone.forget_reason == "expired at 2026-11-21T18:00:00+00:00"
+    assert gone.forgotten_at == datetime(2026, 11, 21, 18, tzinfo=UTC)
+    assert gone.forgotten_by == "claude"
+    events = cmem.audit(memory_id=memory.id)
+    assert [e.op for e in events] == ["remember", "expire"]
+    assert events[0].details["expires_at"] == "2026-11-21T18:00:00+00:00"
+    assert events[1].actor == "claude"
+    assert events[1].details == {
+        "expires_at": "2026-11-21T18:00:00+00:00",
+        "set_by": "claude",
+        "set_at": set_at.isoformat(),
+    }
+    assert cmem.deletion_report().by_op["expire"] == 1
+
+
+def test_an_expired_memory_is_restored_without_its_past_expiry(cmem: Lethe, clock: Clock) -> None:
+    memory = cmem.remember(CODE, expires_in="1h")
+    clock.advance(hours=2)
+    restored = cmem.restore(memory.id)
+    assert restored.status == "active" and restored.expires_at is None
+    clock.advance(days=1)
+    assert cmem.get(memory.id).status == "active"
+    assert cmem.audit(memory_id=memory.id)[-1].details["expiry_removed"] == (
+        memory.expires_at.isoformat() if memory.expires_at else None
+    )
+
+
+def test_an_expired_memory_is_purged_like_any_forgotten_one(cmem: Lethe, clock: Clock) -> None:
+    memory = cmem.remember(CODE, expires_in="1h")
+    clock.advance(hours=2)
+    result = cmem.execute(cmem.plan_purge([memory.id]))
+    assert result.executed == (memory.id,)
+    assert cmem.store.get(memory.id) is None
+
+
+def test_open_and_maintain_turn_due_expiries_into_soft_deletes(
+    db: str, embedder: Embedder, clock: Clock
+) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
+        first = mem.remember(CODE, expires_in="1h").id
+        second = mem.remember("Parking is on level 3 this week.", expires_in="2h").id
+    clock.advance(minutes=90)
+    with Lethe.open(db, embedder=embedder, clock=clock) as mem:
+        status = dict(run_sql(db, "SELECT id, status FROM memories"))
+        assert (status[first], status[second]) == ("forgotten", "active")
+        clock.advance(hours=1)
+        assert mem.maintain().expiries == (second,)
+        assert mem.maintain().expiries == ()
+
+
+def test_a_memory_without_an_expiry_never_expires(cmem: Lethe, clock: Clock) -> None:
+    memory = cmem.remember("The user was born in Porto.")
+    clock.advance(days=36500)
+    assert cmem.get(memory.id).expires_at is None
+
+
+def test_the_same_text_with_another_expiry_is_stored_again_not_merged(cmem: Lethe) -> None:
+    plain = cmem.remember(CODE)
+    timed = cmem.remember(CODE, expires_in="1d")
+    assert timed.id != plain.id and not timed.existing
+    again = cmem.remember(CODE, expires_at=timed.expires_at)
+    assert again.existing and again.id == timed.id
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"expires_in": "0d"}, "longer than zero"),
+        ({"expires_in": "3 months"}, "months and years"),
+        ({"expires_in": "P1Y"}, "months and years"),
+        ({"expires_in": "soon"}, "is not a duration"),
+        ({"expires_in": 7}, "must be a duration"),
+        ({"expires_at": "2026-11-19T00:00:00Z"}, "not in the future"),
+        ({"expires_at": "2026-11-20T12:00:00Z"}, "not in the future"),
+        ({"expires_at": "next friday"}, "is not a date and time"),
+        ({"expires_at": "2026-12-01", "expires_in": "1d"}, "not both"),
+        ({"expires_in": "1000000d"}, "hundred years"),
+    ],
+)
+def test_bad_expiry_input_is_refused_and_changes_nothing(
+    cmem: Lethe, db: str, given: dict[str, object], message: str
+) -> None:
+    cmem.remember("The user likes green tea.")
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match=message):
+        cmem.remember(CODE, **given)  # type: ignore[arg-type]
+    assert snapshot(db) == before
+
+
+def test_supersedes_with_an_expiry_is_refused_and_changes_nothing(cmem: Lethe, db: str) -> None:
+    old = cmem.remember("The hotel door code is 1234.")
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match="confirmed like a forget"):
+        cmem.remember(CODE, supersedes=old.id, expires_in="1d")
+    assert snapshot(db) == before
+
+
+def test_a_failure_while_expiring_leaves_every_due_memory_as_it_was(
+    cmem: Lethe, db: str, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The due memories of one batch go to the trash together or not at all: a crash in the
+    middle keeps them live in the database (and unreadable: the next read expires them)."""
+    ids = [cmem.remember(f"Locker {n} code is 90{n}1.", expires_in="1h").id for n in range(3)]
+    clock.advance(hours=2)
+    before = snapshot(db)
+    calls = {"n": 0}
+    original = type(cmem.store).transaction
+
+    def failing(store: object):  # type: ignore[no-untyped-def]
+        ctx = original(store)  # type: ignore[arg-type]
+
+        class Wrapped:
+            def __enter__(self):  # type: ignore[no-untyped-def]
+                tx = ctx.__enter__()
+                append = tx.append_event
+
+                def append_event(**kw):  # type: ignore[no-untyped-def]
+                    calls["n"] += 1
+                    if calls["n"] == 2:
+                        raise RuntimeError("crash in the middle")
+                    return append(**kw)
+
+                tx.append_event = append_event
+                return tx
+
+            def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+                return ctx.__exit__(*exc)
+
+        return Wrapped()
+
+    monkeypatch.setattr(type(cmem.store), "transaction", failing)
+    with pytest.raises(RuntimeError, match="crash in the middle"):
+        cmem.expire_due()
+    assert snapshot(db) == before
+    monkeypatch.undo()
+    assert sorted(cmem.expire_due()) == sorted(ids)
+    assert {m.id for m in cmem.list_memories().items} == set()
+
+
+def test_durations_are_read_in_every_written_form() -> None:
+    assert parse_duration("30m") == timedelta(minutes=30)
+    assert parse_duration("12h") == parse_duration("PT12H") == timedelta(hours=12)
+    assert parse_duration("7d") == parse_duration("P7D") == parse_duration("1 week")
+    assert parse_duration("P1DT12H") == timedelta(days=1, hours=12)
+    assert parse_duration("PT1M") == timedelta(minutes=1)
+
+
+def test_an_expiry_passing_between_a_plan_and_its_execution(cmem: Lethe, clock: Clock) -> None:
+    """The memory expired after the preview: the plan finds it gone, and the record says it
+    expired (not that the plan forgot it)."""
+    memory = cmem.remember(CODE, expires_in="10m")
+    plan = cmem.plan_forget([memory.id])
+    assert [t.id for t in plan.targets] == [memory.id]
+    clock.advance(minutes=11)
+    result = cmem.execute(plan)
+    assert result.executed == ()
+    assert [e.op for e in cmem.audit(memory_id=memory.id)] == ["remember", "expire"]
+
+
+def test_an_expiry_travels_through_export_and_import(
+    db: str, embedder: Embedder, clock: Clock, tmp_path: Path
+) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock) as source:
+        memory = source.remember(CODE, expires_in="2d", agent="claude")
+        plain = source.remember("The user likes green tea.")
+        records = list(source.export_records())
+    by_id = {r["id"]: r for r in records if r.get("type") == "memory"}
+    assert by_id[memory.id]["expires_at"] == "2026-11-22T12:00:00Z"
+    assert "expires_at" not in by_id[plain.id]
+    with Lethe.open(tmp_path / "copy.db", embedder=embedder, clock=clock) as target:
+        target.import_records(records)
+        copied = target.get(memory.id)
+        assert (copied.expires_at, copied.expiry_set_by, copied.expiry_set_at) == (
+            memory.expires_at,
+            "claude",
+            memory.expiry_set_at,
+        )
+        clock.advance(days=2)
+        assert [i.memory.id for i in target.list_trash()[0]] == [memory.id]
+
+
+def test_a_sweep_never_folds_an_expiring_memory_into_a_summary_that_outlives_it(
+    db: str, embedder: Embedder, clock: Clock
+) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock, decay_policy="auto") as mem:
+        timed = mem.remember("User tried a pottery class", expires_in="90d")
+        mem.remember("User went to a jazz concert in spring")
+        mem.remember("User watched a documentary about octopuses")
+        clock.advance(days=55)
+        plan = mem.sweep()
+        assert plan.compress == 3
+        result = mem.execute_sweep(plan)
+        assert timed.id in result.skipped and timed.id not in result.compressed
+        assert len(result.compressed) == 2
+        assert all("pottery" not in mem.get(i).content for i in result.summary_ids)
+        clock.advance(days=36)
+        assert [i.memory.id for i in mem.list_trash()[0] if i.memory.id == timed.id] == [timed.id]
+
+
+def test_extending_or_removing_an_expiry_is_an_ordinary_versioned_change(
+    cmem: Lethe, clock: Clock
+) -> None:
+    memory = cmem.remember(CODE, expires_in="1d")
+    longer = cmem.update(memory.id, expires_in="30d")
+    assert longer.version == 2 and longer.expires_at == clock.now + timedelta(days=30)
+    [now, before] = cmem.history(memory.id)
+    assert (now.expires_at, before.expires_at) == (longer.expires_at, memory.expires_at)
+    never = cmem.update(memory.id, no_expiry=True)
+    assert never.expires_at is None and never.expiry_set_by is None
+    clock.advance(days=365)
+    assert cmem.get(memory.id).status == "active"
+
+
+@pytest.mark.parametrize("start", [None, "7d"])
+def test_setting_or_shortening_an_expiry_is_confirmed_like_a_forget(
+    cmem: Lethe, db: str, clock: Clock, start: str | None
+) -> None:
+    """Otherwise "expire in one second" would be a forget without confirmation."""
+    memory = cmem.remember(CODE, expires_in=start)
+    before = snapshot(db)
+    with pytest.raises(ConfirmationRequired) as asked:
+        cmem.update(memory.id, expires_in="1s")
+    assert snapshot(db) == before
+    plan = asked.value.plan
+    assert isinstance(plan, UpdatePlan) and plan.needs_confirmation
+    assert plan.ends == clock.now + timedelta(seconds=1)
+    assert "same confirmation as forgetting" in plan.notes
+    changed = cmem.execute(plan)
+    assert changed.expires_at == plan.ends and changed.expiry_set_by == "user"
+    clock.advance(seconds=1)
+    assert [e.op for e in cmem.audit(memory_id=memory.id)][-1] == "expire"
+
+
+@pytest.mark.parametrize("protect", [{"layer": "caveat"}, {"importance": 0.95}])
+def test_an_expiry_on_a_protected_memory_is_refused_like_a_forget(
+    cmem: Lethe, db: str, protect: dict[str, object]
+) -> None:
+    memory = cmem.remember(CODE, **protect)  # type: ignore[arg-type]
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match="is protected") as refused:
+        cmem.plan_update(memory.id, expires_in="1d")
+    assert refused.value.hint and "first" in refused.value.hint
+    assert snapshot(db) == before
+
+
+def test_a_protected_memory_may_carry_an_expiry_from_its_creation(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """ "Never email Bob before the audit ends on Friday" is a caveat that ends on Friday."""
+    caveat = cmem.remember(
+        "Never email Bob before the audit ends.", layer="caveat", expires_in="3d"
+    )
+    clock.advance(days=3)
+    assert [i.memory.id for i in cmem.list_trash()[0]] == [caveat.id]
+
+
+def test_a_revert_to_an_earlier_expiry_is_confirmed_like_a_forget(cmem: Lethe) -> None:
+    memory = cmem.remember(CODE, expires_in="1d")
+    cmem.update(memory.id, expires_in="30d")
+    plan = cmem.plan_revert(memory.id, 1)
+    assert plan.needs_confirmation and plan.ends == memory.expires_at

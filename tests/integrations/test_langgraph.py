@@ -1,0 +1,369 @@
+"""lethe as a LangGraph store (issue 20, part 1): a real LangGraph graph whose nodes write and
+read memories through `LetheStore`, and the store held to LangGraph's documented semantics —
+beside LangGraph's own `InMemoryStore` where both answer — on both lethe stores with the real
+MiniLM embedder. No LLM: nodes are plain functions."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import Any, TypedDict
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore, InvalidNamespaceError
+from langgraph.store.memory import InMemoryStore
+
+from lethe import Lethe
+from lethe.errors import ConfirmationRequired, LetheError
+from lethe.integrations.langgraph import LetheStore
+from tests.backends import snapshot
+from tests.clocks import Clock
+
+
+@pytest.fixture
+def store(cmem: Lethe) -> LetheStore:
+    return LetheStore(cmem)
+
+
+class State(TypedDict):
+    user: str
+    said: str
+    recalled: list[str]
+
+
+def _graph(store: BaseStore) -> Any:
+    def write(state: State, *, store: BaseStore) -> dict[str, Any]:
+        n = len(store.search(("users", state["user"], "memories"), limit=100))
+        store.put(("users", state["user"], "memories"), f"m{n}", {"text": state["said"]})
+        return {}
+
+    def read(state: State, *, store: BaseStore) -> dict[str, Any]:
+        found = store.search(("users", state["user"]), query="what does the user drink?", limit=1)
+        return {"recalled": [item.value["text"] for item in found]}
+
+    graph = StateGraph(State)
+    graph.add_node("write", write)
+    graph.add_node("read", read)
+    graph.add_edge(START, "write")
+    graph.add_edge("write", "read")
+    graph.add_edge("read", END)
+    return graph.compile(store=store)
+
+
+def test_a_graph_remembers_through_lethe(cmem: Lethe, store: LetheStore) -> None:
+    app = _graph(store)
+    for said in ("I moved to Lisbon in May.", "I drink green tea, never coffee.", "I own a cat."):
+        out = app.invoke({"user": "u-1", "said": said, "recalled": []})
+    assert out["recalled"] == ["I drink green tea, never coffee."]
+    # Another user's memories are another namespace: not found from u-2's prefix.
+    other = app.invoke({"user": "u-2", "said": "I like hiking.", "recalled": []})
+    assert other["recalled"] == ["I like hiking."]
+    # They are lethe memories: recall, the audit log and the namespaces see them.
+    hits = cmem.recall("green tea", k=1, filters={"namespace": "lg.users.u-1.memories"})
+    assert hits[0].memory.metadata["langgraph"]["key"] == "m1"
+    assert {"lg.users.u-1.memories", "lg.users.u-2.memories"} <= set(cmem.namespaces())
+
+
+def test_put_get_and_a_put_on_the_same_key_is_a_version(cmem: Lethe, store: LetheStore) -> None:
+    ns = ("users", "u-1", "prefs")
+    store.put(ns, "drink", {"text": "green tea", "strength": 2})
+    item = store.get(ns, "drink")
+    assert item is not None and item.value == {"text": "green tea", "strength": 2}
+    assert item.namespace == ns and item.key == "drink"
+    store.put(ns, "drink", {"text": "black coffee", "strength": 5})
+    again = store.get(ns, "drink")
+    assert again is not None and again.value["text"] == "black coffee"
+    assert again.created_at == item.created_at
+    memory_id = cmem.recall("coffee", k=1, filters={"namespace": "lg.users.u-1.prefs"})[0]
+    history = cmem.history(memory_id.memory.id)
+    assert [v.metadata["langgraph"]["value"]["text"] for v in history] == [
+        "black coffee",
+        "green tea",
+    ]
+    store.put(ns, "drink", {"text": "black coffee", "strength": 5})  # unchanged: no version
+    assert len(cmem.history(memory_id.memory.id)) == 2
+    assert store.get(ns, "nothing") is None
+    assert store.get(("users", "u-2", "prefs"), "drink") is None
+
+
+def test_the_same_value_under_two_keys_is_two_items(store: LetheStore) -> None:
+    ns = ("notes",)
+    store.put(ns, "a", {"text": "buy milk"})
+    store.put(ns, "b", {"text": "buy milk"})
+    assert {i.key for i in store.search(ns)} == {"a", "b"}
+
+
+def test_delete_is_a_forget_the_trash_undoes(cmem: Lethe, store: LetheStore) -> None:
+    ns = ("users", "u-1")
+    store.put(ns, "secret", {"text": "my locker code is 4471"})
+    memory = cmem.list_memories({"namespace": "lg.users.u-1"}).items[0]
+    store.delete(ns, "secret")
+    assert store.get(ns, "secret") is None
+    assert store.search(ns, query="locker code") == []
+    trashed = cmem.list_trash(limit=5)[0]
+    assert [t.memory.id for t in trashed] == [memory.id]
+    forgot = [e for e in cmem.audit(limit=20) if e.op == "forget"]
+    assert forgot and forgot[0].actor == "langgraph"
+    cmem.restore(memory.id)
+    restored = store.get(ns, "secret")
+    assert restored is not None and restored.value == {"text": "my locker code is 4471"}
+    store.put(ns, "secret", None)  # a put of None deletes too
+    assert store.get(ns, "secret") is None
+    store.delete(ns, "never-stored")  # nothing to delete: nothing happens
+
+
+def test_search_prefix_filters_and_pages(store: LetheStore) -> None:
+    for n in range(7):
+        store.put(("docs", "team-a" if n % 2 else "team-b"), f"d{n}", {"n": n, "kind": "note"})
+    store.put(("docs", "team-a", "drafts"), "x", {"n": 99, "kind": "draft"})
+    store.put(("other",), "y", {"n": 3, "kind": "note"})
+    assert len(store.search(("docs",), limit=100)) == 8
+    assert len(store.search(("docs", "team-a"), limit=100)) == 4  # d1, d3, d5 and the draft
+    assert {i.key for i in store.search((), filter={"kind": "draft"})} == {"x"}
+    big = store.search(("docs",), filter={"n": {"$gte": 4}, "kind": "note"}, limit=100)
+    assert sorted(i.value["n"] for i in big) == [4, 5, 6]
+    assert {i.key for i in store.search(("docs",), filter={"n": {"$ne": 99}}, limit=100)} == {
+        f"d{n}" for n in range(7)
+    }
+    pages = [store.search(("docs",), limit=3, offset=o) for o in (0, 3, 6)]
+    keys = [i.key for page in pages for i in page]
+    assert len(keys) == 8 and len(set(keys)) == 8
+    assert [len(p) for p in pages] == [3, 3, 2]
+
+
+def test_search_by_query_ranks_by_meaning_and_keeps_unindexed_items_last(
+    store: LetheStore,
+) -> None:
+    ns = ("users", "u-1")
+    store.put(ns, "1", {"text": "The user is allergic to peanuts.", "kind": "health"})
+    store.put(ns, "2", {"text": "The user's cat is called Miso.", "kind": "pet"})
+    store.put(ns, "3", {"text": "Flight to Osaka on 3 May.", "kind": "travel"})
+    store.put(ns, "4", {"text": "internal counter"}, index=False)
+    found = store.search(ns, query="what food must the user avoid?", limit=2)
+    assert found[0].key == "1"
+    assert found[0].score is not None and found[0].score >= (found[1].score or 0)
+    everything = store.search(ns, query="food allergy", limit=10)
+    assert [i.key for i in everything][-1] == "4" and everything[-1].score is None
+    only = store.search(ns, query="travel plans", filter={"kind": "travel"})
+    assert [i.key for i in only] == ["3"]
+
+
+def test_index_fields_choose_what_is_embedded(cmem: Lethe) -> None:
+    store = LetheStore(cmem, index={"fields": ["title"]})
+    store.put(("kb",), "a", {"title": "How to reset the router", "body": "zebra giraffe"})
+    memory = cmem.list_memories({"namespace": "lg.kb"}).items[0]
+    assert memory.content == "How to reset the router"
+    store.put(("kb",), "b", {"title": "x", "tags": ["wifi", "modem"]}, index=["tags[*]"])
+    assert "wifi\nmodem" in {m.content for m in cmem.list_memories({"namespace": "lg.kb"}).items}
+
+
+def test_list_namespaces_like_langgraph(cmem: Lethe, store: LetheStore) -> None:
+    spaces = [
+        ("users", "u-1", "memories"),
+        ("users", "u-2", "memories"),
+        ("users", "u-2", "prefs"),
+        ("docs", "v1"),
+        ("José", "a b"),
+    ]
+    reference = InMemoryStore()
+    for ns in spaces:
+        store.put(ns, "k", {"text": "x"})
+        reference.put(ns, "k", {"text": "x"})
+    cmem.remember("A memory another face wrote")  # namespace default: not LangGraph's
+    queries: list[dict[str, Any]] = [
+        {},
+        {"prefix": ("users",)},
+        {"suffix": ("memories",)},
+        {"prefix": ("users", "*", "prefs")},
+        {"max_depth": 2},
+        {"prefix": ("users",), "max_depth": 1},
+        {"limit": 2, "offset": 1},
+    ]
+    for query in queries:
+        assert store.list_namespaces(**query) == reference.list_namespaces(**query), query
+    store.delete(("docs", "v1"), "k")  # only forgotten items left: no longer listed
+    assert ("docs", "v1") not in store.list_namespaces()
+
+
+def test_the_same_ops_answer_as_langgraphs_own_store(store: LetheStore) -> None:
+    """A scripted session (no query) against both stores: the same items come back."""
+    reference = InMemoryStore()
+    script: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+        ("put", (("a", "b"), "k1", {"v": 1, "tag": "x"}), {}),
+        ("put", (("a", "b"), "k2", {"v": 2, "tag": "y"}), {}),
+        ("put", (("a", "c"), "k1", {"v": 3, "tag": "x"}), {}),
+        ("put", (("a", "b"), "k1", {"v": 4, "tag": "x"}), {}),
+        ("delete", (("a", "b"), "k2"), {}),
+    ]
+    for name, args, kwargs in script:
+        getattr(store, name)(*args, **kwargs)
+        getattr(reference, name)(*args, **kwargs)
+
+    def seen(s: BaseStore) -> Any:
+        got = s.get(("a", "b"), "k1")
+        found = s.search(("a",), filter={"tag": "x"})
+        return (
+            got and got.value,
+            s.get(("a", "b"), "k2"),
+            sorted((i.namespace, i.key, tuple(sorted(i.value.items()))) for i in found),
+            s.list_namespaces(),
+        )
+
+    assert seen(store) == seen(reference)
+
+
+def test_a_batch_reads_before_its_writes(store: LetheStore) -> None:
+    from langgraph.store.base import GetOp, PutOp
+
+    store.put(("a",), "k", {"v": 1})
+    results = store.batch(
+        [PutOp(("a",), "k", {"v": 2}), GetOp(("a",), "k"), PutOp(("a",), "k", {"v": 3})]
+    )
+    assert results[0] is None and results[2] is None
+    assert results[1] is not None and results[1].value == {"v": 1}
+    after = store.get(("a",), "k")
+    assert after is not None and after.value == {"v": 3}
+
+
+def test_ttl_is_a_lethe_expiry_and_reads_refresh_it(
+    cmem: Lethe, store: LetheStore, clock: Clock
+) -> None:
+    ns = ("session",)
+    store.put(ns, "door", {"text": "door code 8812"}, ttl=10)
+    memory = cmem.list_memories({"namespace": "lg.session"}).items[0]
+    assert memory.expires_at == clock.now + timedelta(minutes=10)
+    clock.advance(minutes=5)
+    assert store.get(ns, "door") is not None  # half its time passed: pushed out again
+    assert cmem.get(memory.id).expires_at == clock.now + timedelta(minutes=10)
+    clock.advance(minutes=5)
+    assert store.get(ns, "door", refresh_ttl=False) is not None  # read without refreshing
+    clock.advance(minutes=5, seconds=1)
+    assert store.get(ns, "door") is None
+    gone = cmem.list_trash(limit=5)[0]
+    assert [t.memory.id for t in gone] == [memory.id]
+    assert any(e.op == "expire" for e in cmem.audit(limit=10))
+    quiet = LetheStore(cmem, ttl={"refresh_on_read": False})
+    quiet.put(ns, "wifi", {"text": "wifi password"}, ttl=10)
+    clock.advance(minutes=6)
+    assert quiet.get(ns, "wifi") is not None
+    assert store.get(ns, "wifi", refresh_ttl=False) is not None
+    clock.advance(minutes=5)
+    assert quiet.get(ns, "wifi") is None
+
+
+def test_a_put_without_ttl_removes_the_expiry(cmem: Lethe, store: LetheStore) -> None:
+    store.put(("s",), "k", {"text": "temporary"}, ttl=10)
+    store.put(("s",), "k", {"text": "kept for good"})
+    assert cmem.list_memories({"namespace": "lg.s"}).items[0].expires_at is None
+
+
+def test_async_methods(store: LetheStore) -> None:
+    async def scenario() -> None:
+        await store.aput(("a",), "k", {"text": "async tea"})
+        item = await store.aget(("a",), "k")
+        assert item is not None and item.value == {"text": "async tea"}
+        assert [i.key for i in await store.asearch(("a",), query="tea")] == ["k"]
+        assert await store.alist_namespaces() == [("a",)]
+        await store.adelete(("a",), "k")
+        assert await store.aget(("a",), "k") is None
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("namespace", "says"),
+    [
+        (("a.b",), "periods"),
+        ((), "empty"),
+        (("langgraph", "x"), "langgraph"),
+        (("x" * 70,), "64"),
+        (("",), "empty"),
+    ],
+)
+def test_bad_namespaces_are_refused_and_store_nothing(
+    db: str, store: LetheStore, namespace: tuple[str, ...], says: str
+) -> None:
+    before = snapshot(db)
+    with pytest.raises(InvalidNamespaceError, match=says):
+        store.put(namespace, "k", {"text": "x"})
+    assert snapshot(db) == before
+
+
+def test_bad_values_and_configs_are_refused(db: str, cmem: Lethe, store: LetheStore) -> None:
+    before = snapshot(db)
+    with pytest.raises(LetheError):
+        store.put(("a",), "k", {"when": object()})
+    store.put(("a",), "k", {"n": 1})
+    with pytest.raises(ValueError, match="operator"):
+        store.search(("a",), filter={"n": {"$regex": "1"}})
+    with pytest.raises(ValueError, match="fields only"):
+        LetheStore(cmem, index={"dims": 1536, "embed": "openai:text-embedding-3-small"})
+    assert len(snapshot(db)["memories"]) == len(before["memories"]) + 1
+
+
+def test_a_put_never_changes_a_protected_memory(db: str, cmem: Lethe, store: LetheStore) -> None:
+    """The person pinned what the agent wrote: the agent's next put is refused, not
+    confirmed by the store itself."""
+    store.put(("u",), "allergy", {"text": "severely allergic to penicillin"})
+    memory = cmem.list_memories({"namespace": "lg.u"}).items[0]
+    cmem.execute(cmem.plan_update(memory.id, importance=0.95, layer="caveat"))
+    before = snapshot(db)
+    with pytest.raises(ConfirmationRequired, match="protected"):
+        store.put(("u",), "allergy", {"text": "no known allergies"})
+    assert snapshot(db) == before
+    item = store.get(("u",), "allergy")
+    assert item is not None and item.value["text"] == "severely allergic to penicillin"
+
+
+def test_concurrent_puts_to_one_key_make_one_item(cmem: Lethe, store: LetheStore) -> None:
+    async def scenario() -> None:
+        await asyncio.gather(*(store.aput(("c",), "k", {"v": n}) for n in range(6)))
+
+    asyncio.run(scenario())
+    assert cmem.list_memories({"namespace": "lg.c"}).total == 1
+    store.delete(("c",), "k")
+    assert store.get(("c",), "k") is None and store.search(("c",)) == []
+
+
+def test_a_read_counts_as_an_access(cmem: Lethe, store: LetheStore) -> None:
+    """Decay judges a memory by its reads: an item the agent gets is not idle."""
+    store.put(("a",), "k", {"text": "read often"})
+    for _ in range(3):
+        store.get(("a",), "k")
+    assert cmem.list_memories({"namespace": "lg.a"}).items[0].access_count == 3
+
+
+def test_a_restored_old_item_never_doubles_a_key(cmem: Lethe, store: LetheStore) -> None:
+    store.put(("r",), "k", {"v": "old"})
+    old = cmem.list_memories({"namespace": "lg.r"}).items[0]
+    store.delete(("r",), "k")
+    store.put(("r",), "k", {"v": "new"})
+    cmem.restore(old.id)
+    got = store.get(("r",), "k")
+    assert got is not None and got.value == {"v": "new"}
+    assert [i.value for i in store.search(("r",))] == [{"v": "new"}]
+    store.delete(("r",), "k")
+    assert store.get(("r",), "k") is None
+
+
+def test_a_query_search_pages_past_recalls_hundred_hits(store: LetheStore) -> None:
+    reference = InMemoryStore()
+    for n in range(130):
+        for s in (store, reference):
+            s.put(("big",), f"k{n}", {"text": f"note number {n} about gardening", "n": n})
+    page = store.search(("big",), query="gardening notes", limit=20, offset=115)
+    assert len(page) == 15 == len(reference.search(("big",), limit=20, offset=115))
+    found = store.search(("big",), query="gardening notes", filter={"n": {"$gte": 120}}, limit=50)
+    assert sorted(i.value["n"] for i in found) == list(range(120, 130))
+    keys = [
+        i.key for o in (0, 50, 100) for i in store.search(("big",), query="x", limit=50, offset=o)
+    ]
+    assert len(keys) == len(set(keys)) == 130
+
+
+def test_a_root_must_be_one_label(cmem: Lethe) -> None:
+    for bad in ("app.v1", "", "-x", "x y"):
+        with pytest.raises(ValueError, match="root"):
+            LetheStore(cmem, root=bad)
+    assert LetheStore(cmem, root="app_v1").root == "app_v1"
