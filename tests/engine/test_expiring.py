@@ -4,7 +4,7 @@ until purged, and bad input changes nothing — on both stores with the real Min
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -77,7 +77,8 @@ def test_an_expiry_is_a_soft_delete_audited_with_who_set_it(cmem: Lethe, clock: 
     assert total == 1 and items[0].memory.id == memory.id
     gone = items[0].memory
     assert gone.forget_reason == "expired at 2026-11-21T18:00:00+00:00"
-    assert gone.forgotten_at == datetime(2026, 11, 21, 18, tzinfo=UTC)
+    # In the trash since the read that found it due; the expiry itself is in the audit.
+    assert gone.forgotten_at == clock.now
     assert gone.forgotten_by == "claude"
     events = cmem.audit(memory_id=memory.id)
     assert [e.op for e in events] == ["remember", "expire"]
@@ -337,3 +338,57 @@ def test_a_revert_to_an_earlier_expiry_is_confirmed_like_a_forget(cmem: Lethe) -
     cmem.update(memory.id, expires_in="30d")
     plan = cmem.plan_revert(memory.id, 1)
     assert plan.needs_confirmation and plan.ends == memory.expires_at
+
+
+def test_an_expiry_noticed_late_starts_its_trash_window_when_it_reaches_the_trash(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """Nothing ran for 40 days after the expiry: the memory left every read at its expiry,
+    but its trash window (30 days) starts when it reaches the trash, so the next `maintain`
+    keeps it restorable; the audit keeps the expiry that sent it there."""
+    memory = cmem.remember(CODE, expires_in="1h")
+    clock.advance(days=40)
+    assert cmem.maintain().expired == ()
+    [event] = [e for e in cmem.audit(memory_id=memory.id) if e.op == "expire"]
+    assert event.details["expires_at"] == memory.expires_at.isoformat()
+    gone = cmem.list_trash()[0][0].memory
+    assert gone.forgotten_at == clock.now and gone.forget_reason.startswith("expired at ")
+    assert cmem.restore(memory.id).status == "active"
+
+
+def test_a_revert_to_a_past_expiry_goes_to_the_trash_now_not_past_its_window(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """Reverting (confirmed) to a version whose expiry passed 40 days ago: the plan says it
+    expires at once, the memory goes to the trash now, and `maintain` does not erase it
+    for good, though the expiry is older than the trash's retention."""
+    memory = cmem.remember(CODE, expires_in="1h")
+    cmem.update(memory.id, no_expiry=True)
+    clock.advance(days=40)
+    plan = cmem.plan_revert(memory.id, 1)
+    assert plan.needs_confirmation and plan.ends == memory.expires_at
+    assert "at once" in plan.notes
+    cmem.execute(plan)
+    assert cmem.maintain().expired == ()
+    assert cmem.list_trash()[0][0].memory.forgotten_at == clock.now
+    assert cmem.restore(memory.id).status == "active"
+
+
+def test_a_confirmed_expiry_executed_after_its_time_starts_the_window_then(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """An expiry one second ahead, confirmed two seconds later: the memory reaches the trash
+    at the execution, and keeps its whole retention window from then (not from the expiry)."""
+    memory = cmem.remember(CODE)
+    plan = cmem.plan_update(memory.id, expires_in="1s")
+    assert plan.needs_confirmation
+    clock.advance(seconds=2)
+    cmem.execute(plan)
+    sent = clock.now
+    with pytest.raises(MemoryNotFound):
+        cmem.get(memory.id)
+    days = cmem.settings.trash_retention_days
+    assert days is not None
+    clock.now = sent + timedelta(days=days) - timedelta(milliseconds=500)
+    assert cmem.maintain().expired == ()
+    assert cmem.restore(memory.id).status == "active"

@@ -3,8 +3,14 @@
 A memory stored with an expiry leaves every read at that instant, whether or not anything
 ran in between: each read first turns the memories that are due into soft deletes (one
 indexed lookup when none is), and so do every open and `maintain`. The soft delete is the
-one a forget makes — restorable until purged, the trash's retention counting from the
-expiry — audited as `expire` with who set the expiry and when.
+one a forget makes — restorable until purged — audited as `expire` with who set the expiry,
+when, and the expiry itself.
+
+The trash's retention counts from the moment the memory reaches the trash, not from its
+expiry: an expiry noticed late (nothing ran for weeks), a revert to a version whose expiry has
+passed, or an expiry plan confirmed after its time would otherwise arrive in the trash with
+its window already spent, and the next `maintain` would erase it for good with no purge
+planned, no receipt and no restore.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ class ExpiryOps(EngineBase):
         assert memory.expires_at is not None
         when = memory.expires_at.isoformat()
         by = memory.expiry_set_by or memory.agent
-        tx.set_forgotten(memory.id, at=memory.expires_at, actor=by, reason=f"expired at {when}")
+        tx.set_forgotten(memory.id, at=now, actor=by, reason=f"expired at {when}")
         details: dict[str, Any] = {"expires_at": when, "set_by": by}
         if memory.expiry_set_at is not None:
             details["set_at"] = memory.expiry_set_at.isoformat()

@@ -191,7 +191,7 @@ def plan_change(
         ends=ends,
         needs_confirmation=needs,
         confirmation_sha256=_digest({"base": base, "changes": effective, "op": op}),
-        notes=_notes(memory, effective, had, lost, rewrites, op, revert_to, ends),
+        notes=_notes(memory, effective, had, lost, rewrites, op, revert_to, ends, now),
     )
 
 
@@ -218,6 +218,7 @@ def _notes(
     op: ChangeOp,
     revert_to: int | None,
     ends: datetime | None = None,
+    now: datetime | None = None,
 ) -> str:
     if not effective:
         if op == "revert":
@@ -230,7 +231,12 @@ def _notes(
         parts.append(f"It would no longer be protected: {'; '.join(lost)}.")
     elif rewrites:
         parts.append(f"It is protected ({had[0].reason}) and its text would change.")
-    if ends is not None:
+    if ends is not None and now is not None and ends <= now:
+        parts.append(
+            f"Its expiry ({ends.isoformat()}) has passed: it would expire at once, leave "
+            "every read and go to the trash now, restorable for the trash's whole window."
+        )
+    elif ends is not None:
         parts.append(
             f"It would expire at {ends.isoformat()}: from then on nothing returns it and it "
             "is in the trash."
