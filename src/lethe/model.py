@@ -322,4 +322,11 @@ class ImportReport(_Record):
     versions: int = 0
     """Earlier states of imported memories (see `history`)."""
     skipped_events: int = 0
-    """Audit events of the file the store already held (a re-import), not appended again."""
+    """Audit events of the file the store already held (a re-import), or of a memory it
+    purged, not appended."""
+    skipped_purged: int = 0
+    """Memories of the file the store's audit records as purged: erased for good, so an
+    export taken before the purge does not bring them back (`purged` names them)."""
+    purged: tuple[str, ...] = ()
+    """The ids of those memories; a line without an id is named by its text's hash
+    (`sha256:…`), never by its text."""

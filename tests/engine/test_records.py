@@ -390,3 +390,62 @@ def test_a_malformed_trash_or_event_record_imports_nothing(
     # The same file without the bad line imports: the failures were the bad line's alone.
     good = json.loads(cli("import", str(good_file), "--db", db, "--json").stdout)
     assert (good["imported"], good["trashed"], good["links"], good["events"]) == (2, 1, 1, 1)
+
+
+def test_an_export_taken_before_a_purge_does_not_bring_it_back(mem: Lethe) -> None:
+    """What was purged stays purged: importing an older export (the purged memory with its
+    versions and its audit events) refuses that memory by its id, names and counts it, and
+    the purge's signed receipt still holds; what else the file holds is imported."""
+    kept = mem.remember(HOME)
+    gone = mem.remember(WIFI)
+    mem.update(gone.id, content=WIFI + " until the move")
+    trashed = mem.remember(PIN)
+    mem.execute(mem.plan_forget([trashed.id]))
+    old_export = list(mem.export_records())
+    result = mem.execute(mem.plan_purge([gone.id, trashed.id]))
+    assert set(result.executed) == {gone.id, trashed.id} and result.receipt is not None
+    mem.execute(mem.plan_forget([kept.id]))
+    mem.execute(mem.plan_purge([kept.id]))
+    reborn = mem.remember(HOME)  # the person said it again: a new memory, not the purged one
+
+    report = mem.import_records(old_export)
+    assert report.skipped_purged == 3
+    assert set(report.purged) == {gone.id, trashed.id, kept.id}
+    for memory_id in (gone.id, trashed.id, kept.id):
+        assert mem.store.get(memory_id) is None  # neither live nor in the trash
+        assert [e.op for e in mem.audit(memory_id=memory_id)].count("remember") == 1
+    assert not mem.history(reborn.id)[1:]
+    assert mem.verify_receipt(result.receipt) == []
+    assert WIFI not in json.dumps(list(mem.export_records()))
+
+
+def test_a_plain_line_with_a_purged_text_is_refused_in_its_namespace_only(mem: Lethe) -> None:
+    """A line without an id whose text was purged from that namespace is refused, named by
+    its text's hash; the same text into another namespace is an ordinary import."""
+    gone = mem.remember(WIFI)
+    mem.execute(mem.plan_purge([gone.id]))
+    report = mem.import_records(
+        [{"content": WIFI}, {"content": WIFI, "namespace": "work"}, {"content": PET}]
+    )
+    assert report.imported == 2 and report.skipped_purged == 1
+    assert report.purged == (f"sha256:{gone.content_sha256}",)
+    assert WIFI not in [m.content for m in mem.list_memories().items]
+    assert WIFI in [m.content for m in mem.list_memories({"namespace": "work"}).items]
+
+
+def test_later_events_of_a_purged_memory_are_not_appended(
+    mem: Lethe, embedder: Embedder, tmp_path: Path
+) -> None:
+    """The memory came from another store, was purged here, and changed there since: the
+    other store's newer export brings neither the memory nor its new events (an update's
+    event holds words of the text) into the audit that the purge redacted."""
+    with Lethe.open(tmp_path / "other.db", embedder=embedder) as other:
+        origin = other.remember(WIFI)
+        mem.import_records(list(other.export_records()))
+        mem.execute(mem.plan_purge([origin.id]))
+        held = [(e.seq, e.op) for e in mem.audit(memory_id=origin.id)]
+        other.update(origin.id, content=WIFI + " until the move", reason="moved offices")
+        report = mem.import_records(list(other.export_records()))
+    assert report.skipped_purged == 1 and report.purged == (origin.id,)
+    assert [(e.seq, e.op) for e in mem.audit(memory_id=origin.id)] == held
+    assert "moved offices" not in json.dumps(list(mem.export_records()))

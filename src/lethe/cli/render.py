@@ -220,6 +220,11 @@ def import_line(report: ImportReport) -> str:
         skipped.append(f"{report.skipped_existing} already present")
     if report.skipped_events:
         skipped.append(f"{report.skipped_events} event(s) already held")
+    if report.skipped_purged:
+        skipped.append(
+            f"{report.skipped_purged} purged (erased for good here, not brought back: "
+            f"{', '.join(report.purged)})"
+        )
     tail = f"; skipped {', '.join(skipped)}" if skipped else ""
     trash = f" ({report.trashed} to the trash)" if report.trashed else ""
     near = (

@@ -18,6 +18,7 @@ from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Episode, ImportReport, Link, Memory, MemoryVersion
 from lethe.store.base import StoreTx
+from lethe.store.event_query import EventQuery
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 from lethe.transfer import (
@@ -47,8 +48,20 @@ class _Parsed:
     events: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Purged:
+    """What the audit records as purged: ids, and the text hashes by namespace."""
+
+    ids: frozenset[str]
+    texts: frozenset[tuple[str, str]]
+
+    def holds(self, draft: Draft) -> bool:
+        return draft.id in self.ids or (draft.namespace, sha256(draft.content)) in self.texts
+
+
 @dataclass
 class _Restored:
+    purged: list[str] = field(default_factory=list)
     imported: int = 0
     trashed: int = 0
     skipped_existing: int = 0
@@ -113,10 +126,19 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         like `remember_many`: near-duplicates skipped, neighbours auto-linked.
         """
         parsed = self._parse_import(records)
-        restored = self._restore(parsed, progress, options.get("batch_size", 64))
-        report = self.remember_many(parsed.drafts, progress=progress, **options)
+        purged = self._purged()
+        restored = self._restore(parsed, purged, progress, options.get("batch_size", 64))
+        drafts = []
+        for draft in parsed.drafts:
+            if purged.holds(draft):
+                restored.purged.append(f"sha256:{sha256(draft.content)}")
+            else:
+                drafts.append(draft)
+        report = self.remember_many(drafts, progress=progress, **options)
         return report.model_copy(
             update={
+                "skipped_purged": len(restored.purged),
+                "purged": tuple(restored.purged),
                 "imported": report.imported + restored.imported,
                 "skipped_existing": report.skipped_existing + restored.skipped_existing,
                 "trashed": restored.trashed,
@@ -219,9 +241,30 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
 
     # -- writing it --------------------------------------------------------------------------
 
-    def _restore(self, parsed: _Parsed, progress: Progress | None, batch_size: int) -> _Restored:
+    def _purged(self) -> _Purged:
+        """Every memory the audit records as purged. A purge erased it for good (with a signed
+        receipt that says so), so an import must not bring it back: not by its id, nor its
+        text into the namespace it was purged from."""
+        ids: set[str] = set()
+        texts: set[tuple[str, str]] = set()
+        after = 0
+        while True:
+            page = self.store.events(EventQuery(op="purge", after_seq=after, limit=1000))
+            for event in page:
+                if event.memory_id is not None:
+                    ids.add(event.memory_id)
+                if event.content_sha256 is not None and event.namespace is not None:
+                    texts.add((event.namespace, event.content_sha256))
+            if len(page) < 1000:
+                return _Purged(frozenset(ids), frozenset(texts))
+            after = page[-1].seq
+
+    def _restore(
+        self, parsed: _Parsed, purged: _Purged, progress: Progress | None, batch_size: int
+    ) -> _Restored:
         """Write the records that carry ids, all in one transaction. Everything the writes
-        depend on (what already exists, the vectors) is read or computed before it opens."""
+        depend on (what already exists, the vectors) is read or computed before it opens.
+        What the store purged stays out, with its versions and its events."""
         done = _Restored()
         named = {d.id for d, _, _ in parsed.restoring if d.id}
         named.update(end for link in parsed.links for end in (link.a, link.b))
@@ -232,10 +275,12 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         for draft, forgotten, made in parsed.restoring:
             if draft.id in existing or draft.id in fresh:
                 done.skipped_existing += 1
+            elif purged.holds(draft):
+                done.purged.append(draft.id or "")
             elif draft.id is not None:
                 fresh[draft.id] = (draft, forgotten, made)
-        if progress and done.skipped_existing:
-            progress(done.skipped_existing)
+        if progress and (done.skipped_existing or done.purged):
+            progress(done.skipped_existing + len(done.purged))
         now = self._clock()
         memories: list[tuple[Memory, Vector, Forgotten | None, Provenance | None]] = []
         batch_size = validate.positive_int(batch_size, "batch_size", maximum=4096)
@@ -257,7 +302,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         ]
         links = self._new_links(parsed.links, namespaces, set(existing), now)
         episodes = self._new_episodes(parsed.episodes, namespaces, now)
-        events = self._new_events(parsed.events)
+        events = [e for e in self._new_events(parsed.events) if e["memory_id"] not in purged.ids]
         done.skipped_events = len(parsed.events) - len(events)
         if not (memories or links or episodes or events or versions):
             return done
