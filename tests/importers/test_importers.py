@@ -18,7 +18,7 @@ from lethe.cli import app
 from lethe.filters import Filters
 from lethe.importers import SourceRefused
 from lethe.model import Memory
-from tests.backends import snapshot
+from tests.backends import snapshot, sqlite_only
 
 runner = CliRunner()
 
@@ -488,3 +488,25 @@ def test_names_are_changed_only_when_lethe_refuses_them() -> None:
         "related",
         "is-a",
     )
+
+
+@sqlite_only
+def test_markdown_reads_nothing_a_link_takes_out_of_the_folder(mem: Lethe, tmp_path: Path) -> None:
+    """A note that is a link to a file outside the folder (`note.md -> /etc/passwd`) is not
+    read, and is named in the report; a link inside the folder is read like its target."""
+    root = notes_folder(tmp_path)
+    secret = tmp_path / "private" / "diary.md"
+    write(secret, "The safe's combination is 31-7-19.\n")
+    (root / "note.md").symlink_to(secret)
+    (root / "work" / "twin.md").symlink_to(root / "work" / "ideas.md")
+    (root / "elsewhere").symlink_to(secret.parent, target_is_directory=True)
+
+    report = mem.import_from("markdown", root)
+
+    stored = by_content(mem)
+    assert not any("combination" in text for text in stored)
+    assert "Ship the importer." in stored
+    not_kept = {n.where: n for n in report.not_kept}
+    assert "outside the folder" in not_kept["note.md"].what
+    assert "elsewhere/diary.md" not in not_kept  # a linked folder is not walked at all
+    assert "work/twin.md" not in not_kept

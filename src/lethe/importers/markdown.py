@@ -69,10 +69,20 @@ def read(path: Path, *, namespace: str | None) -> Parsed:
         raise InvalidInput(f"there is no folder or file {path}", hint="give a folder of notes")
     files = [path] if path.is_file() else _files(path)
     root = path.parent if path.is_file() else path
+    inside = root.resolve()
     front_matter = 0
     for file in files:
         rel = file.relative_to(root).as_posix()
         parsed.records += 1
+        if file is not path and not file.resolve().is_relative_to(inside):
+            # A note that links out of the folder (`note.md -> /etc/passwd`) would import
+            # whatever it points at: only what the person put in the folder is read.
+            parsed.drop(
+                rel,
+                "a link to a file outside the folder; it was not read",
+                "copy the note into the folder to import it",
+            )
+            continue
         try:
             data = file.read_bytes()
         except OSError as exc:
