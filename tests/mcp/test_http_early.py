@@ -199,8 +199,6 @@ def test_an_opening_whose_body_ends_after_the_sdk_is_ready_goes_to_the_sdk(
 @pytest.mark.parametrize(
     ("headers", "status"),
     [
-        ({"host": "evil.example:8765"}, 421),
-        ({"origin": "http://evil.example"}, 403),
         ({"accept": "application/json"}, 406),
         ({"content-type": "text/plain"}, 400),
     ],
@@ -218,6 +216,35 @@ def test_what_the_sdk_would_refuse_waits_for_the_sdk(
         gate.touch()
         assert refused.result(60).status == status
         assert modern.result(60).status == status
+
+
+def test_a_host_or_origin_not_naming_this_server_whole_is_refused_at_once(
+    tmp_path: Path,
+) -> None:
+    """On loopback a request must name this machine at this server's port, whole: a name
+    that only begins like it, a user-info trick or another port is refused with 421 (Host)
+    or 403 (Origin), before the SDK has loaded and after, and never answered early."""
+    gate = tmp_path / "gate"
+    with gated_http_server(tmp_path / "m.db", gate) as (url, _):
+        port = urlsplit(url).port
+        refusals = [
+            ({"host": "evil.example:8765"}, 421),
+            ({"host": f"127.0.0.1:{port}.evil.example"}, 421),
+            ({"host": f"127.0.0.1:{port}@evil.example"}, 421),
+            ({"host": "localhost:1"}, 421),
+            ({"origin": "http://evil.example"}, 403),
+            ({"origin": "http://localhost:1"}, 403),
+            ({"origin": f"http://127.0.0.1:{port}.evil.example"}, 403),
+        ]
+        for opened in (False, True):
+            if opened:
+                gate.touch()
+            for headers, status in refusals:
+                answer = exchange(url, body=initialize(), headers=headers)
+                assert answer.status == status, (headers, answer.body)
+                assert b"jsonrpc" not in answer.body
+        fine = exchange(url, body=initialize(), headers={"host": f"localhost:{port}"})
+        assert fine.status == 200 and fine.message["id"] == 1
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

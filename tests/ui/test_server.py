@@ -8,6 +8,7 @@ import html
 import re
 import subprocess
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -64,8 +65,15 @@ def test_pages_are_private_to_this_machine_and_script_free(db: str, seeded: dict
         policy = page.headers["content-security-policy"]
         assert "script-src 'self'" in policy and "unsafe-inline" not in policy
         assert "samesite=strict" in page.headers["set-cookie"].lower()
-        rebound = Visitor(url, host="attacker.example")
-        assert rebound.get("/memories").status == 421
+        port = urlsplit(url).port
+        for host in (
+            "attacker.example",
+            f"127.0.0.1:{port}.attacker.example",
+            f"127.0.0.1:{port}@attacker.example",
+            "localhost:1",
+        ):
+            assert Visitor(url, host=host).get("/memories").status == 421, host
+        assert Visitor(url, host=f"localhost:{port}").get("/memories").status == 200
 
 
 def test_a_non_loopback_address_needs_a_token(db: str, seeded: dict[str, str]) -> None:

@@ -12,7 +12,7 @@ import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lethe.errors import InvalidInput
-from lethe.hosts import is_loopback
+from lethe.hosts import is_loopback, is_own_origin, names_this_server
 from lethe.mcp.access import Grant, Tokens
 from lethe.mcp.http_early import SESSION_HEADER, EarlyStart
 from lethe.mcp.wire import refusal
@@ -21,6 +21,48 @@ MAX_BOUND_SESSIONS = 65_536
 """Sessions whose token is remembered, least recently used dropped first. The SDK ends a
 session idle for 30 minutes, so only a flood of new sessions reaches it; a dropped entry
 belongs to a session long idle, most likely gone (the SDK then answers 404)."""
+
+
+class LoopbackGuard:
+    """On loopback, only this machine's pages at this server's port: a `Host` that does not
+    name it whole is refused with 421 and a foreign `Origin` with 403 (DNS rebinding; a page
+    of another site), before anything else reads the request, early answers included."""
+
+    def __init__(self, app: ASGIApp, port: int) -> None:
+        self.app = app
+        self.port = port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
+            origin = headers.get(b"origin")
+            if not names_this_server(headers.get(b"host", ""), self.port):
+                await _refuse(
+                    send,
+                    421,
+                    "Invalid Host header: this server answers only to "
+                    f"127.0.0.1:{self.port}, localhost:{self.port} or [::1]:{self.port}",
+                )
+                return
+            if origin is not None and origin != "null" and not is_own_origin(origin, self.port):
+                await _refuse(send, 403, "Invalid Origin header: cross-site request refused")
+                return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(send: Send, status: int, text: str) -> None:
+    body = text.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class BearerAuth:
@@ -178,10 +220,11 @@ def serve_http(build: Callable[[], ASGIApp], tokens: Tokens, *, host: str, port:
         failures.append(failure)
         server.should_exit = True
 
-    app = TextGuard(EarlyStart(build, host=host, on_failure=stop))
-    config = uvicorn.Config(
-        BearerAuth(app, tokens), host=host, port=port, log_level="warning", lifespan="on"
-    )
+    app = TextGuard(EarlyStart(build, on_failure=stop))
+    guarded: ASGIApp = BearerAuth(app, tokens)
+    if is_loopback(host):
+        guarded = LoopbackGuard(guarded, port)
+    config = uvicorn.Config(guarded, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     server.run()
     if failures:

@@ -38,10 +38,6 @@ SESSION_HEADER = b"mcp-session-id"
 MAX_EARLY_BODY = 64 * 1024
 """An opening request is a few hundred bytes; a larger one waits for the SDK."""
 
-LOOPBACK_BINDS = ("127.0.0.1", "localhost", "::1")
-"""Where the SDK turns its DNS-rebinding protection on (its own list)."""
-_LOOPBACK_HOSTS = ("127.0.0.1:", "localhost:", "[::1]:")
-_LOOPBACK_ORIGINS = ("http://127.0.0.1:", "http://localhost:", "http://[::1]:")
 
 _SSE_HEADERS = [
     (b"cache-control", b"no-cache, no-transform"),
@@ -68,12 +64,10 @@ class EarlyStart:
         self,
         build: Callable[[], ASGIApp],
         *,
-        host: str,
         path: str = "/mcp",
         on_failure: Callable[[BaseException], None] = lambda _: None,
     ) -> None:
         self._build = build
-        self._guard_hosts = host in LOOPBACK_BINDS
         self._path = path
         self._on_failure = on_failure
         self._app: ASGIApp | None = None
@@ -142,16 +136,10 @@ class EarlyStart:
         if not headers.get("content-type", "").lower().startswith("application/json"):
             return False
         accepts = [t.split(";")[0].strip().lower() for t in headers.get("accept", "").split(",")]
-        if "*/*" not in accepts and not (
+        # On loopback, `LoopbackGuard` (lethe.mcp.http) has refused a foreign Host or Origin.
+        return "*/*" in accepts or bool(
             {"application/json", "application/*"} & set(accepts)
             and {"text/event-stream", "text/*"} & set(accepts)
-        ):
-            return False
-        if not self._guard_hosts:
-            return True
-        origin = headers.get("origin")
-        return headers.get("host", "").startswith(_LOOPBACK_HOSTS) and (
-            not origin or origin.startswith(_LOOPBACK_ORIGINS)
         )
 
     async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:

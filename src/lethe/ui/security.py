@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
-from lethe.hosts import LOOPBACK
+from lethe.hosts import names_this_server
 
 CSRF_COOKIE = "lethe_csrf"
 CSRF_FIELD = "csrf"
@@ -52,19 +52,19 @@ class Access:
     """Required of every request when set (always set off loopback)."""
     loopback: bool
     """Bound to this machine only: then the Host header must name this machine too."""
-
-
-def _host_name(header: str) -> str:
-    if header.startswith("["):  # [::1]:8766
-        return header[1:].split("]", 1)[0]
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    port: int
+    """The port it listens on, part of the name a loopback Host header must give whole."""
 
 
 def check_host(access: Access, request: Request) -> None:
-    """A page on loopback answers only to loopback names: a site that points its own name at
-    127.0.0.1 (DNS rebinding) gets nothing."""
-    if access.loopback and _host_name(request.headers.get("host", "")) not in LOOPBACK:
-        raise Refused(421, "this inspector answers only to localhost or 127.0.0.1")
+    """A page on loopback answers only to this machine's names at its own port, compared
+    whole: a site that points its own name at 127.0.0.1 (DNS rebinding), or dresses it as
+    `127.0.0.1:PORT.evil.example`, gets nothing."""
+    if access.loopback and not names_this_server(request.headers.get("host", ""), access.port):
+        raise Refused(
+            421,
+            f"this inspector answers only to localhost:{access.port} or 127.0.0.1:{access.port}",
+        )
 
 
 def check_token(access: Access, request: Request) -> Response | None:

@@ -41,7 +41,7 @@ def serve(
         )
     if token is not None and len(token) < 16:
         raise InvalidInput("the token must be at least 16 characters", hint="use --token auto")
-    app = create_app(engine, Access(token=token, loopback=loopback))
+    app = create_app(engine, Access(token=token, loopback=loopback, port=port))
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
