@@ -599,7 +599,7 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
     "history malformed id": (["history", "mem_xyz"], "malformed memory id"),
     "history other namespace": (["history", KNOWN, "--namespace", "other"], "not found"),
     "revert unknown version": (["revert", KNOWN, "7"], "has no version 7"),
-    "revert version 0": (["revert", KNOWN, "0"], "version must be 1 or more"),
+    "revert version 0": (["revert", KNOWN, "0"], "versions start at 1"),
     "revert unknown id": (["revert", UNKNOWN, "1"], "not found"),
     "revert other namespace": (["revert", KNOWN, "1", "-n", "other"], "not found"),
     "update other namespace": (

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from lethe.cli import app, confirming
+from lethe.cli import app, confirming, main
 from tests.backends import snapshot, sqlite_only
 from tests.near_pairs import NEAR_PAIRS
 
@@ -365,7 +365,8 @@ def test_bad_revert_and_history_input_is_one_line_and_changes_nothing(db: str) -
     cases = [
         (["revert", memory_id, "9"], f"{memory_id} has no version 9"),
         (["revert", memory_id, "9"], f"see lethe history {memory_id}"),
-        (["revert", memory_id, "0"], "version must be 1 or more"),
+        (["revert", memory_id, "0"], "versions start at 1"),
+        (["revert", memory_id, "99999999999999999999"], "has no version 99999999999999999999"),
         (["revert", gone, "1"], f"{gone} is in the trash; cannot revert it"),
         (["revert", gone, "1"], f"lethe restore {gone} first"),
         (["history", gone], "is in the trash"),
@@ -543,3 +544,18 @@ def test_installed_script_asks_a_real_terminal_before_unprotecting(db: str, tmp_
         assert child.returncode == 0, err
         assert "[y/N]" in err and memory_id in out
         assert as_json(db, "show", memory_id)["layer"] == layer
+
+
+def test_a_negative_version_is_named_as_such_not_as_an_unknown_option(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`lethe revert ID -1`: click reads -1 as an option; the one error line says what it is."""
+    memory_id = remember(db, DENTIST)
+    before = snapshot(db)
+    with pytest.raises(SystemExit) as done:
+        main(["revert", memory_id, "-1", "--db", db])
+    assert done.value.code == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: -1 is not an option") and "negative number" in line
+    assert "versions and counts start at 1" in line and "No such option" not in line
+    assert snapshot(db) == before

@@ -279,7 +279,7 @@ def test_revert_of_a_trashed_memory_or_an_unknown_version_is_an_error(
         token = me.csrf
         for version, status, text in [
             ("9", 404, f"{drink} has no version 9"),
-            ("0", 400, "version must be 1 or more"),
+            ("0", 400, "versions start at 1"),
             ("two", 400, "version must be a whole number"),
             ("", 400, "version must be a whole number"),
         ]:

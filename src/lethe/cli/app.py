@@ -373,6 +373,10 @@ def _options(
     """Long-term memory for LLM agents that forgets exactly what it is told to."""
 
 
+NEGATIVE = re.compile(r"-\d+(\.\d*)?")
+"""A negative number where an argument was expected: click reads it as an option name."""
+
+
 def main(args: list[str] | None = None) -> None:
     """Entry point of the `lethe` script and of `python -m lethe`."""
     try:
@@ -383,6 +387,13 @@ def main(args: list[str] | None = None) -> None:
         ctx = getattr(exc, "ctx", None)
         format_message = getattr(exc, "format_message", None)
         message = format_message() if callable(format_message) else str(exc)
+        name = getattr(exc, "option_name", None)
+        if isinstance(name, str) and NEGATIVE.fullmatch(name) and ctx is not None:
+            # `lethe revert ID -1`: a negative number reads as an unknown option.
+            message = (
+                f"{name} is not an option, and no argument of '{ctx.command_path}' takes a "
+                "negative number (versions and counts start at 1)"
+            )
         where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
         typer.echo(f"error: {_one_line(message)}{where}", err=True)
         raise SystemExit(getattr(exc, "exit_code", 1)) from None

@@ -156,10 +156,10 @@ class VersionOps(EngineBase):
         keeps every state, the one reverted from included)."""
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidInput(f"version must be a whole number, got {version!r}")
-        if not 1 <= version <= MAX_VERSION:
-            raise InvalidInput(f"version must be 1 or more, got {version}")
+        if version < 1:
+            raise InvalidInput(f"versions start at 1, got {version}")
         memory = self._live_for_change(memory_id, namespace, "revert")
-        versions = self.store.versions(memory.id)
+        versions = self.store.versions(memory.id) if version <= MAX_VERSION else []
         target = next((v for v in versions if v.version == version), None)
         if target is None:
             raise VersionNotFound(
