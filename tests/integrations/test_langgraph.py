@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypedDict
 
 import pytest
@@ -367,3 +368,11 @@ def test_a_root_must_be_one_label(cmem: Lethe) -> None:
         with pytest.raises(ValueError, match="root"):
             LetheStore(cmem, root=bad)
     assert LetheStore(cmem, root="app_v1").root == "app_v1"
+
+
+@pytest.mark.parametrize("given", ["memory.db", Path("memory.db"), None])
+def test_a_path_where_a_lethe_is_expected_is_a_type_error_saying_what_to_pass(
+    given: object,
+) -> None:
+    with pytest.raises(TypeError, match=r"pass Lethe\.open\(path\)"):
+        LetheStore(given)  # type: ignore[arg-type]

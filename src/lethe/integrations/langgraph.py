@@ -80,6 +80,12 @@ class LetheStore(BaseStore):
         root: str = ROOT,
         agent: str = ACTOR,
     ) -> None:
+        if not isinstance(mem, Lethe):
+            # `LetheStore("memory.db")` would otherwise fail at its first search, far away.
+            raise TypeError(
+                f"LetheStore takes an open Lethe, not {type(mem).__name__} {mem!r:.80}: "
+                "pass Lethe.open(path), e.g. LetheStore(Lethe.open('memory.db'))"
+            )
         unsupported = sorted(set(index or {}) - {"fields", "dims"})
         if unsupported:
             raise ValueError(
