@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 from lethe import Lethe
 from lethe.cli import app
 from lethe.embed import Embedder
-from lethe.errors import MemoryNotFound
+from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Event
 from tests.backends import snapshot
 
@@ -280,17 +280,14 @@ def test_events_go_after_the_targets_own_and_are_never_doubled(
         )
 
     report = json.loads(cli("import", str(dump), "--db", dst, "--json").stdout)
-    # The erased memory comes back from the file with its links; its history, redacted
-    # here, is not written twice: only the import's own record of what it wrote is new.
-    assert (report["imported"], report["events"], report["skipped_events"]) == (1, 0, len(theirs))
-    assert report["links"] >= 1
+    # The erased memory stays erased (issue 43: it came back from the file with its links,
+    # against its signed receipt); its history, redacted here, is not written twice.
+    assert (report["imported"], report["events"], report["skipped_events"]) == (0, 0, len(theirs))
+    assert (report["skipped_purged"], report["purged"]) == (1, [ids.sister])
+    assert report["links"] == 0
     with Lethe.open(dst, embedder=embedder) as target:
-        new = all_events(target)[count:]
-        assert [(e.op, e.actor) for e in new] == [("import", "import")] + [
-            ("link", "import")
-        ] * report["links"]
-        assert new[0].memory_id == ids.sister
-        assert ids.home in {lk.other(ids.sister) for lk in target.links(ids.sister)}
+        assert all_events(target)[count:] == []
+        assert target.store.get(ids.sister) is None
 
 
 # -- malformed trash and event records -------------------------------------------------------
@@ -449,3 +446,22 @@ def test_later_events_of_a_purged_memory_are_not_appended(
     assert report.skipped_purged == 1 and report.purged == (origin.id,)
     assert [(e.seq, e.op) for e in mem.audit(memory_id=origin.id)] == held
     assert "moved offices" not in json.dumps(list(mem.export_records()))
+
+
+def test_an_earlier_version_numbered_past_its_memory_refuses_the_file(
+    mem: Lethe, embedder: Embedder, tmp_path: Path
+) -> None:
+    """A version record numbered at or past its memory's own version contradicts the file:
+    the import is refused, naming the line, and nothing is written (it was dropped silently,
+    that state lost without a word)."""
+    memory = mem.remember(HOME)
+    mem.update(memory.id, content=HOME + " and a dog")
+    records = list(mem.export_records())
+    [version_line] = [n for n, r in enumerate(records, 1) if r.get("type") == "version"]
+    records[version_line - 1] = {**records[version_line - 1], "version": 2}
+    target = tmp_path / "other.db"
+    with Lethe.open(target, embedder=embedder) as other:
+        before = snapshot(target)
+        with pytest.raises(InvalidInput, match=rf"line {version_line}: version 2 of {memory.id}"):
+            other.import_records(records)
+        assert snapshot(target) == before

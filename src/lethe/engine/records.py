@@ -155,6 +155,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
     def _parse_import(self, records: Iterable[dict[str, Any]]) -> _Parsed:
         parsed = _Parsed()
         versions_seen: set[tuple[str, int]] = set()
+        version_lines: dict[tuple[str, int], int] = {}
         for line, record in enumerate(records, start=1):
             kind = record.get("type", "memory") if isinstance(record, dict) else None
             with _on_line(line):
@@ -165,9 +166,9 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                 elif kind == "event":
                     parsed.events.append(self._check_event(parse_event(record, line)))
                 elif kind == "version":
-                    parsed.versions.append(
-                        self._check_version(parse_version(record, line), versions_seen)
-                    )
+                    version = self._check_version(parse_version(record, line), versions_seen)
+                    parsed.versions.append(version)
+                    version_lines[(version.memory_id, version.version)] = line
                 else:
                     memory = parse_record(record, line)
                     draft = self._draft(memory.draft.model_dump())
@@ -175,6 +176,18 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                         parsed.drafts.append(draft)
                     else:
                         parsed.restoring.append((draft, memory.forgotten, memory.made))
+        current = {d.id: d.version for d, _, _ in parsed.restoring}
+        for version in parsed.versions:
+            own = current.get(version.memory_id)
+            if own is not None and version.version >= own:
+                # An earlier state numbered at or past the memory's own version: the file
+                # contradicts itself, and dropping the state would lose it without a word.
+                line = version_lines[(version.memory_id, version.version)]
+                raise InvalidInput(
+                    f"line {line}: version {version.version} of {version.memory_id} is not "
+                    f"earlier than the memory's own version {own}; nothing was imported",
+                    hint="export the store again, or correct the version numbers",
+                )
         return parsed
 
     def _check_link(self, link: LinkRecord) -> LinkRecord:
