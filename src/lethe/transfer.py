@@ -51,6 +51,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from lethe import validate
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Event, Memory, MemoryVersion
 from lethe.store.base import Store
@@ -385,6 +386,8 @@ def read_jsonl(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InvalidInput(f"line {number}: not valid JSON ({exc.msg})") from None
+        except (RecursionError, ValueError) as exc:
+            raise InvalidInput(f"line {number}: {validate.unreadable_json(exc)}") from None
         if not isinstance(record, dict):
             raise InvalidInput(f"line {number}: expected a JSON object")
         yield record

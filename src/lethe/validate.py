@@ -232,3 +232,12 @@ def aware_time(value: object, what: str) -> datetime:
             hint="give a time with its offset, e.g. 2026-11-23T00:00:00+00:00",
         )
     return value
+
+
+def unreadable_json(exc: RecursionError | ValueError) -> str:
+    """Why Python's JSON parser gave up on text that may be well-formed: nesting deeper than
+    it recurses (`[` x 100,000) or a number of thousands of digits. A hostile file must get
+    the one-line error any other bad record gets, never a traceback."""
+    if isinstance(exc, RecursionError):
+        return "not readable JSON: arrays or objects nested deeper than lethe reads"
+    return f"not readable JSON: {str(exc).split(';')[0]}"

@@ -510,3 +510,29 @@ def test_markdown_reads_nothing_a_link_takes_out_of_the_folder(mem: Lethe, tmp_p
     assert "outside the folder" in not_kept["note.md"].what
     assert "elsewhere/diary.md" not in not_kept  # a linked folder is not walked at all
     assert "work/twin.md" not in not_kept
+
+
+HOSTILE = {
+    "deep nesting": "[" * 100_000,
+    "a number of thousands of digits": '{"content": "x", "n": 1' + "0" * 5_000 + "}",
+    "a lone surrogate": '{"content": "a \\ud800 b"}',
+    "a NUL": '{"content": "a \\u0000 b"}',
+    "a 10 MB line": '{"content": "' + "a" * 10_000_000 + '"}',
+}
+
+
+@sqlite_only
+@pytest.mark.parametrize("source", ["mcp-memory", "mem0"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_hostile_file_is_one_refusal_line_and_imports_nothing(
+    db: str, mem: Lethe, tmp_path: Path, source: str, kind: str
+) -> None:
+    """Whatever the file holds, the answer is a SourceRefused naming where, never a
+    traceback (deep nesting raised RecursionError, a huge number ValueError)."""
+    path = tmp_path / "hostile.json"
+    path.write_text(HOSTILE[kind] + "\n", encoding="utf-8")
+    before = snapshot(db)
+    with pytest.raises(SourceRefused) as refused:
+        mem.import_from(source, path)
+    assert "\n" not in str(refused.value) and refused.value.problems
+    assert snapshot(db) == before

@@ -18,6 +18,7 @@ from typing import Any
 
 from lethe.importers.names import link_kind
 from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, Relation, decode, read_bytes
+from lethe.validate import unreadable_json
 
 SOURCE = "mcp-memory"
 _ENTITY_FIELDS = {"type", "name", "entityType", "observations"}
@@ -49,6 +50,9 @@ def read(path: Path, *, namespace: str | None) -> Parsed:
             record: Any = json.loads(line)
         except json.JSONDecodeError as exc:
             parsed.bad(where, f"not valid JSON ({exc.msg} at column {exc.colno})", _LINE_HINT)
+            continue
+        except (RecursionError, ValueError) as exc:
+            parsed.bad(where, unreadable_json(exc), _LINE_HINT)
             continue
         if not isinstance(record, dict):
             parsed.bad(where, f"expected a JSON object, got {type(record).__name__}", _LINE_HINT)

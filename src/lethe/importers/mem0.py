@@ -40,6 +40,9 @@ def read(path: Path, *, namespace: str | None, now: datetime) -> Parsed:
     except json.JSONDecodeError as exc:
         parsed.bad(f"line {exc.lineno}", f"not valid JSON ({exc.msg} at column {exc.colno})")
         return parsed
+    except (RecursionError, ValueError) as exc:
+        parsed.bad("file", validate.unreadable_json(exc))
+        return parsed
     prefix = ""
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         prefix, records = "results", data["results"]
