@@ -205,3 +205,22 @@ def test_maintain_embeds_earlier_states_that_have_no_vector(
     assert cmem.maintain().versions_embedded == 1
     assert run_sql(db, "SELECT count(*) FROM memory_versions WHERE embedding IS NULL")[0][0] == 0
     assert cmem.maintain().versions_embedded == 0
+
+
+def test_recall_at_the_instant_of_an_update_returns_the_new_state_only(
+    cmem: Lethe, job: tuple[str, Clock]
+) -> None:
+    """A version is current from its `valid_from` on and the one it replaced until then,
+    excluded: at that very instant recall ranks the memory once, as its new text."""
+    memory_id, _ = job
+    changed = cmem.history(memory_id)[0].valid_from
+    hits = [
+        h for h in cmem.recall("Alice works at", k=10, as_of=changed) if h.memory.id == memory_id
+    ]
+    assert [h.memory.content for h in hits] == [GLOBEX]
+    before = [
+        h
+        for h in cmem.recall("Alice works at", k=10, as_of=changed - timedelta(microseconds=1))
+        if h.memory.id == memory_id
+    ]
+    assert [h.memory.content for h in before] == [ACME]
