@@ -169,3 +169,22 @@ def pg_dsn(pg_server: PgServer, request: pytest.FixtureRequest) -> Iterator[str]
         yield dsn
     finally:
         drop_database(pg_server, name)
+
+
+@pytest.fixture
+def far_from_utc() -> Iterator[str]:
+    """This process's local time 9 hours ahead of UTC (a POSIX zone: no tz database needed),
+    so a time read as local instead of UTC shows; subprocesses get it through `TZ` too."""
+    import time
+
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "JST-9"
+    time.tzset()
+    try:
+        yield "JST-9"
+    finally:
+        if saved is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()

@@ -155,3 +155,16 @@ def test_remember_with_a_session(db: str) -> None:
     assert made["metadata"]["session"] == "chat-1"
     clash = run(db, "remember", "x", "--session", "a", "--meta", "session=b")
     assert clash.exit_code == 1 and "two conversations" in clash.stderr
+
+
+def test_times_without_an_offset_are_utc_on_the_command_line(db: str, far_from_utc: str) -> None:
+    """`--expires` and `--as-of` without an offset mean UTC, whatever the local zone."""
+    made = json.loads(
+        run(db, "remember", "Parking on level 3", "--expires", "2099-12-01T18:00", "--json").stdout
+    )
+    assert made["expires_at"] == "2099-12-01T18:00:00Z"
+    moment = datetime.now(UTC).replace(tzinfo=None).isoformat()
+    changed = run(db, "update", made["id"], "--content", "Parking on level 4", "--yes")
+    assert changed.exit_code == 0, changed.stderr
+    shown = json.loads(run(db, "show", made["id"], "--as-of", moment, "--json").stdout)
+    assert shown["content"] == "Parking on level 3"

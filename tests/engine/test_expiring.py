@@ -4,7 +4,7 @@ until purged, and bad input changes nothing — on both stores with the real Min
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -392,3 +392,16 @@ def test_a_confirmed_expiry_executed_after_its_time_starts_the_window_then(
     clock.now = sent + timedelta(days=days) - timedelta(milliseconds=500)
     assert cmem.maintain().expired == ()
     assert cmem.restore(memory.id).status == "active"
+
+
+def test_times_without_an_offset_are_utc_on_the_python_api(
+    cmem: Lethe, clock: Clock, far_from_utc: str
+) -> None:
+    """`expires_at` and `as_of` written without an offset mean UTC, not the machine's zone."""
+    memory = cmem.remember(CODE, expires_at="2026-11-21T18:00:00")
+    assert memory.expires_at == datetime(2026, 11, 21, 18, tzinfo=UTC)
+    made = clock.now
+    clock.advance(hours=1)
+    cmem.update(memory.id, content=CODE + " Or 4472.")
+    naive = made.astimezone(UTC).replace(tzinfo=None).isoformat()
+    assert cmem.get(memory.id, as_of=naive).content == CODE

@@ -162,3 +162,21 @@ async def test_remember_with_a_session_over_stdio(tmp_path: Path) -> None:
     async with stdio_client(tmp_path / "m.db") as client:
         made = await call(client, "remember", content="Went hiking.", session="chat-1")
         assert made["memory"]["metadata"]["session"] == "chat-1"
+
+
+async def test_times_without_an_offset_are_utc_over_mcp(tmp_path: Path, far_from_utc: str) -> None:
+    """`expires_at` and `as_of` without an offset mean UTC in the server, whose local zone
+    is 9 hours ahead."""
+    db = tmp_path / "m.db"
+    async with stdio_client(db, env={"TZ": far_from_utc}) as client:
+        made = await call(
+            client, "remember", content="Parking on level 3", expires_at="2099-12-01T18:00:00"
+        )
+        assert made["memory"]["expires_at"].startswith("2099-12-01T18:00:00")
+        assert made["memory"]["expires_at"].endswith(("Z", "+00:00"))
+        moment = datetime.now(UTC).replace(tzinfo=None).isoformat()
+        await call(
+            client, "update_memory", memory_id=made["memory"]["id"], content="Parking on level 4"
+        )
+        got = await call(client, "get_memory", memory_id=made["memory"]["id"], as_of=moment)
+        assert got["memory"]["content"] == "Parking on level 3"
