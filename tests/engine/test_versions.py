@@ -13,7 +13,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput, MemoryNotFound, VersionNotFound
+from lethe.errors import ChangedSincePlanned, InvalidInput, MemoryNotFound, VersionNotFound
 from tests.backends import run_sql, snapshot
 from tests.clocks import Clock
 
@@ -320,3 +320,31 @@ def test_a_category_or_private_change_alone_keeps_a_version_and_reverts(
     assert getattr(tmem.get(m.id), field) == old
     assert [getattr(v, field) for v in tmem.history(m.id)] == [old, new, old]
     assert run_sql(db, "SELECT count(*) FROM memory_versions") == [(before[0][0] + 1,)]
+
+
+def test_a_change_landing_between_the_plan_and_its_write_applies_nothing(
+    db: str, mem: Lethe, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer changes the memory after the plan was checked against it but before
+    the write's transaction opens: inside the transaction the state is checked again, and
+    nothing of the plan is written (it would have overwritten the other writer's change)."""
+    memory = mem.remember("The dentist is on Tuesday at 3pm.")
+    plan = mem.plan_update(memory.id, content="The dentist is on Wednesday at 3pm.")
+    opened = mem.store.transaction
+
+    def another_writer_first() -> Any:
+        monkeypatch.setattr(mem.store, "transaction", opened)
+        with Lethe.open(db, embedder=embedder) as other:
+            other.update(memory.id, content="The dentist is on Thursday at 3pm.", actor="bob")
+        return opened()
+
+    monkeypatch.setattr(mem.store, "transaction", another_writer_first)
+    with pytest.raises(ChangedSincePlanned, match="changed while this change was applied"):
+        mem.execute(plan)
+    now = mem.get(memory.id)
+    assert now.content == "The dentist is on Thursday at 3pm." and now.version == 2
+    assert [v.content for v in mem.history(memory.id)] == [
+        "The dentist is on Thursday at 3pm.",
+        "The dentist is on Tuesday at 3pm.",
+    ]
+    assert [e.op for e in mem.audit(memory_id=memory.id)] == ["remember", "update"]
