@@ -376,3 +376,38 @@ def test_a_path_where_a_lethe_is_expected_is_a_type_error_saying_what_to_pass(
 ) -> None:
     with pytest.raises(TypeError, match=r"pass Lethe\.open\(path\)"):
         LetheStore(given)  # type: ignore[arg-type]
+
+
+def test_deleting_a_pinned_item_says_it_is_protected_and_how_to_lift_that(
+    db: str, cmem: Lethe, store: LetheStore
+) -> None:
+    store.put(("u",), "allergy", {"text": "severely allergic to penicillin"})
+    memory = cmem.list_memories({"namespace": "lg.u"}).items[0]
+    cmem.execute(cmem.plan_update(memory.id, importance=0.95))
+    before = snapshot(db)
+    with pytest.raises(LetheError) as refused:
+        store.delete(("u",), "allergy")
+    assert "protected (pinned" in refused.value.message and "allergy" in refused.value.message
+    assert "lower its importance below 0.9" in (refused.value.hint or "")
+    assert snapshot(db) == before
+    assert store.get(("u",), "allergy") is not None
+
+
+@pytest.mark.parametrize(
+    ("namespace", "key", "error"),
+    [
+        (("users", "u\ud800"), "k", InvalidNamespaceError),
+        (("users", "u1"), "k\ud800", ValueError),
+    ],
+)
+def test_a_lone_surrogate_in_a_label_or_key_is_a_clear_error(
+    db: str, store: LetheStore, namespace: tuple[str, ...], key: str, error: type[Exception]
+) -> None:
+    before = snapshot(db)
+    for call in (
+        lambda: store.put(namespace, key, {"text": "x"}),
+        lambda: store.get(namespace, key),
+    ):
+        with pytest.raises(error, match="lone surrogate"):
+            call()
+    assert snapshot(db) == before

@@ -113,6 +113,7 @@ class LetheStore(BaseStore):
         ops = list(ops)
         for op in ops:
             validate_op_namespace(op)
+            _check_text(op)
         results: list[Result] = []
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for op in ops:
@@ -214,6 +215,16 @@ class LetheStore(BaseStore):
             actor=ACTOR,
             reason="LangGraph delete",
         )
+        if plan.refused:
+            # The person protected it (a pin, the caveat layer): the program's delete is not
+            # the go-ahead, and the way out is the person's, not the agent's.
+            item = plan.refused[0]
+            raise LetheError(
+                f"{item.id} under key {_meta(memories[0]).get('key')!r} is protected "
+                f"({item.protection}): a LangGraph delete does not forget it; nothing was "
+                "forgotten",
+                hint=item.hint or "the person can unprotect it first (lethe update, the inspector)",
+            )
         result = self.mem.execute(plan, via=ACTOR)
         left = [i for i in ids if i not in result.executed]
         if left:
@@ -359,6 +370,29 @@ def _newest(
         if key not in best or memory.updated_at > best[key].updated_at:
             best[key] = memory
     return [s for s in scored if best[(s[2], str(_meta(s[1]).get("key")))] is s[1]]
+
+
+def _check_text(op: Op) -> None:
+    """Labels and keys are text: one that cannot be written as UTF-8 (a lone surrogate) is
+    refused here by name, not as an encoding error from deep inside a write."""
+    labels = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
+    for label in labels:
+        if isinstance(label, str) and not _is_text(label):
+            raise InvalidNamespaceError(
+                f"namespace label {label!r} is not text (it holds a lone surrogate): "
+                "send valid Unicode"
+            )
+    key = getattr(op, "key", None)
+    if isinstance(key, str) and not _is_text(key):
+        raise ValueError(f"key {key!r} is not text (it holds a lone surrogate): send valid Unicode")
+
+
+def _is_text(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _fields(index: IndexConfig | None) -> list[str]:
