@@ -578,3 +578,29 @@ def test_actor_option_is_refused_with_tokens(tmp_path: Path) -> None:
     )
     assert done.returncode != 0 and "token" in done.stderr
     assert not (tmp_path / "m.db").exists()
+
+
+def test_a_write_token_refused_an_expiry_is_told_it_would_forget_on_a_date(
+    served: tuple[str, str],
+) -> None:
+    """Setting an expiry is a forget on a date, confirmed like one: the refusal to a write
+    token says that, not that a protection ('None') is weakened or that a text changes."""
+    db, url = served
+
+    async def scenario() -> None:
+        async with http_client(url, TOKENS["alice"]) as alice:
+            made = await call(alice, "remember", content="The hotel door code is 4471")
+        before = snapshot(db)
+        async with http_client(url, TOKENS["writer"]) as writer:
+            message = await error(
+                writer,
+                "update_memory",
+                memory_id=made["memory"]["id"],
+                expires_at="2099-12-01T18:00:00Z",
+            )
+        assert "would forget it on a date" in message and "2099-12-01T18:00:00" in message
+        assert "None" not in message and "text would change" not in message
+        assert "role is 'write'" in message and "needs 'forget'" in message
+        assert snapshot(db) == before
+
+    run(scenario())

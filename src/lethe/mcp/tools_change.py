@@ -69,14 +69,18 @@ def _may_weaken_protection(grant: Grant) -> bool:
 
 
 def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> Refused:
-    what = (
-        f"it would no longer be protected ({'; '.join(plan.lost)})"
-        if plan.lost
-        else f"it is protected ({plan.protection}) and its text would change"
-    )
+    if plan.lost:
+        what = f"weakens a protection: it would no longer be protected ({'; '.join(plan.lost)})"
+    elif plan.protection is not None:
+        what = (
+            f"weakens a protection: it is protected ({plan.protection}) and its text would change"
+        )
+    else:  # nothing protects it: the change sets or brings forward an expiry
+        ends = plan.ends.isoformat() if plan.ends is not None else "a date"
+        what = f"would forget it on a date: it would expire at {ends} and go to the trash"
     return Refused(
-        f"This change to {plan.memory_id} weakens a protection: {what}. This client's role is "
-        f"{grant.role!r}; a change that weakens a protection needs 'forget'. Nothing was changed.",
+        f"This change to {plan.memory_id} {what}. This client's role is {grant.role!r}; such a "
+        "change is confirmed like a forget and needs 'forget'. Nothing was changed.",
         "Tell the user: they can make it with a client holding the forget role (or lethe "
         "update on the command line). Changes that weaken nothing (tags, category, metadata, "
         "a higher importance) need only write: update_memory makes them at once.",
