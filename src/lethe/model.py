@@ -330,3 +330,6 @@ class ImportReport(_Record):
     purged: tuple[str, ...] = ()
     """The ids of those memories; a line without an id is named by its text's hash
     (`sha256:…`), never by its text."""
+    refused_versions: tuple[str, ...] = ()
+    """Version records not earlier than their memory's own version (the file contradicts
+    itself): not imported, each named by its line."""

@@ -245,7 +245,10 @@ def test_four_processes_mixed_operations_keep_the_store_consistent(
     db: str, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`db` (tests/conftest.py) is a SQLite file under tmp_path or a fresh PostgreSQL
-    database (`pg_dsn`): the test runs once on each."""
+    database (`pg_dsn`): the test runs once on each.
+
+    Slow (15–35 s): four processes, each loading the model, run 500 mixed operations on one
+    store at once; fewer would leave the races between them untried."""
     target = db
     backend = "postgres" if db.startswith("postgresql") else "sqlite"
     Lethe.open(target, embedder=embedder).close()  # the schema exists before the race starts

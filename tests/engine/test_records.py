@@ -16,7 +16,7 @@ from typer.testing import CliRunner, Result
 from lethe import Lethe
 from lethe.cli import app
 from lethe.embed import Embedder
-from lethe.errors import InvalidInput, MemoryNotFound
+from lethe.errors import MemoryNotFound
 from lethe.model import Event
 from tests.backends import snapshot
 
@@ -448,20 +448,21 @@ def test_later_events_of_a_purged_memory_are_not_appended(
     assert "moved offices" not in json.dumps(list(mem.export_records()))
 
 
-def test_an_earlier_version_numbered_past_its_memory_refuses_the_file(
+def test_an_earlier_version_numbered_past_its_memory_is_refused_with_a_note(
     mem: Lethe, embedder: Embedder, tmp_path: Path
 ) -> None:
     """A version record numbered at or past its memory's own version contradicts the file:
-    the import is refused, naming the line, and nothing is written (it was dropped silently,
-    that state lost without a word)."""
+    it is not imported, and the report names it by its line (it was dropped silently)."""
     memory = mem.remember(HOME)
     mem.update(memory.id, content=HOME + " and a dog")
     records = list(mem.export_records())
     [version_line] = [n for n, r in enumerate(records, 1) if r.get("type") == "version"]
     records[version_line - 1] = {**records[version_line - 1], "version": 2}
-    target = tmp_path / "other.db"
-    with Lethe.open(target, embedder=embedder) as other:
-        before = snapshot(target)
-        with pytest.raises(InvalidInput, match=rf"line {version_line}: version 2 of {memory.id}"):
-            other.import_records(records)
-        assert snapshot(target) == before
+    with Lethe.open(tmp_path / "other.db", embedder=embedder) as other:
+        report = other.import_records(records)
+        assert report.refused_versions == (
+            f"line {version_line}: version 2 of {memory.id} is not earlier than the "
+            "memory's own version 2",
+        )
+        assert report.imported == 1 and report.versions == 0
+        assert [v.version for v in other.history(memory.id)] == [2]

@@ -468,7 +468,12 @@ def test_crafted_versions_never_touch_an_existing_memory_or_the_future(lm: Lethe
     with pytest.raises(InvalidInput, match="given twice"):
         lm.import_records([*records, twice])
     assert snapshot(db) == before, "a file naming one version twice imports nothing"
-    lm.import_records(records)
+    report = lm.import_records(records)
+    # Not dropped silently (issue 43): the report names the versions it refused.
+    assert [note.split(": ", 1)[1] for note in report.refused_versions] == [
+        f"version 2 of {new['id']} is not earlier than the memory's own version 2",
+        f"version 7 of {new['id']} is not earlier than the memory's own version 2",
+    ]
     assert _texts(lm, held.id) == ["Car is parked on level 5", "Car is parked on level 3"]
     rows = run_sql(db, "SELECT version FROM memory_versions WHERE memory_id = ?", (new["id"],))
     assert rows == [(1,)]

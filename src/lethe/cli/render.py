@@ -220,6 +220,11 @@ def import_line(report: ImportReport) -> str:
         skipped.append(f"{report.skipped_existing} already present")
     if report.skipped_events:
         skipped.append(f"{report.skipped_events} event(s) already held")
+    if report.refused_versions:
+        skipped.append(
+            f"{len(report.refused_versions)} version(s) not earlier than their memory's "
+            f"({'; '.join(report.refused_versions)})"
+        )
     if report.skipped_purged:
         skipped.append(
             f"{report.skipped_purged} purged (erased for good here, not brought back: "

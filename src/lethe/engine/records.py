@@ -46,6 +46,7 @@ class _Parsed:
     links: list[LinkRecord] = field(default_factory=list)
     episodes: list[tuple[dict[str, Any], list[str | None]]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    refused_versions: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
             update={
                 "skipped_purged": len(restored.purged),
                 "purged": tuple(restored.purged),
+                "refused_versions": tuple(parsed.refused_versions),
                 "imported": report.imported + restored.imported,
                 "skipped_existing": report.skipped_existing + restored.skipped_existing,
                 "trashed": restored.trashed,
@@ -180,13 +182,12 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         for version in parsed.versions:
             own = current.get(version.memory_id)
             if own is not None and version.version >= own:
-                # An earlier state numbered at or past the memory's own version: the file
-                # contradicts itself, and dropping the state would lose it without a word.
+                # An "earlier" state numbered at or past the memory's own version contradicts
+                # the file: it is not imported, and the report says so (never a silent drop).
                 line = version_lines[(version.memory_id, version.version)]
-                raise InvalidInput(
+                parsed.refused_versions.append(
                     f"line {line}: version {version.version} of {version.memory_id} is not "
-                    f"earlier than the memory's own version {own}; nothing was imported",
-                    hint="export the store again, or correct the version numbers",
+                    f"earlier than the memory's own version {own}"
                 )
         return parsed
 
