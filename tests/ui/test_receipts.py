@@ -18,6 +18,16 @@ SECRET = "User's locker combination is 31-07-44 at the Marlowe gym"
 OTHER = "User's bike lock code is 5519 behind the Quillon bakery"
 WORDS = ("locker", "combination", "31-07-44", "Marlowe", "5519", "Quillon", "bakery")
 
+_IDS = re.compile(
+    r"\b(?:rcpt|mem|ep|chg|plan|sweep)_[0-9a-f]+\b|[0-9a-f]{16,}|[A-Za-z0-9+/=_-]{40,}"
+)
+
+
+def outside_ids(text: str) -> str:
+    """The text without ids, digests and signatures: random hex can hold '5519' by chance
+    (a receipt id rcpt_6c98551943491341 did once), which is no trace of the erased text."""
+    return _IDS.sub(" ", text).lower()
+
 
 def test_the_audit_page_lists_receipts_and_each_downloads_as_signed(
     db: str, embedder: Embedder
@@ -47,7 +57,7 @@ def test_the_audit_page_lists_receipts_and_each_downloads_as_signed(
         assert "ops-desk via plan" in shown and "inspector via inspector" in shown
         assert first in shown and second in shown and "memory rows 1" in shown
         for word in WORDS:
-            assert word.lower() not in shown.lower(), f"the audit page shows {word!r}"
+            assert word.lower() not in outside_ids(shown), f"the audit page shows {word!r}"
         got = me.get(f"/receipts/{earlier['receipt_id']}.json")
         assert got.status == 200 and got.headers["content-type"].startswith("application/json")
         assert got.headers["content-disposition"] == (
@@ -59,7 +69,7 @@ def test_the_audit_page_lists_receipts_and_each_downloads_as_signed(
         assert signature_holds(theirs) and [m["id"] for m in theirs["memories"]] == [second]
         assert theirs["confirmed"] == {"by": "inspector", "via": "inspector", "session": None}
         for word in WORDS:
-            assert word.lower() not in json.dumps(theirs, ensure_ascii=False).lower()
+            assert word.lower() not in outside_ids(json.dumps(theirs, ensure_ascii=False))
         assert me.get("/receipts/rcpt_0000000000000000.json").status == 404
         for wrong in ("rcpt_..%2F..%2Fx", "RCPT_0000000000000000", "rcpt_1", "x'%20OR%20'1'='1"):
             assert me.get(f"/receipts/{wrong}.json").status == 404, wrong
