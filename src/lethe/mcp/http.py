@@ -51,18 +51,7 @@ class LoopbackGuard:
 
 
 async def _refuse(send: Send, status: int, text: str) -> None:
-    body = text.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/plain; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await _send(send, status, b"text/plain; charset=utf-8", text.encode())
 
 
 class BearerAuth:
@@ -154,17 +143,12 @@ class BearerAuth:
 
 
 async def _json(send: Send, status: int, payload: object) -> None:
-    body = json.dumps(payload).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
+    await _send(send, status, b"application/json", json.dumps(payload).encode())
+
+
+async def _send(send: Send, status: int, content_type: bytes, body: bytes) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
