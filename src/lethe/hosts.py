@@ -14,7 +14,7 @@ def loopback_authorities(port: int) -> frozenset[str]:
     """The `Host` values that name this machine at `port`, compared whole: a prefix test let
     `127.0.0.1:8766.evil.example` and `127.0.0.1:8766@evil.example` through, and a name
     test `localhost:1`, all of which a page on another site can make a browser send."""
-    names = ("127.0.0.1", "localhost", "[::1]")
+    names = [f"[{host}]" if ":" in host else host for host in LOOPBACK]
     found = {f"{name}:{port}" for name in names}
     if port == 80:  # the default port goes unsaid
         found.update(names)

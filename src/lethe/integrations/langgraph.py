@@ -54,6 +54,7 @@ except ImportError as missing:  # pragma: no cover - the extra is part of the te
         "lethe.integrations.langgraph needs LangGraph: pip install 'lethe-mcp[langgraph]'"
     ) from missing
 
+from lethe import validate
 from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
 from lethe.filters import Filters, make_condition
@@ -373,26 +374,21 @@ def _newest(
 
 
 def _check_text(op: Op) -> None:
-    """Labels and keys are text: one that cannot be written as UTF-8 (a lone surrogate) is
-    refused here by name, not as an encoding error from deep inside a write."""
+    """Labels and keys are text (`validate.text`): a NUL or a lone surrogate is refused here
+    by name, not as an encoding error from deep inside a write."""
     labels = getattr(op, "namespace", None) or getattr(op, "namespace_prefix", None) or ()
-    for label in labels:
-        if isinstance(label, str) and not _is_text(label):
-            raise InvalidNamespaceError(
-                f"namespace label {label!r} is not text (it holds a lone surrogate): "
-                "send valid Unicode"
-            )
-    key = getattr(op, "key", None)
-    if isinstance(key, str) and not _is_text(key):
-        raise ValueError(f"key {key!r} is not text (it holds a lone surrogate): send valid Unicode")
-
-
-def _is_text(value: str) -> bool:
     try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+        for label in labels:
+            if isinstance(label, str):
+                validate.text(label, f"namespace label {label!a}")
+    except InvalidInput as exc:
+        raise InvalidNamespaceError(str(exc)) from None
+    key = getattr(op, "key", None)
+    if isinstance(key, str):
+        try:
+            validate.text(key, f"key {key!a}")
+        except InvalidInput as exc:
+            raise ValueError(str(exc)) from None
 
 
 def _fields(index: IndexConfig | None) -> list[str]:
