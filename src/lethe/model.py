@@ -69,6 +69,11 @@ class Memory(_Record):
     returns it, and it is turned into a soft delete audited as `expire`."""
     expiry_set_by: str | None = None
     expiry_set_at: datetime | None = None
+    expiry_held: bool = False
+    """The expiry is the person's: they chose it, or confirmed the change that set or brought
+    it forward. Lengthening or removing it is confirmed like a forget, and an agent's own
+    time-to-live never moves it. An agent's own expiry (set when it remembered) is not held:
+    the agent may renew or drop it."""
 
     @property
     def is_system(self) -> bool:
@@ -302,6 +307,7 @@ class Draft(BaseModel):
     expires_at: datetime | None = None
     expiry_set_by: str | None = None
     expiry_set_at: datetime | None = None
+    expiry_held: bool = False
     validated: bool = False
 
 

@@ -61,7 +61,7 @@ from lethe.store.rows import Provenance
 _MEMORY_FIELDS = set(Draft.model_fields) - {"validated"}
 _TRASH_FIELDS = {"status", "forgotten_at", "forgotten_by", "forget_reason"}
 _PROVENANCE_FIELDS = {"changed_by", "change_op", "change_reason"}
-_EXPIRY_FIELDS = {"expires_at", "expiry_set_by", "expiry_set_at"}
+_EXPIRY_FIELDS = {"expires_at", "expiry_set_by", "expiry_set_at", "expiry_held"}
 _VERSION_FIELDS = (set(MemoryVersion.model_fields) - {"current"}) | {"type"}
 # Fields an export carries that import re-derives rather than trusts.
 _DERIVED_FIELDS = {"type", "content_sha256", "access_count", "last_accessed_at"}

@@ -104,19 +104,27 @@ def test_if_sha256_refuses_a_change_to_a_text_changed_since(
     assert run(db, verb, seen["id"], *rest, "--if-sha256", now).exit_code == 0
 
 
-def test_update_sets_an_expiry_only_with_the_go_ahead_and_extends_or_removes_freely(
+def test_update_sets_an_expiry_only_with_the_go_ahead_and_loosens_it_only_with_one(
     db: str,
 ) -> None:
+    """The expiry set with --yes is held: a later one, or none, asks again (and --yes
+    confirms it); one typed with `remember --for` is held too."""
     memory = json.loads(run(db, "remember", "The code is 1234.", "--json").stdout)
     before = snapshot(db)
     asked = run(db, "update", memory["id"], "--for", "1h")
     assert asked.exit_code == 3 and "a forget" in asked.stderr
     assert snapshot(db) == before
     assert run(db, "update", memory["id"], "--for", "1h", "--yes").exit_code == 0
-    assert run(db, "update", memory["id"], "--for", "30d").exit_code == 0  # later: no question
-    assert run(db, "update", memory["id"], "--no-expiry").exit_code == 0
+    held = json.loads(run(db, "show", memory["id"], "--json").stdout)
+    assert held["expiry_held"]
+    later = run(db, "update", memory["id"], "--for", "30d")
+    assert later.exit_code == 3 and "set or confirmed by a person" in later.stderr
+    assert run(db, "update", memory["id"], "--for", "30d", "--yes").exit_code == 0
+    assert run(db, "update", memory["id"], "--no-expiry", "--yes").exit_code == 0
     shown = json.loads(run(db, "show", memory["id"], "--json").stdout)
     assert shown["expires_at"] is None and shown["version"] == 4
+    typed = json.loads(run(db, "remember", "Parking level 3.", "--for", "1d", "--json").stdout)
+    assert typed["expiry_held"]  # typed by the person
 
 
 def test_update_refuses_an_expiry_on_a_protected_memory(db: str) -> None:

@@ -405,3 +405,75 @@ def test_times_without_an_offset_are_utc_on_the_python_api(
     cmem.update(memory.id, content=CODE + " Or 4472.")
     naive = made.astimezone(UTC).replace(tzinfo=None).isoformat()
     assert cmem.get(memory.id, as_of=naive).content == CODE
+
+
+# -- a held expiry (the person's) --------------------------------------------------------------
+
+
+def test_a_confirmed_expiry_is_held_and_loosened_only_by_a_confirmation(
+    cmem: Lethe, db: str, clock: Clock
+) -> None:
+    """An expiry set through a confirmation is the person's: pushing it back or removing it
+    raises `ConfirmationRequired` (nothing changed) and names the held expiry; confirmed, it
+    applies and the new expiry is held too. Bringing it forward was already confirmed."""
+    memory = cmem.remember(CODE)
+    with pytest.raises(ConfirmationRequired) as asked:
+        cmem.update(memory.id, expires_in="1d")
+    held = cmem.execute(asked.value.plan)
+    assert held.expiry_held and cmem.get(memory.id).expiry_held
+    for loosen in ({"expires_in": "30d"}, {"no_expiry": True}):
+        before = snapshot(db)
+        with pytest.raises(ConfirmationRequired) as refused:
+            cmem.update(memory.id, **loosen)  # type: ignore[arg-type]
+        assert snapshot(db) == before
+        plan = refused.value.plan
+        assert isinstance(plan, UpdatePlan) and plan.needs_confirmation
+        assert "set or confirmed by a person" in " ".join(plan.lost)
+    plan = cmem.plan_update(memory.id, expires_in="30d")
+    longer = cmem.execute(plan)
+    assert longer.expires_at == clock.now + timedelta(days=30) and longer.expiry_held
+    removed = cmem.execute(cmem.plan_update(memory.id, no_expiry=True))
+    assert removed.expires_at is None and not removed.expiry_held
+    again = cmem.update(memory.id, tags=["door"])  # nothing about the expiry: ordinary
+    assert again.version == removed.version + 1
+
+
+def test_an_agents_own_expiry_is_not_held_and_a_persons_remembered_one_is(
+    cmem: Lethe, db: str, clock: Clock
+) -> None:
+    own = cmem.remember(CODE, expires_in="1d", agent="claude")
+    assert not own.expiry_held
+    assert cmem.update(own.id, expires_in="2d").expires_at == clock.now + timedelta(days=2)
+    chosen = cmem.remember("Parking is on level 3 this week.", expires_in="7d", hold_expiry=True)
+    assert chosen.expiry_held and cmem.get(chosen.id).expiry_held
+    before = snapshot(db)
+    with pytest.raises(ConfirmationRequired):
+        cmem.update(chosen.id, expires_in="30d")
+    with pytest.raises(ConfirmationRequired):
+        cmem.update(chosen.id, no_expiry=True)
+    assert snapshot(db) == before
+
+
+def test_a_revert_that_would_drop_a_held_expiry_is_confirmed_like_a_forget(
+    cmem: Lethe, clock: Clock
+) -> None:
+    memory = cmem.remember(CODE)
+    cmem.execute(cmem.plan_update(memory.id, expires_in="3d"))
+    plan = cmem.plan_revert(memory.id, 1)  # version 1 had no expiry
+    assert plan.needs_confirmation and "set or confirmed by a person" in " ".join(plan.lost)
+    with pytest.raises(ConfirmationRequired):
+        cmem.revert(memory.id, 1)
+    assert cmem.get(memory.id).expires_at == clock.now + timedelta(days=3)
+
+
+def test_a_held_expiry_travels_through_export_and_import(
+    db: str, embedder: Embedder, clock: Clock, tmp_path: Path
+) -> None:
+    with Lethe.open(db, embedder=embedder, clock=clock) as source:
+        memory = source.remember(CODE, expires_in="2d", hold_expiry=True)
+        records = list(source.export_records())
+    with Lethe.open(tmp_path / "copy.db", embedder=embedder, clock=clock) as target:
+        target.import_records(records)
+        assert target.get(memory.id).expiry_held
+        with pytest.raises(ConfirmationRequired):
+            target.update(memory.id, no_expiry=True)

@@ -259,6 +259,66 @@ def test_a_put_without_ttl_removes_the_expiry(cmem: Lethe, store: LetheStore) ->
     assert cmem.list_memories({"namespace": "lg.s"}).items[0].expires_at is None
 
 
+def test_an_unchanged_put_without_ttl_writes_nothing_and_keeps_the_expiry(
+    db: str, cmem: Lethe, store: LetheStore
+) -> None:
+    store.put(("s",), "k", {"text": "temporary"}, ttl=10)
+    before = snapshot(db)
+    store.put(("s",), "k", {"text": "temporary"})
+    assert snapshot(db) == before
+    assert cmem.list_memories({"namespace": "lg.s"}).items[0].expires_at is not None
+
+
+def _brought_forward(cmem: Lethe, minutes: int) -> str:
+    """The person brings the item's expiry forward, confirmed (as the inspector or the CLI
+    does): that expiry is now theirs."""
+    memory = cmem.list_memories({"namespace": "lg.s"}).items[0]
+    plan = cmem.plan_update(memory.id, expires_in=timedelta(minutes=minutes))
+    assert plan.needs_confirmation
+    assert cmem.execute(plan, via="inspector").expiry_held
+    return memory.id
+
+
+def test_no_read_refreshes_an_expiry_the_person_brought_forward(
+    cmem: Lethe, store: LetheStore, clock: Clock
+) -> None:
+    store.put(("s",), "k", {"text": "door code 8812"}, ttl=60)
+    memory_id = _brought_forward(cmem, 4)
+    ends = cmem.get(memory_id).expires_at
+    clock.advance(minutes=3)  # past half of the program's ttl window for the new expiry
+    assert store.get(("s",), "k") is not None
+    assert cmem.get(memory_id).expires_at == ends
+    clock.advance(minutes=1)
+    assert store.get(("s",), "k") is None
+
+
+def test_no_put_moves_or_removes_an_expiry_the_person_set(
+    cmem: Lethe, store: LetheStore, clock: Clock
+) -> None:
+    store.put(("s",), "k", {"text": "door code 8812"}, ttl=60)
+    memory_id = _brought_forward(cmem, 5)
+    ends = cmem.get(memory_id).expires_at
+    store.put(("s",), "k", {"text": "door code 9921"})  # no ttl: an agent's would end
+    store.put(("s",), "k", {"text": "door code 9921"}, ttl=600)  # a later one
+    after = cmem.get(memory_id)
+    assert "door code 9921" in after.content
+    assert after.expires_at == ends and after.expiry_held
+
+
+def test_the_programs_own_ttl_stays_the_programs(
+    cmem: Lethe, store: LetheStore, clock: Clock
+) -> None:
+    """A ttl put on an item that had none is confirmed by the program, not a person: reads
+    go on refreshing it."""
+    store.put(("s",), "k", {"text": "door code 8812"})
+    store.put(("s",), "k", {"text": "door code 8812"}, ttl=10)
+    memory = cmem.list_memories({"namespace": "lg.s"}).items[0]
+    assert memory.expires_at is not None and not memory.expiry_held
+    clock.advance(minutes=6)
+    assert store.get(("s",), "k") is not None
+    assert cmem.get(memory.id).expires_at == clock.now + timedelta(minutes=10)
+
+
 def test_async_methods(store: LetheStore) -> None:
     async def scenario() -> None:
         await store.aput(("a",), "k", {"text": "async tea"})

@@ -47,8 +47,9 @@ async def test_a_client_without_elicitation_cannot_expire_a_memory_in_one_call(
     tmp_path: Path,
 ) -> None:
     """Setting an expiry on a stored memory is a forget: a client that cannot ask its human
-    gets "Please confirm" and nothing changes until the same call comes again; a later expiry,
-    or none, applies at once; a protected memory refuses it; a stale hash changes nothing."""
+    gets "Please confirm" and nothing changes until the same call comes again; that expiry is
+    held, so a later one, or none, is confirmed the same way; a protected memory refuses it;
+    a stale hash changes nothing."""
     db = tmp_path / "m.db"
     soon = (datetime.now(UTC) + timedelta(hours=1)).isoformat()
     later = (datetime.now(UTC) + timedelta(days=30)).isoformat()
@@ -59,9 +60,12 @@ async def test_a_client_without_elicitation_cannot_expire_a_memory_in_one_call(
         assert _expiry(db, made["id"]) is None
         second = await call(client, "update_memory", memory_id=made["id"], expires_at=soon)
         assert second["status"] == "updated" and second["memory"]["expires_at"] is not None
-        extended = await call(client, "update_memory", memory_id=made["id"], expires_at=later)
+        assert second["memory"]["expiry_held"]  # confirmed: loosening it is confirmed too
+        for _ in range(2):
+            extended = await call(client, "update_memory", memory_id=made["id"], expires_at=later)
         assert extended["status"] == "updated"
-        removed = await call(client, "update_memory", memory_id=made["id"], no_expiry=True)
+        for _ in range(2):
+            removed = await call(client, "update_memory", memory_id=made["id"], no_expiry=True)
         assert removed["status"] == "updated" and removed["memory"]["expires_at"] is None
         assert made["content_sha256"]
         other = await call(

@@ -604,3 +604,41 @@ def test_a_write_token_refused_an_expiry_is_told_it_would_forget_on_a_date(
         assert snapshot(db) == before
 
     run(scenario())
+
+
+def test_an_expiry_the_person_confirmed_is_loosened_only_by_a_confirmation(
+    served: tuple[str, str],
+) -> None:
+    """A write token may push back or drop its own expiry, not one confirmed like a forget:
+    that is refused (nothing changes) and says why; a forget token confirms it in two calls."""
+    db, url = served
+
+    async def scenario() -> None:
+        async with http_client(url, TOKENS["alice"]) as alice:
+            made = (await call(alice, "remember", content="The hotel door code is 4471"))["memory"]
+            for _ in range(2):  # the same call twice: confirmed
+                held = await call(
+                    alice, "update_memory", memory_id=made["id"], expires_at="2099-01-01T00:00:00Z"
+                )
+            assert held["status"] == "updated" and held["memory"]["expiry_held"]
+        before = snapshot(db)
+        async with http_client(url, TOKENS["writer"]) as writer:
+            for loosen in ({"expires_at": "2099-12-01T00:00:00Z"}, {"no_expiry": True}):
+                message = await error(writer, "update_memory", memory_id=made["id"], **loosen)
+                assert "set or confirmed by a person" in message and "needs 'forget'" in message
+            assert snapshot(db) == before
+            own = (await call(writer, "remember", content="Parking level 3", expires_in="1d"))[
+                "memory"
+            ]
+            assert not own["expiry_held"]
+            later = await call(
+                writer, "update_memory", memory_id=own["id"], expires_at="2099-12-01T00:00:00Z"
+            )
+            assert later["status"] == "updated"
+        async with http_client(url, TOKENS["alice"]) as alice:
+            first = await call(alice, "update_memory", memory_id=made["id"], no_expiry=True)
+            assert first["status"] == "pending" and first["memory"]["expires_at"] is not None
+            second = await call(alice, "update_memory", memory_id=made["id"], no_expiry=True)
+            assert second["status"] == "updated" and second["memory"]["expires_at"] is None
+
+    run(scenario())

@@ -137,8 +137,9 @@ def _counted() -> Iterator[tuple[list[tuple[str, int]], Callable[..., object]]]:
 
 def _unmigrate_sqlite(path: Path) -> None:
     """Take a store back to the schema before the gram index (version 17): the receipts of
-    migration 19 go too."""
+    migration 19 and the held expiries of migration 20 go too."""
     conn = sqlite3.connect(path)
+    conn.execute("ALTER TABLE memories DROP COLUMN expiry_held")
     for table in ("receipts", "receipt_keys"):
         conn.execute(f"DROP TABLE {table}")
     for name in ("memories_grams_insert", "memories_grams_delete", "memories_grams_update"):
@@ -161,8 +162,9 @@ def _unmigrate_sqlite(path: Path) -> None:
 
 def _unmigrate_postgres(dsn: str) -> None:
     """Take a database back to the schema before the gram columns (version 10): the receipts
-    of migration 12 go too."""
+    of migration 12 and the held expiries of migration 13 go too."""
     with psycopg.connect(dsn) as conn, conn.transaction():
+        conn.execute("ALTER TABLE memories DROP COLUMN expiry_held")
         conn.execute("DROP TABLE receipts, receipt_keys")
         conn.execute("DROP TRIGGER memories_grams ON memories")
         conn.execute("DROP TRIGGER memory_context_grams ON memory_context")

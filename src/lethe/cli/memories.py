@@ -184,6 +184,7 @@ def remember(
                 supersedes=supersedes,
                 expires_at=expires,
                 expires_in=for_,
+                hold_expiry=True,  # typed by the person: no agent may loosen it unconfirmed
                 session=session,
             )
         except ConfirmationRequired as exc:

@@ -112,7 +112,11 @@ def memory_detail(memory: Memory) -> Panel:
     ]
     if memory.expires_at is not None:
         rows.append(
-            ("expires", f"{when(memory.expires_at)} (set by {memory.expiry_set_by or '—'})")
+            (
+                "expires",
+                f"{when(memory.expires_at)} (set by {memory.expiry_set_by or '—'}"
+                f"{', held' if memory.expiry_held else ''})",
+            )
         )
     for key, value in rows:
         grid.add_row(key, Text(value))

@@ -34,6 +34,7 @@ def same_fields(memory: Memory, draft: Draft, normalised: str) -> bool:
         and memory.importance == draft.importance
         and memory.private == draft.private
         and memory.expires_at == draft.expires_at
+        and memory.expiry_held == (draft.expiry_held and draft.expires_at is not None)
     )
 
 

@@ -436,11 +436,21 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
 
     @overload
     def execute(
-        self, plan: UpdatePlan, *, actor: str | None = None, via: str = "plan"
+        self,
+        plan: UpdatePlan,
+        *,
+        actor: str | None = None,
+        via: str = "plan",
+        hold_expiry: bool = True,
     ) -> Memory: ...
 
     def execute(
-        self, plan: ForgetPlan | UpdatePlan, *, actor: str | None = None, via: str = "plan"
+        self,
+        plan: ForgetPlan | UpdatePlan,
+        *,
+        actor: str | None = None,
+        via: str = "plan",
+        hold_expiry: bool = True,
     ) -> ForgetResult | Memory:
         """Carry out a plan previewed before: handing it back is the confirmation.
 
@@ -448,11 +458,15 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
         executed; the result then carries a fresh plan. An expired plan executes nothing.
         An update plan (`plan_update`, `plan_revert`): applied while the memory is still as
         planned, and the memory after it is returned; `via` says how the person confirmed it
-        (`plan`, `prompt`, `elicitation`, `inspector`…) and is recorded in its event."""
+        (`plan`, `prompt`, `elicitation`, `inspector`…) and is recorded in its event. An expiry
+        a confirmed update plan sets is held (`Memory.expiry_held`): `hold_expiry=False` is for
+        a program confirming its own time-to-live, which no person chose."""
         if isinstance(plan, UpdatePlan):
             if actor is not None:
                 plan = plan.model_copy(update={"actor": validate.label(actor, "actor")})
-            return self._execute_change(plan, confirmed_via=validate.label(via, "via"))
+            return self._execute_change(
+                plan, confirmed_via=validate.label(via, "via"), hold_expiry=hold_expiry
+            )
         if not isinstance(plan, ForgetPlan):
             raise InvalidInput(
                 "execute needs a plan: from plan_forget, plan_purge, plan_update or plan_revert"

@@ -53,6 +53,7 @@ class MemoryOps(SupersedeOps):
         supersedes: str | None = None,
         expires_at: datetime | str | None = None,
         expires_in: timedelta | str | None = None,
+        hold_expiry: bool = False,
         session: str | None = None,
     ) -> Remembered:
         """Store a memory and link it to its close neighbours. Never refuses one for being
@@ -85,7 +86,9 @@ class MemoryOps(SupersedeOps):
         asked ("keep this for a week"): from that instant no read returns it, and it goes to
         the trash, audited as `expire` (restorable until purged). It must lie in the future.
         A text already stored with another expiry, or none, is stored again, not merged: the
-        person's expiry must hold for what they said.
+        person's expiry must hold for what they said. `hold_expiry=True` says the person chose
+        it (the CLI's `remember --expires`): lengthening or removing it is then confirmed like a
+        forget (`Memory.expiry_held`); an agent's own expiry is not held, and it may renew it.
 
         `session` names the conversation the memory is a turn of (`metadata.session`): it is
         then also ranked with the turns around it (`lethe.context`)."""
@@ -128,6 +131,7 @@ class MemoryOps(SupersedeOps):
                 "importance": importance,
                 "private": private,
                 "expires_at": when,
+                "expiry_held": hold_expiry and when is not None,
             }
         )
         who = validate.label(actor, "actor") if actor else draft.agent
@@ -363,6 +367,7 @@ class MemoryOps(SupersedeOps):
             expiry_set_by=fields.get("expiry_set_by")
             and validate.label(fields["expiry_set_by"], "expiry_set_by"),
             expiry_set_at=_instant(fields.get("expiry_set_at"), "expiry_set_at"),
+            expiry_held=fields.get("expiry_held") is True,
             version=validate.positive_int(fields.get("version") or 1, "version", maximum=2**31 - 1),
             validated=True,
         )
@@ -389,6 +394,7 @@ def memory_from_draft(memory_id: str, draft: Draft, now: datetime) -> Memory:
         expires_at=draft.expires_at,
         expiry_set_by=draft.expiry_set_by if draft.expires_at else None,
         expiry_set_at=draft.expiry_set_at if draft.expires_at else None,
+        expiry_held=draft.expiry_held and draft.expires_at is not None,
     )
 
 

@@ -306,8 +306,12 @@ class VersionOps(EngineBase):
             )
         return again.model_copy(update={"id": plan.id})
 
-    def _execute_change(self, plan: UpdatePlan, *, confirmed_via: str | None = None) -> Memory:
-        """Apply a plan while the memory is still in the state it was planned from."""
+    def _execute_change(
+        self, plan: UpdatePlan, *, confirmed_via: str | None = None, hold_expiry: bool = True
+    ) -> Memory:
+        """Apply a plan while the memory is still in the state it was planned from. An expiry
+        it sets through a confirmation is held (`Memory.expiry_held`) unless `hold_expiry` is
+        False: a program confirming its own time-to-live (the LangGraph store) is no person."""
         current = self._live_for_change(plan.memory_id, plan.namespace, "change")
         plan = self._rederived(plan, current)
         if not plan.changes:
@@ -349,6 +353,7 @@ class VersionOps(EngineBase):
                 Provenance(plan.actor, plan.op, plan.reason),
                 now,
                 details,
+                hold=plan.needs_confirmation and hold_expiry,
             )
             owed = self._owe(tx, [current, new])
         self._project([current, new], owed)
@@ -363,10 +368,13 @@ class VersionOps(EngineBase):
         made: Provenance,
         now: datetime,
         details: dict[str, Any],
+        *,
+        hold: bool = False,
     ) -> Memory:
         """Inside a change's transaction: keep the current state as a version, make the
         changed one current (with `vector` when the text changed) and append the audit event
-        (op, actor and reason from `made`; `details` added to what every change records)."""
+        (op, actor and reason from `made`; `details` added to what every change records).
+        `hold`: the change was confirmed, so an expiry it sets is the person's (held)."""
         # A clock that stepped back must not make a version end before it began.
         now = max(now, current.updated_at)
         update: dict[str, Any] = {**changes, "updated_at": now, "version": current.version + 1}
@@ -374,6 +382,7 @@ class VersionOps(EngineBase):
             ends = changes["expires_at"] is not None
             update["expiry_set_by"] = made.actor if ends else None
             update["expiry_set_at"] = now if ends else None
+            update["expiry_held"] = ends and hold
         if "content" in changes:
             update["content_sha256"] = sha256(changes["content"])
         new = current.model_copy(update=update)

@@ -168,6 +168,7 @@ def plan_change(
     had = protections(memory.id, memory.layer, memory.importance)
     has = protections(memory.id, after["layer"], after["importance"])
     lost = tuple(p.reason for p in had if p.kind not in {q.kind for q in has})
+    lost += _held_expiry_loosened(memory, effective)
     rewrites = bool(had) and "content" in effective
     ends = _ends(before["expires_at"], effective)
     needs = bool(effective) and (bool(lost) or rewrites or ends is not None)
@@ -192,6 +193,21 @@ def plan_change(
         needs_confirmation=needs,
         confirmation_sha256=_digest({"base": base, "changes": effective, "op": op}),
         notes=_notes(memory, effective, had, lost, rewrites, op, revert_to, ends, now),
+    )
+
+
+def _held_expiry_loosened(memory: Memory, effective: dict[str, Any]) -> tuple[str, ...]:
+    """A held expiry (the person's) that the change would push back or remove: it guarded a
+    forget the person chose, so loosening it is confirmed like one."""
+    if not memory.expiry_held or memory.expires_at is None or "expires_at" not in effective:
+        return ()
+    new = effective["expires_at"]
+    if new is not None and new <= memory.expires_at:
+        return ()
+    what = "remove it" if new is None else f"move it to {new.isoformat()}"
+    return (
+        f"its expiry at {memory.expires_at.isoformat()} was set or confirmed by a person, and "
+        f"this would {what}",
     )
 
 

@@ -16,6 +16,8 @@ What LangGraph asks of a store, and what lethe makes of it:
 - **ttl** (minutes) is a lethe expiry: the item leaves every read when it passes and goes to
   the trash as `expire`. Reads refresh it (unless `refresh_ttl=False` or the store's
   `refresh_on_read` is off) once half of it has passed, as an ordinary versioned change.
+  An expiry a person set or confirmed (`Memory.expiry_held`, e.g. brought forward in the
+  inspector) is theirs: no read refreshes it and no put moves or removes it.
 - Embeddings are lethe's own (so a forget or purge removes them with the memory): `index`
   takes `fields` only.
 """
@@ -186,12 +188,19 @@ class LetheStore(BaseStore):
                 actor=ACTOR,
             )
             return
+        if op.ttl is None and existing.content == content and _meta(existing).get("value") == value:
+            return  # an unchanged value without a ttl writes nothing, its expiry included
+        if existing.expiry_held:
+            lasts = None  # the person's expiry stands: the program's ttl never moves it
         plan = self.mem.plan_update(
             existing.id,
             content=content,
             merge_metadata={"langgraph": meta},
             expires_in=lasts,
-            no_expiry=lasts is None and existing.expires_at is not None,
+            # Only the program's own expiry ends with a put without a ttl.
+            no_expiry=op.ttl is None
+            and existing.expires_at is not None
+            and not existing.expiry_held,
             actor=ACTOR,
             namespace=name,
             reason="LangGraph put",
@@ -205,7 +214,8 @@ class LetheStore(BaseStore):
                 plan=plan,
                 hint="the person can change it (lethe update, the inspector) or unprotect it",
             )
-        self.mem.execute(plan, via=ACTOR)  # the program's put is the go-ahead for a new ttl
+        # The program's put is the go-ahead for its own new ttl, which no person chose.
+        self.mem.execute(plan, via=ACTOR, hold_expiry=False)
 
     def _forget(self, memories: list[Memory]) -> None:
         """Every live memory under the key (a restore can have brought back an older one)."""
@@ -349,7 +359,7 @@ class LetheStore(BaseStore):
         passed: each push is a version, and a version on every read would bury the history."""
         minutes = _meta(memory).get("ttl")
         refresh = asked if asked is not None else (self.ttl_config or {}).get("refresh_on_read")
-        if not minutes or refresh is False or memory.expires_at is None:
+        if not minutes or refresh is False or memory.expires_at is None or memory.expiry_held:
             return memory
         lasts = timedelta(minutes=float(minutes))
         now = self.mem.now()

@@ -38,6 +38,9 @@ class MemoryOut(Output):
     """How many states it has had; the earlier ones are in `history`."""
     expires_at: str | None = None
     """When it ends, as its owner asked (ISO 8601); absent when it never does."""
+    expiry_held: bool = False
+    """The person set or confirmed that expiry: pushing it back or removing it is confirmed
+    like a forget (forget role). An expiry the agent set itself is not held."""
     content_sha256: str = ""
     """The hash of its text: give it as expected_sha256 to change only this text."""
 
@@ -59,6 +62,7 @@ class MemoryOut(Output):
             access_count=m.access_count,
             version=m.version,
             expires_at=None if m.expires_at is None else m.expires_at.isoformat(),
+            expiry_held=m.expiry_held,
             content_sha256=m.content_sha256,
         )
 

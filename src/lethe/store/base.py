@@ -85,9 +85,16 @@ class StoreTx(Protocol):
     ) -> bool: ...
 
     def set_expiry(
-        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+        self,
+        memory_id: str,
+        expires_at: datetime | None,
+        *,
+        by: str | None,
+        at: datetime | None,
+        held: bool = False,
     ) -> None:
-        """When the memory ends (None: never), who set that and when."""
+        """When the memory ends (None: never), who set that and when, and whether it is
+        held (`Memory.expiry_held`)."""
         ...
 
     def set_restored(self, memory_id: str) -> bool: ...

@@ -60,6 +60,7 @@ MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.l
     m.metadata::text AS metadata, m.importance, m.private, m.created_at, m.updated_at,
     m.last_accessed_at, m.access_count, m.status, m.forgotten_at, m.forgotten_by,
     m.forget_reason, m.version, m.expires_at, m.expiry_set_by, m.expiry_set_at,
+    m.expiry_held,
     (SELECT coalesce(json_agg(t.tag ORDER BY t.position), '[]'::json)::text
        FROM memory_tags t WHERE t.memory_id = m.id) AS tags"""
 

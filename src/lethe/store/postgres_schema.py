@@ -471,6 +471,10 @@ CREATE TABLE receipts (
 );
 CREATE INDEX receipts_at ON receipts (at);
 """,
+    # 13: a held expiry (issue 43), as SQLite's migration 20.
+    13: """
+ALTER TABLE memories ADD COLUMN expiry_held BOOLEAN NOT NULL DEFAULT FALSE;
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

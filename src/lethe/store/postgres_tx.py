@@ -63,7 +63,8 @@ class PostgresTx:
             """UPDATE memories SET content = %s, content_sha256 = %s, layer = %s, category = %s,
                 metadata = %s, importance = %s, private = %s, updated_at = %s, agent = %s,
                 version = %s, changed_by = %s, change_op = %s, change_reason = %s,
-                expires_at = %s, expiry_set_by = %s, expiry_set_at = %s
+                expires_at = %s, expiry_set_by = %s, expiry_set_at = %s,
+                expiry_held = %s
                WHERE id = %s""",
             (
                 memory.content,
@@ -82,6 +83,7 @@ class PostgresTx:
                 None if memory.expires_at is None else ts(memory.expires_at),
                 memory.expiry_set_by if memory.expires_at else None,
                 ts(memory.expiry_set_at) if memory.expires_at and memory.expiry_set_at else None,
+                memory.expiry_held and memory.expires_at is not None,
                 memory.id,
             ),
         )
@@ -269,15 +271,22 @@ class PostgresTx:
         return cursor.rowcount == 1
 
     def set_expiry(
-        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+        self,
+        memory_id: str,
+        expires_at: datetime | None,
+        *,
+        by: str | None,
+        at: datetime | None,
+        held: bool = False,
     ) -> None:
         self._conn.execute(
-            "UPDATE memories SET expires_at = %s, expiry_set_by = %s, expiry_set_at = %s "
-            "WHERE id = %s",
+            "UPDATE memories SET expires_at = %s, expiry_set_by = %s, expiry_set_at = %s, "
+            "expiry_held = %s WHERE id = %s",
             (
                 None if expires_at is None else ts(expires_at),
                 None if expires_at is None else by,
                 None if expires_at is None or at is None else ts(at),
+                expires_at is not None and held,
                 memory_id,
             ),
         )

@@ -23,7 +23,7 @@ class Row(Protocol):
 MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
     m.metadata, m.importance, m.private, m.created_at, m.updated_at, m.last_accessed_at,
     m.access_count, m.status, m.forgotten_at, m.forgotten_by, m.forget_reason, m.version,
-    m.expires_at, m.expiry_set_by, m.expiry_set_at,
+    m.expires_at, m.expiry_set_by, m.expiry_set_at, m.expiry_held,
     (SELECT json_group_array(tag) FROM
         (SELECT t.tag FROM memory_tags t WHERE t.memory_id = m.id ORDER BY t.rowid)) AS tags"""
 
@@ -31,7 +31,7 @@ MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.l
 MEMORY_INSERT_COLUMNS = """id, namespace, agent, content, content_sha256, layer, category,
     metadata, importance, private, created_at, updated_at, last_accessed_at, access_count,
     status, version, changed_by, change_op, change_reason, expires_at, expiry_set_by,
-    expiry_set_at"""
+    expiry_set_at, expiry_held"""
 
 VERSION_COLUMNS = """memory_id, version, agent, content, content_sha256, layer, category, tags,
     metadata, importance, private, valid_from, valid_until, actor, op, reason, expires_at"""
@@ -72,6 +72,7 @@ def memory_values(memory: Memory, made: Provenance | None = None) -> tuple[Any, 
         None if memory.expires_at is None else ts(memory.expires_at),
         memory.expiry_set_by,
         None if memory.expiry_set_at is None else ts(memory.expiry_set_at),
+        memory.expiry_held and memory.expires_at is not None,
     )
 
 
@@ -158,6 +159,7 @@ def memory_from_row(row: Row) -> Memory:
         expires_at=dt(row["expires_at"]),
         expiry_set_by=row["expiry_set_by"],
         expiry_set_at=dt(row["expiry_set_at"]),
+        expiry_held=bool(row["expiry_held"]),
     )
 
 

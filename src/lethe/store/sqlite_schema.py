@@ -633,6 +633,15 @@ CREATE TABLE receipts (
 );
 CREATE INDEX receipts_at ON receipts (at);
 """,
+    # 20: a held expiry (issue 43).
+    20: """
+-- An expiry the person chose or confirmed is held: lengthening or removing it is confirmed
+-- like a forget, and an agent's own time-to-live never moves it. Expiries from before this
+-- version are not held (nothing recorded which of them a person confirmed, and holding an
+-- agent's own one would stop its renewals, forgetting by surprise).
+ALTER TABLE memories ADD COLUMN expiry_held INTEGER NOT NULL DEFAULT 0
+    CHECK (expiry_held IN (0, 1));
+""",
 }
 
 LATEST_VERSION = max(MIGRATIONS)

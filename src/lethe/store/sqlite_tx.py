@@ -57,7 +57,8 @@ class SQLiteTx:
             """UPDATE memories SET content = ?, content_sha256 = ?, layer = ?, category = ?,
                 metadata = ?, importance = ?, private = ?, updated_at = ?, agent = ?,
                 version = ?, changed_by = ?, change_op = ?, change_reason = ?,
-                expires_at = ?, expiry_set_by = ?, expiry_set_at = ?
+                expires_at = ?, expiry_set_by = ?, expiry_set_at = ?,
+                expiry_held = ?
                WHERE id = ?""",
             (
                 memory.content,
@@ -76,6 +77,7 @@ class SQLiteTx:
                 None if memory.expires_at is None else ts(memory.expires_at),
                 memory.expiry_set_by if memory.expires_at else None,
                 ts(memory.expiry_set_at) if memory.expires_at and memory.expiry_set_at else None,
+                memory.expiry_held and memory.expires_at is not None,
                 memory.id,
             ),
         )
@@ -261,14 +263,22 @@ class SQLiteTx:
         return cursor.rowcount == 1
 
     def set_expiry(
-        self, memory_id: str, expires_at: datetime | None, *, by: str | None, at: datetime | None
+        self,
+        memory_id: str,
+        expires_at: datetime | None,
+        *,
+        by: str | None,
+        at: datetime | None,
+        held: bool = False,
     ) -> None:
         self._conn.execute(
-            "UPDATE memories SET expires_at = ?, expiry_set_by = ?, expiry_set_at = ? WHERE id = ?",
+            "UPDATE memories SET expires_at = ?, expiry_set_by = ?, expiry_set_at = ?, "
+            "expiry_held = ? WHERE id = ?",
             (
                 None if expires_at is None else ts(expires_at),
                 None if expires_at is None else by,
                 None if expires_at is None or at is None else ts(at),
+                expires_at is not None and held,
                 memory_id,
             ),
         )
