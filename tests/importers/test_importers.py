@@ -403,6 +403,42 @@ def test_a_dry_run_writes_nothing_and_predicts_the_import(
     assert planned.not_kept == done.not_kept
 
 
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("mcp-memory", "Speaks fluent Spanish"),
+        ("mem0", "Allergic to nuts"),
+        ("markdown", "Ship the importer."),
+    ],
+)
+def test_a_source_never_brings_back_what_was_purged(
+    db: str, mem: Lethe, tmp_path: Path, source: str, text: str
+) -> None:
+    """Imported, then purged: importing the same source again (dry run or not) leaves that
+    memory out, names it where the source holds it and counts it; the rest is skipped as
+    the duplicates it is, and the purge's receipt still holds."""
+    path = {
+        "mcp-memory": lambda: write(tmp_path / "memory.jsonl", MCP_GRAPH),
+        "mem0": lambda: write(tmp_path / "mem0.json", json.dumps(MEM0_EXPORT)),
+        "markdown": lambda: notes_folder(tmp_path),
+    }[source]()
+    first = mem.import_from(source, path)
+    [gone] = [m for m in everything(mem) if m.content == text]
+    receipt = mem.execute(mem.plan_purge([gone.id])).receipt
+    assert receipt is not None
+    before = snapshot(db)
+    planned = mem.import_from(source, path, dry_run=True)
+    assert snapshot(db) == before
+    again = mem.import_from(source, path)
+    for report in (planned, again):
+        assert (report.imported, report.skipped_purged) == (0, 1)
+        assert report.skipped_duplicates == first.imported - 1
+        [note] = [n for n in report.not_kept if "purged" in n.what]
+        assert repr(gone.namespace) in note.what and note.where
+    assert text not in [m.content for m in everything(mem)]
+    assert mem.verify_receipt(receipt) == []
+
+
 def test_namespace_option_puts_everything_there(mem: Lethe, tmp_path: Path) -> None:
     source = write(tmp_path / "mem0.json", json.dumps(MEM0_EXPORT))
     report = mem.import_from("mem0", source, namespace="imported")

@@ -119,6 +119,8 @@ def _print_report(report: SourceReport) -> None:
         skipped.append(f"{report.skipped_duplicates} exact duplicate(s)")
     if report.links_held:
         skipped.append(f"{report.links_held} link(s) already held")
+    if report.skipped_purged:
+        skipped.append(f"{report.skipped_purged} purged before (never brought back)")
     line = ", ".join(parts) + (f"; skipped {', '.join(skipped)}" if skipped else "")
     head = "dry run, nothing was written: " if report.dry_run else ""
     source = f" (from {report.records} {report.source} record(s) in {report.path})"

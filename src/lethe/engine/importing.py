@@ -10,13 +10,14 @@ links, in batches too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lethe import importers, validate
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import draft_key, normalise, same_fields
 from lethe.engine.memories import MemoryOps, Progress
+from lethe.engine.purged import Purged, purged_in
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.filters import Filters
@@ -34,10 +35,12 @@ class SourceBatch:
 
     parsed: Parsed
     drafts: list[Draft]
+    purged: tuple[Note, ...] = ()
+    """The memories this store purged that the source would bring back: left out."""
 
     @property
     def memories(self) -> int:
-        """How many memories the source yields (duplicates included): a progress bar's end."""
+        """How many memories would be stored (duplicates included): a progress bar's end."""
         return len(self.drafts)
 
 
@@ -61,7 +64,7 @@ class SourceImportOps(MemoryOps, RelationOps):
                 problems.append(Note(where=item.where, what=exc.message, hint=exc.hint))
         if problems:
             raise SourceRefused(parsed.source, parsed.path, problems)
-        return SourceBatch(parsed, drafts)
+        return _without_purged(parsed, drafts, purged_in(self.store))
 
     def import_source(
         self,
@@ -81,7 +84,8 @@ class SourceImportOps(MemoryOps, RelationOps):
             path=parsed.path,
             dry_run=dry_run,
             records=parsed.records,
-            memories=batch.memories,
+            memories=batch.memories + len(batch.purged),
+            skipped_purged=len(batch.purged),
             namespaces=parsed.namespaces,
         )
         if dry_run:
@@ -103,7 +107,7 @@ class SourceImportOps(MemoryOps, RelationOps):
                 "linked": stored.linked,
                 "links": links,
                 "links_held": held,
-                "not_kept": [*parsed.not_kept, *missed],
+                "not_kept": [*parsed.not_kept, *batch.purged, *missed],
             }
         )
 
@@ -276,9 +280,29 @@ class SourceImportOps(MemoryOps, RelationOps):
                 "skipped_duplicates": duplicates,
                 "links": len(pairs) - held,
                 "links_held": held,
-                "not_kept": [*batch.parsed.not_kept, *missed],
+                "not_kept": [*batch.parsed.not_kept, *batch.purged, *missed],
             }
         )
+
+
+def _without_purged(parsed: Parsed, drafts: list[Draft], purged: Purged) -> SourceBatch:
+    """The batch without what this store purged: each one named where the source holds it."""
+    if not purged.texts:
+        return SourceBatch(parsed, drafts)
+    kept = [(item, d) for item, d in zip(parsed.items, drafts, strict=True) if not purged.holds(d)]
+    if len(kept) == len(drafts):
+        return SourceBatch(parsed, drafts)
+    notes = tuple(
+        Note(
+            where=item.where,
+            what=f"purged from {d.namespace!r} before: an import does not bring it back",
+            hint="if the person wants it again, they can remember it",
+        )
+        for item, d in zip(parsed.items, drafts, strict=True)
+        if purged.holds(d)
+    )
+    left = replace(parsed, items=[item for item, _ in kept])
+    return SourceBatch(left, [d for _, d in kept], notes)
 
 
 def _hashes(content: str) -> tuple[str, str]:

@@ -14,11 +14,11 @@ from lethe.engine.audit import AuditOps
 from lethe.engine.base import sha256
 from lethe.engine.importing import SourceImportOps
 from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
+from lethe.engine.purged import Purged, purged_in
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Episode, ImportReport, Link, Memory, MemoryVersion
 from lethe.store.base import StoreTx
-from lethe.store.event_query import EventQuery
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 from lethe.transfer import (
@@ -47,17 +47,6 @@ class _Parsed:
     episodes: list[tuple[dict[str, Any], list[str | None]]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     refused_versions: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Purged:
-    """What the audit records as purged: ids, and the text hashes by namespace."""
-
-    ids: frozenset[str]
-    texts: frozenset[tuple[str, str]]
-
-    def holds(self, draft: Draft) -> bool:
-        return draft.id in self.ids or (draft.namespace, sha256(draft.content)) in self.texts
 
 
 @dataclass
@@ -127,7 +116,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         like `remember_many`: near-duplicates skipped, neighbours auto-linked.
         """
         parsed = self._parse_import(records)
-        purged = self._purged()
+        purged = purged_in(self.store)
         restored = self._restore(parsed, purged, progress, options.get("batch_size", 64))
         drafts = []
         for draft in parsed.drafts:
@@ -255,26 +244,8 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
 
     # -- writing it --------------------------------------------------------------------------
 
-    def _purged(self) -> _Purged:
-        """Every memory the audit records as purged. A purge erased it for good (with a signed
-        receipt that says so), so an import must not bring it back: not by its id, nor its
-        text into the namespace it was purged from."""
-        ids: set[str] = set()
-        texts: set[tuple[str, str]] = set()
-        after = 0
-        while True:
-            page = self.store.events(EventQuery(op="purge", after_seq=after, limit=1000))
-            for event in page:
-                if event.memory_id is not None:
-                    ids.add(event.memory_id)
-                if event.content_sha256 is not None and event.namespace is not None:
-                    texts.add((event.namespace, event.content_sha256))
-            if len(page) < 1000:
-                return _Purged(frozenset(ids), frozenset(texts))
-            after = page[-1].seq
-
     def _restore(
-        self, parsed: _Parsed, purged: _Purged, progress: Progress | None, batch_size: int
+        self, parsed: _Parsed, purged: Purged, progress: Progress | None, batch_size: int
     ) -> _Restored:
         """Write the records that carry ids, all in one transaction. Everything the writes
         depend on (what already exists, the vectors) is read or computed before it opens.

@@ -111,6 +111,8 @@ class SourceReport(BaseModel):
     skipped_duplicates: int = 0
     """Exact duplicates (the same text and fields live in the namespace, or earlier in the
     source): a re-import skips everything it imported before."""
+    skipped_purged: int = 0
+    """Memories this store purged before: never brought back (each is named in `not_kept`)."""
     near_duplicates: int = 0
     linked: int = 0
     """Automatic links to close neighbours (as `remember` makes)."""
