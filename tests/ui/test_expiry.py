@@ -90,8 +90,10 @@ def test_an_expiry_is_shown_on_the_page_in_the_list_and_in_the_trash(
 
 
 def test_setting_an_expiry_changes_nothing_until_the_held_plan_is_confirmed(
-    db: str, embedder: Embedder
+    db: str, embedder: Embedder, far_from_utc: str
 ) -> None:
+    """The form's field carries no offset: the server, 9 hours from UTC here, reads it as
+    UTC. The confirmed expiry is held, and the page says so."""
     with Lethe.open(db, embedder=embedder) as mem:
         memory_id = mem.remember("User is learning Portuguese", tags=["language"]).id
     before = snapshot(db)
@@ -125,6 +127,7 @@ def test_setting_an_expiry_changes_nothing_until_the_held_plan_is_confirmed(
         set_page = me.get(f"/memories/{memory_id}").body
         assert stamp(ends) in expires_shown(set_page)
         assert "set by inspector" in expires_shown(set_page)
+        assert "held: pushing it back or removing it is confirmed" in expires_shown(set_page)
         # Bringing it forward is a deletion too.
         sooner = ends - timedelta(days=1)
         earlier = form | {"expires_at": field_time(sooner), "expires_shown": field_time(ends)}
@@ -140,7 +143,7 @@ def test_setting_an_expiry_changes_nothing_until_the_held_plan_is_confirmed(
     with Lethe.open(db, embedder=embedder) as mem:
         now = mem.get(memory_id)
         assert now.expires_at == sooner and now.version == 3
-        assert now.expiry_set_by == "inspector"
+        assert now.expiry_set_by == "inspector" and now.expiry_held
         events = mem.audit(memory_id=memory_id, op="update")
         assert [e.details["confirmed"] for e in events[-2:]] == ["inspector", "inspector"]
 
