@@ -15,6 +15,7 @@ from typer.testing import CliRunner, Result
 from lethe import Lethe
 from lethe.cli import app
 from lethe.embed import Embedder
+from lethe.errors import ConfirmationRequired
 from tests.backends import snapshot
 
 runner = CliRunner()
@@ -125,6 +126,18 @@ def test_update_sets_an_expiry_only_with_the_go_ahead_and_loosens_it_only_with_o
     assert shown["expires_at"] is None and shown["version"] == 4
     typed = json.loads(run(db, "remember", "Parking level 3.", "--for", "1d", "--json").stdout)
     assert typed["expiry_held"]  # typed by the person
+
+
+def test_an_agents_expiry_pushed_back_on_the_command_line_is_then_the_persons(
+    db: str, embedder: Embedder
+) -> None:
+    with Lethe.open(db, embedder=embedder) as mem:
+        memory = mem.remember("The code is 1234.", expires_in="1d", agent="claude")
+    assert run(db, "update", memory.id, "--for", "30d").exit_code == 0  # later: no question
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert mem.get(memory.id).expiry_held
+        with pytest.raises(ConfirmationRequired):
+            mem.update(memory.id, no_expiry=True)
 
 
 def test_update_refuses_an_expiry_on_a_protected_memory(db: str) -> None:

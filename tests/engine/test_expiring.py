@@ -477,3 +477,45 @@ def test_a_held_expiry_travels_through_export_and_import(
         assert target.get(memory.id).expiry_held
         with pytest.raises(ConfirmationRequired):
             target.update(memory.id, no_expiry=True)
+
+
+def test_an_expiry_a_person_executes_is_held_and_an_agents_update_is_not(
+    cmem: Lethe, clock: Clock
+) -> None:
+    """A plan executed is a plan the person saw (the CLI and the inspector execute theirs):
+    the later expiry it sets is theirs. `update` is an agent's own change: not held."""
+    memory = cmem.remember(CODE, expires_in="1d", agent="claude")
+    agents = cmem.update(memory.id, expires_in="2d")
+    assert not agents.expiry_held
+    persons = cmem.execute(cmem.plan_update(memory.id, expires_in="30d"))
+    assert persons.expiry_held and persons.expires_at == clock.now + timedelta(days=30)
+    with pytest.raises(ConfirmationRequired):
+        cmem.update(memory.id, no_expiry=True)
+
+
+def test_a_program_bringing_a_held_expiry_forward_leaves_it_held(cmem: Lethe, clock: Clock) -> None:
+    """Else a program could bring the person's date forward by a minute, unhold it, and then
+    remove it with no confirmation."""
+    memory = cmem.remember(CODE, expires_in="1d", hold_expiry=True)
+    sooner = cmem.execute(
+        cmem.plan_update(memory.id, expires_in="23h"), via="langgraph", hold_expiry=False
+    )
+    assert sooner.expires_at == clock.now + timedelta(hours=23) and sooner.expiry_held
+    with pytest.raises(ConfirmationRequired):
+        cmem.update(memory.id, no_expiry=True)
+
+
+def test_one_text_with_a_held_and_an_unheld_expiry_is_two_memories_in_one_import(
+    cmem: Lethe,
+) -> None:
+    """The person's hold is not merged away as a duplicate of an agent's same expiry."""
+    ends = "2026-12-01T18:00:00Z"
+    report = cmem.import_records(
+        [
+            {"content": CODE, "expires_at": ends},
+            {"content": CODE, "expires_at": ends, "expiry_held": True},
+        ]
+    )
+    assert report.imported == 2
+    held = [m.expiry_held for m in cmem.list_memories().items]
+    assert sorted(held) == [False, True]

@@ -471,3 +471,22 @@ def test_a_lone_surrogate_in_a_label_or_key_is_a_clear_error(
         with pytest.raises(error, match="lone surrogate"):
             call()
     assert snapshot(db) == before
+
+
+def test_an_equal_value_with_its_keys_in_another_order_is_unchanged(
+    db: str, cmem: Lethe, store: LetheStore
+) -> None:
+    store.put(("s",), "k", {"a": "door code 8812", "b": 1}, index=False, ttl=10)
+    before = snapshot(db)
+    store.put(("s",), "k", {"b": 1, "a": "door code 8812"}, index=False)
+    assert snapshot(db) == before
+
+
+def test_a_ttl_sooner_than_the_persons_expiry_applies_and_stays_held(
+    cmem: Lethe, store: LetheStore, clock: Clock
+) -> None:
+    store.put(("s",), "k", {"text": "door code 8812"}, ttl=60)
+    memory_id = _brought_forward(cmem, 30)
+    store.put(("s",), "k", {"text": "door code 8812"}, ttl=5)
+    after = cmem.get(memory_id)
+    assert after.expires_at == clock.now + timedelta(minutes=5) and after.expiry_held

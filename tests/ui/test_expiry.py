@@ -148,7 +148,11 @@ def test_setting_an_expiry_changes_nothing_until_the_held_plan_is_confirmed(
         assert [e.details["confirmed"] for e in events[-2:]] == ["inspector", "inspector"]
 
 
-def test_extending_or_removing_an_expiry_is_saved_at_once(db: str, embedder: Embedder) -> None:
+def test_extending_an_expiry_is_saved_at_once_and_is_then_the_persons(
+    db: str, embedder: Embedder
+) -> None:
+    """An agent's expiry pushed back from the edit form is saved at once; the person set it
+    by hand, so it is held: removing it then is a plan to confirm."""
     ends = whole_seconds(datetime.now(UTC) + timedelta(days=1)).replace(microsecond=500_000)
     with Lethe.open(db, embedder=embedder) as mem:
         made = mem.remember("User is at a conference in Berlin", expires_at=ends, tags=["trip"])
@@ -177,9 +181,9 @@ def test_extending_or_removing_an_expiry_is_saved_at_once(db: str, embedder: Emb
         assert extended.headers["location"] == f"/memories/{made.id}?notice=saved"
         with Lethe.open(db, embedder=embedder) as mem:
             now = mem.get(made.id)
-            assert now.expires_at == later and now.version == 3
+            assert now.expires_at == later and now.version == 3 and now.expiry_held
             assert set(now.tags) == {"trip", "work"}
-        removed = me.post(
+        asked = me.post(
             f"/memories/{made.id}/edit",
             untouched
             | {
@@ -189,15 +193,18 @@ def test_extending_or_removing_an_expiry_is_saved_at_once(db: str, embedder: Emb
                 "csrf": me.csrf,
             },
         )
+        assert asked.status == 200 and "set or confirmed by a person" in html.unescape(asked.body)
+        removed = me.post(f"/changes/{change_id(asked.body)}/execute", {"csrf": me.csrf})
         assert removed.status == 303
-        assert removed.headers["location"] == f"/memories/{made.id}?notice=saved"
+        assert removed.headers["location"] == f"/memories/{made.id}?notice=changed"
         assert expires_shown(me.get(f"/memories/{made.id}").body) == "never"
     with Lethe.open(db, embedder=embedder) as mem:
         now = mem.get(made.id)
         assert now.expires_at is None and now.expiry_set_by is None and now.version == 4
         history = mem.history(made.id)
         assert history[1].expires_at == later and history[2].expires_at == made.expires_at
-        assert all("confirmed" not in e.details for e in mem.audit(memory_id=made.id))
+        confirmed = [e.details.get("confirmed") for e in mem.audit(memory_id=made.id, op="update")]
+        assert confirmed == [None, None, "inspector"]
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ class ChangeConfirmOps(VersionOps):
                     content_sha256=plan.confirmation_sha256,
                 )
         if execute:
-            memory = self._execute_change(plan, confirmed_via="two_call")
+            memory = self._execute_change(plan, confirmed_via="two_call", hold_expiry=True)
             return self._confirmation("executed", session, plan, memory, False, ttl)
         current = self.get(plan.memory_id, namespace=plan.namespace)
         return self._confirmation("pending", session, plan, current, changed, ttl)

@@ -68,4 +68,5 @@ def draft_key(draft: Draft) -> tuple[Any, ...]:
         draft.importance,
         draft.private,
         draft.expires_at,
+        draft.expiry_held and draft.expires_at is not None,
     )

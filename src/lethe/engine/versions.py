@@ -307,11 +307,11 @@ class VersionOps(EngineBase):
         return again.model_copy(update={"id": plan.id})
 
     def _execute_change(
-        self, plan: UpdatePlan, *, confirmed_via: str | None = None, hold_expiry: bool = True
+        self, plan: UpdatePlan, *, confirmed_via: str | None = None, hold_expiry: bool = False
     ) -> Memory:
-        """Apply a plan while the memory is still in the state it was planned from. An expiry
-        it sets through a confirmation is held (`Memory.expiry_held`) unless `hold_expiry` is
-        False: a program confirming its own time-to-live (the LangGraph store) is no person."""
+        """Apply a plan while the memory is still in the state it was planned from.
+        `hold_expiry`: a person gave the go-ahead (a confirmation, or the plan shown to them
+        and executed), so an expiry it sets is theirs (`Memory.expiry_held`)."""
         current = self._live_for_change(plan.memory_id, plan.namespace, "change")
         plan = self._rederived(plan, current)
         if not plan.changes:
@@ -353,7 +353,7 @@ class VersionOps(EngineBase):
                 Provenance(plan.actor, plan.op, plan.reason),
                 now,
                 details,
-                hold=plan.needs_confirmation and hold_expiry,
+                hold=hold_expiry,
             )
             owed = self._owe(tx, [current, new])
         self._project([current, new], owed)
@@ -374,7 +374,8 @@ class VersionOps(EngineBase):
         """Inside a change's transaction: keep the current state as a version, make the
         changed one current (with `vector` when the text changed) and append the audit event
         (op, actor and reason from `made`; `details` added to what every change records).
-        `hold`: the change was confirmed, so an expiry it sets is the person's (held)."""
+        `hold`: a person gave the go-ahead, so an expiry it sets is theirs (held). A held
+        expiry brought forward by anyone stays held: the person's date still bounds it."""
         # A clock that stepped back must not make a version end before it began.
         now = max(now, current.updated_at)
         update: dict[str, Any] = {**changes, "updated_at": now, "version": current.version + 1}
@@ -382,7 +383,14 @@ class VersionOps(EngineBase):
             ends = changes["expires_at"] is not None
             update["expiry_set_by"] = made.actor if ends else None
             update["expiry_set_at"] = now if ends else None
-            update["expiry_held"] = ends and hold
+            new_end = changes["expires_at"]
+            earlier = (
+                current.expiry_held
+                and current.expires_at is not None
+                and new_end is not None
+                and new_end <= current.expires_at
+            )
+            update["expiry_held"] = ends and (hold or earlier)
         if "content" in changes:
             update["content_sha256"] = sha256(changes["content"])
         new = current.model_copy(update=update)

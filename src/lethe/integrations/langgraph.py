@@ -29,7 +29,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 try:
@@ -188,10 +188,12 @@ class LetheStore(BaseStore):
                 actor=ACTOR,
             )
             return
-        if op.ttl is None and existing.content == content and _meta(existing).get("value") == value:
-            return  # an unchanged value without a ttl writes nothing, its expiry included
-        if existing.expiry_held:
-            lasts = None  # the person's expiry stands: the program's ttl never moves it
+        # The same value (its keys in any order) and the same indexed text: nothing to write.
+        same = _meta(existing).get("value") == value and (existing.content == content or not texts)
+        if op.ttl is None and same:
+            return  # an unchanged put without a ttl writes nothing, its expiry included
+        if existing.expiry_held and not _sooner(existing, lasts, self.mem.now()):
+            lasts = None  # the person's expiry stands: the program's ttl never pushes it back
         plan = self.mem.plan_update(
             existing.id,
             content=content,
@@ -368,6 +370,13 @@ class LetheStore(BaseStore):
         return self.mem.update(
             memory.id, expires_in=lasts, actor=ACTOR, reason="LangGraph read (ttl refreshed)"
         )
+
+
+def _sooner(memory: Memory, lasts: timedelta | None, now: datetime) -> bool:
+    """Whether a ttl would end the memory before its expiry does: bringing a person's expiry
+    forward keeps within what they chose (and it stays held)."""
+    ends = memory.expires_at
+    return lasts is not None and ends is not None and now + lasts < ends
 
 
 def _newest(

@@ -281,7 +281,7 @@ def change_tools(rt: Runtime) -> list[Tool]:
             if isinstance(answer, AcceptedElicitation) and data is None:
                 plan = mem.plan_update(memory_id, **change, actor=actor, namespace=ns)
                 if not plan.needs_confirmation:
-                    m = mem.execute(plan)
+                    m = mem.execute(plan, hold_expiry=False)  # the agent's own change
                     status: UpdateStatus = "updated" if plan.changed else "unchanged"
                     message = (
                         f"Updated {m.id} (now version {m.version}); version {plan.base_version} "

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from lethe.errors import ConfirmationRequired, InvalidInput
+from lethe.errors import InvalidInput
 from lethe.forget.change import VERSIONED_FIELDS, FieldChange, UpdatePlan, version_state
 from lethe.model import MemoryVersion
 from lethe.ui.context import Inspector, back_to, safe_back
@@ -83,21 +83,19 @@ def routes(ui: Inspector) -> list[Route]:
         if expires == field(form, "expires_shown", limit=MAX_MOMENT):
             expires = None  # left as the page showed it: not part of this change
         no_expiry = field(form, "no_expiry", limit=8) is not None
-        before = ui.engine.get(memory_id)
-        try:
-            after = ui.engine.update(
-                memory_id,
-                importance=importance,
-                tags=tags,
-                expires_at=expires,
-                no_expiry=no_expiry,
-                actor=ui.actor,
-            )
-        except ConfirmationRequired as asked:  # it weakens protection: the person confirms
-            return show(request, asked.plan)
-        return back_to(
-            f"/memories/{memory_id}", "saved" if after.version != before.version else "unchanged"
+        plan = ui.engine.plan_update(
+            memory_id,
+            importance=importance,
+            tags=tags,
+            expires_at=expires,
+            no_expiry=no_expiry,
+            actor=ui.actor,
         )
+        if plan.needs_confirmation:  # it weakens protection: the person confirms
+            return show(request, plan)
+        # The person's own hand: an expiry they set here is theirs (held).
+        ui.engine.execute(plan, actor=ui.actor, via="inspector")
+        return back_to(f"/memories/{memory_id}", "saved" if plan.changed else "unchanged")
 
     async def revert(request: Request) -> Response:
         """Always a plan first: a revert rewrites the memory, so the person sees what it
