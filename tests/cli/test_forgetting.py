@@ -373,6 +373,21 @@ def test_a_compound_memory_is_shown_as_an_edit_and_cut_once_confirmed(db: str) -
     assert both in live(db)
 
 
+def test_an_edit_shows_and_cuts_the_fact_in_each_earlier_version(db: str) -> None:
+    """Issue 43: the plan shows the cut of every earlier version that holds the fact, and
+    `lethe history` shows none of it once confirmed."""
+    both = remember(db, "The user takes sertraline. The user lives in Milan.")
+    ok(db, "update", both, "--content", "The user takes sertraline and is allergic to penicillin.")
+    text = ok(db, "forget", "--query", "forget that I take sertraline").stdout
+    assert "version 1: The user [-takes sertraline. The user-] lives in Milan." in text
+    plan = response(db, "forget", "--query", "forget that I take sertraline")
+    [entry] = [e for e in plan["plan"] if e["id"] == both]
+    assert [v["version"] for v in entry["pastVersions"]] == [1]
+    response(db, "forget", "--query", "I take sertraline", "--execute", "--yes")
+    history = ok(db, "history", both).stdout
+    assert "sertraline" not in history and "lives in Milan" in history
+
+
 def test_ambiguous_query_execute_forgets_nothing(db: str) -> None:
     remember(db, "User's sister lives in Boston")
     remember(db, "User's brother lives in Boston")

@@ -12,7 +12,9 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner, Result
 
+from lethe import Lethe
 from lethe.cli import app, confirming
+from lethe.embed import Embedder
 from lethe.schemas import load
 from tests.backends import snapshot
 
@@ -285,6 +287,37 @@ def test_list_is_newest_first_and_show_writes_a_new_file(db: str, tmp_path: Path
     ok(db, "receipt", "verify", str(out))
     one_error(run(db, "receipt", "show", rid, "--out", str(out)), "already exists")
     one_error(run(db, "receipt", "show", "rcpt_0000000000000000"), "no receipt rcpt_0000")
+
+
+def test_an_interrupted_purge_is_listed_then_receipted_and_verify_says_so(
+    db: str, tmp_path: Path, embedder: Embedder
+) -> None:
+    """A purge whose cleanup died after its commit: while no open can sign (the key is
+    readable by others) the list shows it without a receipt; then its receipt verifies and
+    says the check never ran, not that traces were found."""
+    with Lethe.open(db, embedder=embedder) as mem:
+        memory_id = mem.remember(SECRET).id
+        key = mem.store.signing_key_path()
+
+        def died() -> bool:
+            raise RuntimeError("the cleanup died")
+
+        mem.store.compact = died  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            mem.execute(mem.plan_purge([memory_id]))
+    os.chmod(key, 0o644)
+    table = " ".join(ok(db, "receipt", "list").stdout.split())
+    assert "— " in table and "no receipt: interrupted" in table
+    [listed] = json.loads(ok(db, "receipt", "list", "--json").stdout)["items"]
+    assert listed["receipt_id"] is None and listed["ids"] == [memory_id]
+    os.chmod(key, 0o600)
+    [item] = json.loads(ok(db, "receipt", "list", "--json").stdout)["items"]
+    assert item["status"] == "incomplete" and item["ids"] == [memory_id]
+    out = tmp_path / "interrupted.json"
+    ok(db, "receipt", "show", item["receipt_id"], "--out", str(out))
+    verdict = " ".join(ok(db, "receipt", "verify", str(out)).stdout.split())
+    assert verdict.startswith("holds: ") and "interrupted after its commit" in verdict
+    assert "found traces" not in verdict
 
 
 def test_every_receipt_command_has_help() -> None:

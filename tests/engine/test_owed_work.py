@@ -1,6 +1,7 @@
 """Work a change owes after its commit, on SQLite and PostgreSQL: a process without a
 workspace records what another process's workspace files must lose, such records do not
-pile up, and `maintain` finishes what a killed process left owed on a store already open."""
+pile up, and `maintain` finishes what a killed process left owed on a store already open
+(a killed purge's receipt included)."""
 
 from __future__ import annotations
 
@@ -103,7 +104,9 @@ def test_maintain_finishes_work_a_killed_purge_left_owed_on_an_open_store(
     assert child.returncode == -signal.SIGKILL, child.stderr[-2000:]
     assert "survived" not in child.stdout
     canary_id = child.stdout.split()[0]
-    assert [work for _, work in mem.store.owed()] == [{"compact": True}]
+    compact, promised = [work for _, work in mem.store.owed()]
+    assert compact == {"compact": True}
+    assert [m["id"] for m in promised["receipt"]["memories"]] == [canary_id]
     assert live_ids(db) == {keep.id}, "the purge itself committed"
     if not is_postgres(db):
         files = _store_files(db)
@@ -113,6 +116,9 @@ def test_maintain_finishes_work_a_killed_purge_left_owed_on_an_open_store(
     report = mem.maintain()
 
     assert report.expired == () and mem.store.owed() == []
+    [receipt] = mem.receipts()  # signed now, saying the purge's own check never ran
+    assert receipt["status"] == "incomplete" and receipt["scan"]["ran"] is False
+    assert mem.verify_receipt(receipt) == []
     assert TOKEN.decode() not in str(snapshot(db))
     if not is_postgres(db):
         for name, raw in _store_files(db).items():

@@ -286,8 +286,9 @@ def test_forgetting_an_old_text_by_its_words_finds_the_memory_that_keeps_it(lm: 
     plan = lm.plan_forget(query="ZX-4821-Q")
     assert m.id in {i.id for i in plan.items}, plan.notes
     [item] = [i for i in plan.items if i.id == m.id]
-    assert item.action == "skip" and "earlier version 1 holds" in item.reason
-    assert "purge" in (item.hint or "")
+    assert item.action == "edit" and "earlier version(s) 1 hold" in item.reason
+    assert [c.version for c in item.past] == [1]
+    assert item.new_content == "Dentist appointment moved to Tuesday at 3pm", "it stays"
 
 
 def test_a_query_with_another_number_does_not_pick_a_memory_to_delete(lm: Lethe) -> None:

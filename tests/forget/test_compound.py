@@ -102,25 +102,29 @@ def _plan_edit(mem: Lethe) -> tuple[str, ForgetPlan]:
     return both, plan
 
 
-def test_a_compound_memory_is_edited_not_deleted_and_revert_restores_it(mem: Lethe) -> None:
+def test_a_compound_memory_is_edited_not_deleted_and_its_history_keeps_only_the_rest(
+    mem: Lethe,
+) -> None:
+    """The version the edit replaces keeps its place (number, author, op) with the edit's
+    text: the fact is forgotten in the past too, so no revert brings it back."""
     both, plan = _plan_edit(mem)
     assert plan.targets == ()
     [edit] = plan.edits
     assert edit.id == both and edit.new_content == "The user is allergic to penicillin."
     assert edit.diff is not None and "[-takes sertraline and-]" in edit.diff
-    assert "Would edit 1 memory" in plan.notes
+    assert "Would edit 1 memory" in plan.notes and "revert cannot bring it back" in plan.notes
     result = mem.execute(plan)
     assert result.edited == (both,) and result.executed == ()
     assert mem.get(both).content == "The user is allergic to penicillin."
     hit = mem.recall("sertraline", k=5)
     assert both not in {h.memory.id for h in hit if "sertraline" in h.memory.content}
     history = mem.history(both)
-    assert history[1].content == "The user takes sertraline and is allergic to penicillin."
-    assert history[0].op == "edit"
+    assert [(v.version, v.op) for v in history] == [(2, "edit"), (1, "remember")]
+    assert [v.content for v in history] == ["The user is allergic to penicillin."] * 2
     [event] = [e for e in mem.audit(memory_id=both) if e.op == "edit"]
-    assert event.details["plan"] == plan.id
+    assert event.details["plan"] == plan.id and event.details["versions_cut"] == [1]
     mem.revert(both, 1)
-    assert mem.get(both).content == "The user takes sertraline and is allergic to penicillin."
+    assert "sertraline" not in mem.get(both).content
 
 
 def test_an_edit_changed_since_the_preview_is_not_applied(mem: Lethe, db: str) -> None:
@@ -164,3 +168,44 @@ def test_a_part_that_leans_on_another_with_too_or_as_well_is_the_fact_again(
     owners = evidence.words("user bob")
     assert compound.holds_as_part(longer, fact, owners)
     assert not compound.holds_as_part(longer, "The user speaks French.", owners)
+
+
+# -- the fact in earlier versions (engine/redaction.py cuts them) ------------------------------
+
+EDITED = (
+    "The user takes sertraline and is allergic to penicillin.",
+    "The user is allergic to penicillin.",
+)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "after"),
+    [
+        # Cut the way the edit was: the other fact stays, in the version's own words.
+        ("The user takes sertraline. The user lives in Milan.", "The user lives in Milan."),
+        (
+            "The user takes 50 mg of sertraline daily and is allergic to penicillin.",
+            "The user is allergic to penicillin.",
+        ),
+        # Nothing but the fact, said in other words: the version keeps its place, not the fact.
+        ("The user takes sertraline.", compound.FORGOTTEN),
+        ("The user is on sertraline now.", compound.FORGOTTEN),
+        # Not cleanly cut: the fact must not stay behind, so the whole text goes.
+        ("The user is on sertraline and is allergic to penicillin.", compound.FORGOTTEN),
+        # Another fact that shares only the fact's verb is not the fact.
+        ("The user takes the bus to work.", None),
+        ("The user is allergic to penicillin.", None),
+        (compound.FORGOTTEN, None),
+    ],
+)
+def test_an_earlier_version_loses_the_fact_an_edit_cut(earlier: str, after: str | None) -> None:
+    fact = compound.fact_words(*EDITED)
+    assert compound.without_fact(earlier, fact) == after
+
+
+def test_the_facts_words_leave_out_the_verb_it_shares_with_other_facts() -> None:
+    assert compound.fact_words(*EDITED) == evidence.words("sertraline")
+    # Only a verb was cut: the verb is the fact.
+    assert compound.fact_words("The user smokes and is allergic to penicillin.", EDITED[1]) == (
+        evidence.words("smokes")
+    )

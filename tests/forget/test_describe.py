@@ -313,8 +313,11 @@ def test_an_old_text_kept_as_a_version_is_found_on_both_stores(mem: Lethe) -> No
     plan = mem.plan_forget(query="forget ZX-4821-Q")
     listed = {i.id: i for i in plan.items}
     assert m.id in listed and other.id not in listed
-    assert listed[m.id].action == "skip" and "earlier version 1" in listed[m.id].reason
-    assert plan.targets == ()
+    # Only the past holds it: the plan cuts it there, the current text kept as it is.
+    item = listed[m.id]
+    assert item.action == "edit" and "earlier version(s) 1" in item.reason
+    assert [c.version for c in item.past] == [1] and "ZX-4821-Q" not in item.past[0].new_content
+    assert plan.targets == () and [e.id for e in plan.edits] == [m.id]
 
 
 def test_a_name_is_not_the_same_word_in_another_sense() -> None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import asyncio
 import subprocess
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lethe import Lethe
+from lethe.embed import Embedder
 from tests.backends import both_stores, live_ids, run_sql, snapshot
 from tests.mcp_support import (
     LETHE,
@@ -453,6 +456,53 @@ def test_history_is_read_only_and_confined_to_the_namespace(served: tuple[str, s
     run(scenario())
 
 
+READER = "reader-token-0123456789abcdef"
+
+
+def test_a_read_token_never_reads_a_forgotten_fact_in_the_past(
+    db: str, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Issue 43: one fact of a memory forgotten (an edit) is gone from `history`, and from
+    `get_memory` and `recall` as of every moment before, to a token that may only read."""
+    with Lethe.open(db, embedder=embedder) as mem:
+        memory_id = mem.remember("The user takes sertraline.").id
+        moments = [datetime.now(UTC)]
+        mem.update(memory_id, content="The user takes sertraline and is allergic to penicillin.")
+        moments.append(datetime.now(UTC))
+        result = mem.execute(mem.plan_forget(query="forget that I take sertraline"))
+        assert result.edited == (memory_id,)
+    tokens = tmp_path / "tokens.toml"
+    tokens.write_text(
+        f'[[token]]\nname = "reader"\ntoken = "{READER}"\nnamespaces = ["default"]\n'
+        'role = "read"\n',
+        encoding="utf-8",
+    )
+
+    async def scenario(url: str) -> None:
+        async with http_client(url, READER) as reader:
+            said = [await reader.call_tool("history", {"memory_id": memory_id})]
+            for moment in moments:
+                at = moment.isoformat()
+                said.append(
+                    await reader.call_tool("get_memory", {"memory_id": memory_id, "as_of": at})
+                )
+                for query in ("sertraline", "what medication does the user take"):
+                    said.append(
+                        await reader.call_tool("recall", {"query": query, "k": 5, "as_of": at})
+                    )
+            for answer in said:  # what it shows of memories (a recall echoes its query)
+                assert not answer.is_error, text(answer)
+                out = answer.structured_content or {}
+                shown = [out.get("memory"), out.get("versions"), out.get("hits")]
+                assert "sertraline" not in f"{text(answer)} {shown}"
+            versions = said[0].structured_content["versions"]  # type: ignore[index]
+            assert [v["version"] for v in versions] == [3, 2, 1]
+            assert versions[1]["content"] == "The user is allergic to penicillin."
+
+    with http_server(db, "--tokens", str(tokens)) as url:
+        run(scenario(url))
+
+
 # -- remember never refuses ---------------------------------------------------------------------
 
 
@@ -634,7 +684,7 @@ def test_an_expiry_the_person_confirmed_is_loosened_only_by_a_confirmation(
             later = await call(
                 writer, "update_memory", memory_id=own["id"], expires_at="2099-12-01T00:00:00Z"
             )
-            assert later["status"] == "updated"
+            assert later["status"] == "updated" and not later["memory"]["expiry_held"]
         async with http_client(url, TOKENS["alice"]) as alice:
             first = await call(alice, "update_memory", memory_id=made["id"], no_expiry=True)
             assert first["status"] == "pending" and first["memory"]["expires_at"] is not None

@@ -8,6 +8,8 @@ import html
 import json
 import re
 
+import pytest
+
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.erasure.signing import signature_holds
@@ -99,3 +101,25 @@ def test_the_receipts_table_escapes_what_a_receipt_holds(db: str, embedder: Embe
         assert markup not in page.body, markup
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.body
     assert "&lt;u&gt;rows&lt;/u&gt; 1" in page.body and 'class="receipt-incomplete"' in page.body
+
+
+@sqlite_only
+def test_a_purge_without_its_receipt_is_listed_with_no_link(db: str, embedder: Embedder) -> None:
+    """A purge whose cleanup died after its commit, on a store no open could sign for (its key
+    readable by others): the page lists the purge, and links no receipt that is not there."""
+    with Lethe.open(db, embedder=embedder) as mem:
+        memory_id = mem.remember(SECRET).id
+        key = mem.store.signing_key_path()
+
+        def died() -> bool:
+            raise RuntimeError("the cleanup died")
+
+        mem.store.compact = died  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            mem.execute(mem.plan_purge([memory_id]))
+    key.chmod(0o644)
+    with ui_server(db) as url:
+        page = Visitor(url).get("/audit")
+    assert page.status == 200
+    assert "no receipt: interrupted" in page.body and memory_id in page.body
+    assert "/receipts/.json" not in page.body and "/receipts/None.json" not in page.body

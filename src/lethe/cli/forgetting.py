@@ -432,10 +432,13 @@ def _question(plan: ForgetPlan) -> str:
     )
     if plan.edits:
         edits = render.plural(len(plan.edits))
-        cut = f"Cut the fact out of {edits} (see each edit above)"
+        cut = f"Cut the fact out of {edits} and their earlier versions (see each edit above)"
         if not plan.targets:
-            return f"{cut}? (revert restores the old text)"
-        return f"Forget {count} and {cut[0].lower()}{cut[1:]}?{warning} (restorable)"
+            return f"{cut}? This cannot be undone."
+        return (
+            f"Forget {count} and {cut[0].lower()}{cut[1:]}?{warning} (the forgotten are "
+            "restorable; the cut cannot be undone)"
+        )
     if plan.operation == "forget":
         return f"Forget {count}?{warning} (restorable from the trash until purged)"
     return f"Erase {count} for good?{warning} This cannot be undone."

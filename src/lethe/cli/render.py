@@ -324,6 +324,7 @@ def _item_details(item: PlanItem, operation: str) -> Text:
         lines.append(Text("evidence: " + "; ".join(item.evidence), style="dim"))
     if item.diff is not None:
         lines.append(Text("edit: " + item.diff))
+    lines.extend(Text(f"version {cut.version}: {cut.diff}") for cut in item.past)
     if item.protection:
         lines.append(Text(f"protected: {item.protection}", style="magenta"))
     if item.warning:

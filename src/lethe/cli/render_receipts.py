@@ -67,7 +67,7 @@ def receipts_table(receipts: Sequence[dict[str, Any]]) -> Table:
         ids = ids_of(receipt)
         status = str(receipt.get("status"))
         table.add_row(
-            str(receipt.get("receipt_id")),
+            str(receipt.get("receipt_id") or "—"),  # none for a purge still owed its receipt
             str(receipt.get("erased_at")),
             Text(status, style="green" if status == "erased" else "bold red"),
             str(len(ids)),
@@ -102,7 +102,16 @@ def verdict_view(receipt: dict[str, Any], problems: Sequence[str]) -> Renderable
         f"{receipt.get('erased_at')}, none of them left, each purge in the audit log"
     )
     parts: list[RenderableType] = [head, Text("ids: " + ", ".join(ids))]
-    if not proven(receipt):
+    if receipt.get("interrupted"):
+        parts.append(
+            Text(
+                f"status: {receipt.get('status')}: the purge was interrupted after its commit, "
+                "before its own check; the next open signed this receipt, and nothing was "
+                "scanned or probed (see interrupted in the receipt)",
+                style="yellow",
+            )
+        )
+    elif not proven(receipt):
         parts.append(
             Text(
                 f"status: {receipt.get('status')}: the purge's own check found traces left "

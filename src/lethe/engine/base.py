@@ -23,6 +23,8 @@ from lethe.workspace import Workspace, touched
 
 Clock = Callable[[], datetime]
 MAX_PAGE = 1000
+OWED_RECEIPT = "receipt"
+"""The key of a purge's promised receipt in its owed work (`engine/proof.py`)."""
 
 
 def sha256(text: str) -> str:
@@ -211,17 +213,32 @@ class EngineBase:
             self._workspace_seen = self.store.workspace_known()
         return bool(self._workspace_seen)
 
+    def _finish_receipts(
+        self,
+        owed: Sequence[tuple[int, dict[str, Any]]],
+        *,
+        cleanup_done: bool,
+        workspace_done: bool,
+    ) -> int:
+        """Sign the receipts interrupted purges still owe (`ProofOps`)."""
+        return 0
+
     def settle_owed(self) -> int:
         """Finish the work committed changes still owe (a process died between a commit and
         its cleanup): run at every open and by `maintain`. Work on the workspace files waits
-        for a process that has a workspace. Returns how many pieces were finished."""
+        for a process that has a workspace. A purge's receipt comes last, once its cleanup
+        has run, and says how far that got. Returns how many pieces were finished."""
         done: list[int] = []
         compact = False
         compacting: set[int] = set()
         days: set[tuple[str, date]] = set()
         curated: set[str] = set()
         waiting: list[tuple[int, dict[str, Any]]] = []
+        receipts: list[tuple[int, dict[str, Any]]] = []
         for owed_id, work in self.store.owed():
+            if OWED_RECEIPT in work:
+                receipts.append((owed_id, work[OWED_RECEIPT]))  # settled with the receipt kept
+                continue
             if "workspace" in work and self.workspace is None:
                 waiting.append((owed_id, work))  # for a process that projects the workspace
                 continue
@@ -232,17 +249,20 @@ class EngineBase:
             days.update((ns, date.fromisoformat(day)) for ns, day in files.get("days", []))
             curated.update(files.get("curated", []))
             done.append(owed_id)
-        if compact and not self.store.compact():
+        cleaned = not compact or self.store.compact()
+        if not cleaned:
             done = [i for i in done if i not in compacting]
         if self.workspace is not None and (days or curated):
             try:
                 self.workspace.refresh_days(days, curated)
             except OSError as exc:
+                self._finish_receipts(receipts, cleanup_done=cleaned, workspace_done=False)
                 raise WorkspaceError(
                     f"the workspace files owed by earlier changes could not be written: {exc}",
                     hint=f"fix {self.workspace.root}; they are rewritten at the next open",
                 ) from exc
         self.store.settle(done)
+        signed = self._finish_receipts(receipts, cleanup_done=cleaned, workspace_done=not waiting)
         if len(waiting) > 1:  # files still owed to a workspace: one row that does them all
             merged_days = sorted({tuple(d) for _, w in waiting for d in w["workspace"]["days"]})
             merged_curated = sorted({c for _, w in waiting for c in w["workspace"]["curated"]})
@@ -250,4 +270,4 @@ class EngineBase:
                 [i for i, _ in waiting],
                 {"workspace": {"days": [list(d) for d in merged_days], "curated": merged_curated}},
             )
-        return len(done)
+        return len(done) + signed

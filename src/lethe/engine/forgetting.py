@@ -17,6 +17,7 @@ from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.derived import DerivedOps, derived_closure, erased_lines
 from lethe.engine.proof import ProofOps
+from lethe.engine.redaction import RedactionOps, identifier_cut, past_as_planned
 from lethe.engine.versions import VersionOps
 from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
@@ -87,7 +88,7 @@ def previewed(similarity: float) -> bool:
     return similarity >= PREVIEW_THRESHOLD
 
 
-class ForgetOps(ProofOps, VersionOps, DerivedOps):
+class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
     # -- planning ------------------------------------------------------------------------
 
     def plan_forget(
@@ -228,6 +229,9 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             marked = [i.id for i in items if i.action == "delete"]
             held = self.store.get_many(marked, active_only=False)
             derived = tuple(derived_closure(self.store, [held[i] for i in marked if i in held]))
+        acted = {i.id for i in items if i.action in ("delete", "edit")}
+        items, copies = self._with_past(items, acted)
+        derived += tuple(copies)
         return ForgetPlan(
             id=new_plan_id(),
             operation=operation,
@@ -293,12 +297,16 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             # its vector: in another language it may be the memory meant.
             if j.verdict != "skip" or (named and j.certainty > 0) or previewed(j.similarity)
         ]
-        items += self._earlier_holders(decision.request.object, flt, {i.id for i in items})
-        return items, decision.ambiguous
+        marked = {i.id for i in items if i.action != "skip"}
+        earlier = {e.id: e for e in self._earlier_holders(decision.request.object, flt, marked)}
+        items = [earlier.pop(i.id, i) for i in items]  # a candidate only its past matches
+        return items + list(earlier.values()), decision.ambiguous
 
     def _earlier_holders(self, obj: str, flt: Filters, listed: set[str]) -> list[PlanItem]:
-        """Memories whose earlier version holds an identifier the request names: an update
-        left the old text in history, and asking to forget it must find where it is."""
+        """Memories whose earlier versions hold every identifier the request names while
+        their current text does not: an update left the old text in history, and asking to
+        forget it must find it there and cut it (the parts of each such version that hold an
+        identifier's groups, `forget/compound.without_fact`)."""
         wanted = identifiers(obj)
         if not wanted:
             return []
@@ -312,9 +320,12 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             memory = live.get(memory_id)
             if memory is None:
                 continue
+            if holds_all(memory.content, wanted):
+                continue  # its current text holds them: the planner judged it as it is
             held = [v for v in self.store.versions(memory_id)[1:] if holds_all(v.content, wanted)]
-            if held:
-                items.append(earlier_version_item(memory, held[0].version, shown(wanted)))
+            past = tuple(c for v in held if (c := identifier_cut(v, wanted)) is not None)
+            if past:
+                items.append(earlier_version_item(memory, past, shown(wanted)))
         return items
 
     def _describe(self, query: str, flt: Filters) -> Decision:
@@ -459,8 +470,9 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
         An update plan (`plan_update`, `plan_revert`): applied while the memory is still as
         planned, and the memory after it is returned; `via` says how the person confirmed it
         (`plan`, `prompt`, `elicitation`, `inspector`…) and is recorded in its event. An expiry
-        a confirmed update plan sets is held (`Memory.expiry_held`): `hold_expiry=False` is for
-        a program confirming its own time-to-live, which no person chose."""
+        an executed update plan sets is the person's, held (`Memory.expiry_held`):
+        `hold_expiry=False` is for a program executing a plan no person saw (an agent's own
+        change, a program's own time-to-live)."""
         if isinstance(plan, UpdatePlan):
             if actor is not None:
                 plan = plan.model_copy(update={"actor": validate.label(actor, "actor")})
@@ -489,25 +501,29 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
                 notes=f"The plan expired ({int(ttl.total_seconds())} s); nothing was executed. "
                 "Review the fresh plan and execute it instead.",
             )
-        vectors = self._edit_vectors(plan)
+        vectors = self._cut_vectors(plan.edits)
         erasing = Erasing(who, via, plan.id) if plan.operation == "purge" else None
         key = self._signing_key() if erasing else None
-        with self.store.transaction() as tx:
-            executed, stale, gone, refused, touched = self._apply(
-                tx, plan.operation, plan.targets, actor=who, plan=plan, now=now, erasing=erasing
+        with self._claimed(erasing):
+            with self.store.transaction() as tx:
+                executed, stale, gone, refused, touched = self._apply(
+                    tx, plan.operation, plan.targets, actor=who, plan=plan, now=now, erasing=erasing
+                )
+                edited, edit_stale, edit_gone, edit_refused, edit_touched = self._apply_edits(
+                    tx, plan, vectors, actor=who, now=now
+                )
+                stale, gone, refused = stale + edit_stale, gone + edit_gone, refused + edit_refused
+                touched += edit_touched
+                # An edit cuts a fact from the past for good: its cleanup is an erasure's.
+                erased = (plan.operation == "purge" and bool(touched)) or bool(edited)
+                owed = self._owe(tx, touched, erased=erased)
+                self._owe_receipt(tx, erasing, now)
+            cleaned = self._project(touched, owed, erased=erased)
+            receipt = (
+                self._prove(erasing, cleanup_done=cleaned, key=key)
+                if erasing and key and erasing.ids
+                else None
             )
-            edited, edit_stale, edit_gone, edit_refused, edit_touched = self._apply_edits(
-                tx, plan, vectors, actor=who, now=now
-            )
-            stale, gone, refused = stale + edit_stale, gone + edit_gone, refused + edit_refused
-            touched += edit_touched
-            owed = self._owe(tx, touched, erased=plan.operation == "purge" and bool(touched))
-        cleaned = self._after(plan.operation, touched, owed)
-        receipt = (
-            self._prove(erasing, cleanup_done=cleaned, key=key)
-            if erasing and key and erasing.ids
-            else None
-        )
         return ForgetResult(
             plan_id=plan.id,
             operation=plan.operation,
@@ -539,14 +555,6 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             receipt=receipt,
         )
 
-    def _edit_vectors(self, plan: ForgetPlan) -> dict[str, Vector]:
-        """The edited texts' vectors, embedded before the transaction opens."""
-        edits = [i for i in plan.edits if i.new_content is not None]
-        if not edits:
-            return {}
-        vectors = self.embedder.embed([i.new_content or "" for i in edits])
-        return {i.id: v for i, v in zip(edits, vectors, strict=True)}
-
     def _apply_edits(
         self,
         tx: StoreTx,
@@ -557,13 +565,15 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
         now: datetime,
     ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
         """Inside the plan's transaction: each memory that also holds another fact gets its
-        edited text as a new version (the old text stays in its history, so the forget can be
-        reverted), when it is still as previewed and unprotected."""
+        edited text as a new version, and the fact is cut from its past and from the summaries
+        made from it (`redaction.py`), when it is still as previewed (its earlier versions
+        too) and unprotected."""
         edited: list[str] = []
         stale: list[str] = []
         gone: list[str] = []
         refused: list[PlanItem] = []
         touched: list[Memory] = []
+        acted = {i.id for i in (*plan.targets, *plan.edits)}
         for item in plan.edits:
             if item.new_content is None:  # an edit without its text: nothing to write
                 gone.append(item.id)
@@ -571,20 +581,53 @@ class ForgetOps(ProofOps, VersionOps, DerivedOps):
             memory = _still_as_planned(tx, item, live=True, tally=(gone, stale, refused))
             if memory is None:
                 continue
+            if not past_as_planned(tx, memory, item):
+                stale.append(item.id)
+                continue
             details: dict[str, Any] = {"plan": plan.id, "tier": item.tier, "confirmed": "plan"}
             if item.similarity is not None:
                 details["similarity"] = item.similarity
+            if item.new_content == memory.content:  # only its past holds the fact
+                details["versions_cut"] = [c.version for c in item.past]
+                tx.append_event(
+                    op="edit",
+                    actor=actor,
+                    at=now,
+                    memory_id=memory.id,
+                    namespace=memory.namespace,
+                    # The item's reason names what was cut: the audit never holds it.
+                    reason=plan.reason or "what the request named was in earlier versions only",
+                    details={"fields": [], **details},
+                    content_sha256=memory.content_sha256,
+                )
+                edited.append(memory.id)
+                touched += self._cut_past(
+                    tx,
+                    memory,
+                    None,
+                    item,
+                    vectors,
+                    skip=acted,
+                    actor=actor,
+                    now=now,
+                    plan_id=plan.id,
+                )
+                continue
+            details["versions_cut"] = [memory.version, *(c.version for c in item.past)]
             new = self._write_version(
                 tx,
                 memory,
                 {"content": item.new_content},
-                vectors[item.id],
+                vectors[item.new_content],
                 Provenance(actor, "edit", plan.reason or item.reason),
                 now,
                 details,
             )
             edited.append(memory.id)
             touched += [memory, new]
+            touched += self._cut_past(
+                tx, memory, new, item, vectors, skip=acted, actor=actor, now=now, plan_id=plan.id
+            )
         return edited, stale, gone, refused, touched
 
     def _replan(self, plan: ForgetPlan, actor: str) -> ForgetPlan:

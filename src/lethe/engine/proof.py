@@ -8,6 +8,12 @@ a failed erasure: the cleanup is run once more and the files read again; a needl
 by a memory the purge did not target is reported as such, not as a failure. Then recall is
 probed with each erased text and token: no erased id may come back from an index. The
 receipt holds ids, SHA-256 digests, counts and file digests — never the words.
+
+The receipt is promised in the purge's own transaction (owed work holding what it will say,
+without the texts), and the process holds a claim on it until it is kept. A process that ends
+in between leaves the promise and lets go of the claim: the next open finishes the owed
+cleanup and signs the receipt from the promise, saying that the check did not run (the texts
+went with the process) — never a receipt that claims a scan, and never no receipt at all.
 """
 
 from __future__ import annotations
@@ -17,18 +23,22 @@ import hashlib
 import re
 import secrets
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from lethe.engine.base import OWED_RECEIPT
 from lethe.engine.receipts import RECEIPT_FORMAT, ReceiptOps
 from lethe.engine.search import SearchOps
 from lethe.erasure import signing
 from lethe.erasure.record import Erasing
 from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
+from lethe.errors import SigningKeyError
 from lethe.filters import Filters
+from lethe.store.base import StoreTx
 
 HELD_LIMIT = 20
 """Most holders named for one string."""
@@ -40,6 +50,10 @@ PROBE_DEPTH = 20
 EXPORT_LIMIT = (
     "exports and backups the person made (`lethe export`, copies of the database): not "
     "reached, never touched"
+)
+NOT_CHECKED = (
+    "the purging process ended after its commit, before its own check: the erased texts "
+    "went with it, so no file was scanned for them and recall was not probed"
 )
 
 
@@ -94,6 +108,25 @@ class ProofOps(SearchOps, ReceiptOps):
         refuses the purge before anything is erased, not after."""
         return signing.load_or_create(self.store.signing_key_path())
 
+    @contextlib.contextmanager
+    def _claimed(self, erasing: Erasing | None) -> Iterator[None]:
+        """Hold the store's claim from before a purge's commit until its receipt is kept, so
+        that another process finishing owed work meanwhile leaves the receipt to this one."""
+        if erasing is None:
+            yield
+            return
+        with self.store.claim() as token:
+            erasing.claim = token
+            yield
+
+    def _owe_receipt(self, tx: StoreTx, erasing: Erasing | None, now: datetime) -> None:
+        """Promise the receipt in the purge's own transaction (see the module's docstring)."""
+        if erasing is None or not erasing.ids:
+            return
+        workspace = self.workspace is not None or self._workspace_known()
+        promise = {**erasing.facts(), "erased_at": now.isoformat(), "workspace": workspace}
+        erasing.owed = tx.owe({OWED_RECEIPT: promise}, now)
+
     def _prove(
         self, erasing: Erasing, *, cleanup_done: bool, key: signing.Ed25519PrivateKey
     ) -> dict[str, Any]:
@@ -116,27 +149,19 @@ class ProofOps(SearchOps, ReceiptOps):
             files, verdict = self._scan(needles, erased, erasing.namespaces)
         probes = self._probe(erasing, needles, erased, verdict)
         clean = not verdict.remaining and not probes["erased_returned"] and cleanup_done
-        now = self._clock()
-        body: dict[str, Any] = {
-            "lethe_receipt": RECEIPT_FORMAT,
-            "receipt_id": "rcpt_" + secrets.token_hex(8),
-            "status": "erased" if clean else "incomplete",
-            "operation": "purge",
-            "plan_id": erasing.plan_id,
-            "erased_at": now.isoformat(),
-            "store": {
-                "backend": _backend(self.store),
-                "location": _location(getattr(self.store, "path", "")),
-            },
-            "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
-            "memories": erasing.memories,
-            "cleanup_done": cleanup_done,
-            "places": erasing.places(
+        body = self._receipt_body(
+            erasing,
+            status="erased" if clean else "incomplete",
+            erased_at=self._clock(),
+            cleanup_done=cleanup_done,
+            places=erasing.places(
                 workspace=self.workspace is not None,
                 cleanup=self.store.erasure_methods,
                 cleanup_done=cleanup_done,
             ),
-            "scan": {
+        )
+        body.update(
+            scan={
                 "files": [
                     {"path": self._shown(f.path), "bytes": f.bytes, "sha256": f.sha256}
                     for f in files
@@ -152,12 +177,110 @@ class ProofOps(SearchOps, ReceiptOps):
                 "retried": retried,
                 "first_scan_remaining": [self._remaining(*r) for r in first_remaining],
             },
-            "probes": probes,
+            probes=probes,
+        )
+        receipt = signing.sign(key, body)
+        self.store.save_receipt(receipt, settles=erasing.owed)
+        return receipt
+
+    def _receipt_body(
+        self,
+        erasing: Erasing,
+        *,
+        status: str,
+        erased_at: datetime,
+        cleanup_done: bool,
+        places: list[dict[str, Any]],
+    ) -> dict[str, Any]:
+        """What every receipt says, checked or not; the check's findings are added to it."""
+        return {
+            "lethe_receipt": RECEIPT_FORMAT,
+            "receipt_id": "rcpt_" + secrets.token_hex(8),
+            "status": status,
+            "operation": "purge",
+            "plan_id": erasing.plan_id,
+            "erased_at": erased_at.isoformat(),
+            "store": {
+                "backend": _backend(self.store),
+                "location": _location(getattr(self.store, "path", "")),
+            },
+            "confirmed": {"by": erasing.actor, "via": erasing.via, "session": erasing.session},
+            "memories": erasing.memories,
+            "cleanup_done": cleanup_done,
+            "places": places,
             "limits": [*self.store.unreachable, EXPORT_LIMIT],
         }
-        receipt = signing.sign(key, body)
-        self.store.save_receipt(receipt)
-        return receipt
+
+    def _finish_receipts(
+        self,
+        owed: Sequence[tuple[int, dict[str, Any]]],
+        *,
+        cleanup_done: bool,
+        workspace_done: bool,
+    ) -> int:
+        """Sign the receipts of purges whose process ended after the commit (see the module's
+        docstring), once the owed cleanup has run. A purge another process is still proving
+        is left to it; a key that cannot be used leaves every promise owed, and `receipts()`
+        lists those purges without a receipt. Returns how many were signed."""
+        signed = 0
+        key: signing.Ed25519PrivateKey | None = None
+        for owed_id, promise in owed:
+            claim = promise.get("claim")
+            if isinstance(claim, str) and self.store.claim_held(claim):
+                continue
+            if key is None:
+                try:
+                    key = self._signing_key()
+                except SigningKeyError:
+                    return signed
+            receipt = signing.sign(key, self._unchecked(promise, cleanup_done, workspace_done))
+            if self.store.save_receipt(receipt, settles=owed_id):
+                signed += 1
+        return signed
+
+    def _unchecked(
+        self, promise: dict[str, Any], cleanup_done: bool, workspace_done: bool
+    ) -> dict[str, Any]:
+        """The receipt of an interrupted purge: what its transaction recorded and how its
+        cleanup ended, `incomplete` because nothing was scanned or probed."""
+        erasing = Erasing.from_facts(promise)
+        workspace = bool(promise.get("workspace"))
+        body = self._receipt_body(
+            erasing,
+            status="incomplete",
+            erased_at=datetime.fromisoformat(str(promise["erased_at"])),
+            cleanup_done=cleanup_done,
+            places=erasing.places(
+                workspace=workspace,
+                cleanup=self.store.erasure_methods,
+                cleanup_done=cleanup_done,
+                workspace_owed=workspace and not workspace_done,
+            ),
+        )
+        body.update(
+            interrupted={"signed_at": self._clock().isoformat(), "why": NOT_CHECKED},
+            scan={
+                "ran": False,
+                "files": [],
+                "texts": 0,
+                "needles": 0,
+                "tokens": 0,
+                "remaining": [],
+                "not_targeted": [],
+                "retried": False,
+                "first_scan_remaining": [],
+            },
+            probes={
+                "ran": False,
+                "queries": 0,
+                "depth": PROBE_DEPTH,
+                "erased_returned": [],
+                "not_targeted": [],
+                "clean": False,
+            },
+        )
+        body["limits"].append(f"the byte scan and the recall probes: not run ({NOT_CHECKED})")
+        return body
 
     def _scan(
         self, needles: Sequence[Needle], erased: set[str], namespaces: set[str]

@@ -3,6 +3,9 @@
 A receipt is checked against the store it names, not against the private key: its signature
 under the public key it carries, that key being one of the store's (`receipt_keys`), the
 audit log's `purge` event of each id with the same content digest, and that no id exists.
+
+A purge whose receipt is still owed (its process is proving it, or ended before it could and
+no open has signed it since) is listed too, as a purge without a receipt: never left out.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ import re
 from typing import Any
 
 from lethe import validate
-from lethe.engine.base import EngineBase
+from lethe.engine.base import OWED_RECEIPT, EngineBase
 from lethe.erasure import signing
 from lethe.errors import InvalidInput
 from lethe.model import MEMORY_ID_RE
@@ -19,17 +22,47 @@ from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
 MAX_RECEIPTS = 1000
+INTERRUPTED = "no receipt: interrupted"
+CHECKING = "no receipt yet: being checked"
 _RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
 _KEY_ID = re.compile(r"[0-9a-f]{16}")
 
 
 class ReceiptOps(EngineBase):
     def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        """The signed receipts of past purges, newest first."""
-        return self.store.receipts(
-            validate.positive_int(limit, "limit", maximum=MAX_RECEIPTS),
-            validate.offset(offset, "offset"),
-        )
+        """The signed receipts of past purges, newest first, after the purges whose receipt is
+        still owed (no `receipt_id`; `status` says why: `no receipt: interrupted` when the
+        purging process is gone, `no receipt yet: being checked` while it runs)."""
+        limit = validate.positive_int(limit, "limit", maximum=MAX_RECEIPTS)
+        offset = validate.offset(offset, "offset")
+        owed = self._owed_receipts()
+        shown = owed[offset : offset + limit]
+        if len(shown) == limit:
+            return shown
+        return [*shown, *self.store.receipts(limit - len(shown), max(0, offset - len(owed)))]
+
+    def _owed_receipts(self) -> list[dict[str, Any]]:
+        owed = [w[OWED_RECEIPT] for _, w in self.store.owed() if OWED_RECEIPT in w]
+        listed = []
+        for promise in reversed(owed):  # newest first, as the receipts
+            claim = promise.get("claim")
+            held = isinstance(claim, str) and self.store.claim_held(claim)
+            listed.append(
+                {
+                    "receipt_id": None,
+                    "status": CHECKING if held else INTERRUPTED,
+                    "operation": "purge",
+                    "plan_id": promise.get("plan_id"),
+                    "erased_at": promise.get("erased_at"),
+                    "confirmed": {
+                        "by": promise.get("actor"),
+                        "via": promise.get("via"),
+                        "session": promise.get("session"),
+                    },
+                    "memories": promise.get("memories") or [],
+                }
+            )
+        return listed
 
     def receipt(self, receipt_id: str) -> dict[str, Any] | None:
         """One receipt by its id (`rcpt_…`), or None."""

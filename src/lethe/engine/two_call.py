@@ -60,52 +60,54 @@ class TwoCallOps(ForgetOps):
             else None
         )
         key = self._signing_key() if erasing else None
-        with self.store.transaction() as tx:
-            pending = tx.pending(session, operation, ids)
-            for item in plan.items:
-                if item.action == "refuse":
-                    continue
-                decision = confirm.decide(pending.get(item.id), item.content_sha256, now)
-                if decision == "execute":
-                    tx.drop_pending(session, operation, item.id)
-                    confirmed.append(item)
-                    requests[item.id] = pending[item.id].request_count + 1
-                    continue
-                if decision == "expired":
-                    self._expired_event(tx, pending[item.id], now)
-                if decision == "changed":
-                    changed.append(item.id)
-                held = confirm.record(
-                    pending.get(item.id),
-                    item.id,
-                    item.content_sha256,
-                    session=session,
-                    operation=operation,
+        with self._claimed(erasing):
+            with self.store.transaction() as tx:
+                pending = tx.pending(session, operation, ids)
+                for item in plan.items:
+                    if item.action == "refuse":
+                        continue
+                    decision = confirm.decide(pending.get(item.id), item.content_sha256, now)
+                    if decision == "execute":
+                        tx.drop_pending(session, operation, item.id)
+                        confirmed.append(item)
+                        requests[item.id] = pending[item.id].request_count + 1
+                        continue
+                    if decision == "expired":
+                        self._expired_event(tx, pending[item.id], now)
+                    if decision == "changed":
+                        changed.append(item.id)
+                    held = confirm.record(
+                        pending.get(item.id),
+                        item.id,
+                        item.content_sha256,
+                        session=session,
+                        operation=operation,
+                        now=now,
+                        ttl=ttl,
+                        restart=decision != "first",
+                    )
+                    tx.put_pending(held)
+                    self._requested_event(tx, held, item.namespace, who, "two_call", now)
+                    awaiting.append(item)
+                executed, _, _, refused_now, touched = self._apply(
+                    tx,
+                    operation,
+                    confirmed,
+                    actor=who,
+                    plan=None,
                     now=now,
-                    ttl=ttl,
-                    restart=decision != "first",
+                    session=session,
+                    requests=requests,
+                    erasing=erasing,
                 )
-                tx.put_pending(held)
-                self._requested_event(tx, held, item.namespace, who, "two_call", now)
-                awaiting.append(item)
-            executed, _, _, refused_now, touched = self._apply(
-                tx,
-                operation,
-                confirmed,
-                actor=who,
-                plan=None,
-                now=now,
-                session=session,
-                requests=requests,
-                erasing=erasing,
+                owed = self._owe(tx, touched, erased=operation == "purge" and bool(touched))
+                self._owe_receipt(tx, erasing, now)
+            cleaned = self._after(operation, touched, owed)
+            receipt = (
+                self._prove(erasing, cleanup_done=cleaned, key=key)
+                if erasing and key and erasing.ids
+                else None
             )
-            owed = self._owe(tx, touched, erased=operation == "purge" and bool(touched))
-        cleaned = self._after(operation, touched, owed)
-        receipt = (
-            self._prove(erasing, cleanup_done=cleaned, key=key)
-            if erasing and key and erasing.ids
-            else None
-        )
         result = None
         if confirmed:
             result = ForgetResult(

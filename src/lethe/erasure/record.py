@@ -38,10 +38,45 @@ class Erasing:
     rewritten: list[dict[str, Any]] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     namespaces: set[str] = field(default_factory=set)
+    claim: str | None = None
+    """The store's claim held while this purge is proved (`Store.claim`)."""
+    owed: int | None = None
+    """The owed work that promises this purge's receipt, recorded in its transaction."""
 
     @property
     def ids(self) -> list[str]:
         return [m["id"] for m in self.memories]
+
+    def facts(self) -> dict[str, Any]:
+        """Everything the receipt says that the purge's transaction knows, without the texts:
+        recorded as owed work in that transaction, so a process that ends after the commit
+        leaves the next open enough to sign the receipt, and never the words."""
+        return {
+            "actor": self.actor,
+            "via": self.via,
+            "plan_id": self.plan_id,
+            "session": self.session,
+            "memories": self.memories,
+            "rewritten": self.rewritten,
+            "counts": dict(self.counts),
+            "namespaces": sorted(self.namespaces),
+            "claim": self.claim,
+        }
+
+    @classmethod
+    def from_facts(cls, facts: dict[str, Any]) -> Erasing:
+        """The record again from `facts`, with no text to scan for."""
+        return cls(
+            actor=str(facts["actor"]),
+            via=str(facts["via"]),
+            plan_id=facts.get("plan_id"),
+            session=facts.get("session"),
+            memories=list(facts.get("memories") or []),
+            rewritten=list(facts.get("rewritten") or []),
+            counts=Counter({str(k): int(v) for k, v in (facts.get("counts") or {}).items()}),
+            namespaces={str(n) for n in facts.get("namespaces") or []},
+            claim=facts.get("claim"),
+        )
 
     def take(self, store: Store, memory: Memory, derived_from: tuple[str, ...] = ()) -> None:
         """Before `memory` is erased: its versions, links, episodes and record, counted, and
@@ -97,10 +132,16 @@ class Erasing:
         )
 
     def places(
-        self, *, workspace: bool, cleanup: Sequence[tuple[str, str]], cleanup_done: bool
+        self,
+        *,
+        workspace: bool,
+        cleanup: Sequence[tuple[str, str]],
+        cleanup_done: bool,
+        workspace_owed: bool = False,
     ) -> list[dict[str, Any]]:
         """Every place the purge erased from and how, for the receipt: counts gathered while
-        it ran, then the store's own cleanup steps (`cleanup`: place, how)."""
+        it ran, then the store's own cleanup steps (`cleanup`: place, how). `workspace_owed`:
+        the workspace files are still to be rewritten (by a process that has them)."""
         c = self.counts
         places: list[dict[str, Any]] = [
             {"place": "memory rows", "count": c["rows"], "how": "deleted"},
@@ -149,14 +190,26 @@ class Erasing:
                 "count": c["events_redacted"],
                 "how": "the erased memories' events kept with their details and reasons redacted",
             },
-            {
-                "place": "workspace lines",
-                "count": c["workspace_lines"] if workspace else 0,
-                "how": "the day and curated files rewritten"
-                if workspace
-                else "no workspace is configured",
-            },
+            _workspace_place(c["workspace_lines"], workspace=workspace, owed=workspace_owed),
         ]
         for place, how in cleanup:
             places.append({"place": f"store cleanup: {place}", "how": how, "done": cleanup_done})
         return places
+
+
+def _workspace_place(lines: int, *, workspace: bool, owed: bool) -> dict[str, Any]:
+    if not workspace:
+        return {"place": "workspace lines", "count": 0, "how": "no workspace is configured"}
+    if owed:
+        return {
+            "place": "workspace lines",
+            "count": lines,
+            "how": "owed: the day and curated files are rewritten by the next process that "
+            "has the workspace",
+            "done": False,
+        }
+    return {
+        "place": "workspace lines",
+        "count": lines,
+        "how": "the day and curated files rewritten",
+    }

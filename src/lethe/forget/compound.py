@@ -221,6 +221,43 @@ def _split(
     )
 
 
+FORGOTTEN = "(this version held only a fact forgotten since)"
+"""The text of an earlier version that said nothing but a fact forgotten later (or could not be
+cut from it cleanly): the version keeps its place in the history, not the fact."""
+
+
+def fact_words(old: str, new: str) -> frozenset[str]:
+    """What a cut fact said that the facts kept do not: the words of a memory's text before an
+    edit that its text after it lacks, without the verbs its clauses begin with ("takes" in
+    "takes sertraline") unless nothing else is left. Earlier versions are read against these,
+    as the planner read the memory against the request's words: "The user is on sertraline"
+    holds the fact, "The user takes the bus" does not."""
+    markers = {evidence.NOT, evidence.PAST, evidence.PRESENT}
+    cut = evidence.words(old) - evidence.words(new) - markers
+    verbs: set[str] = set()
+    for part in parts(old, every_and=True):
+        if evidence.words(part.text) & cut:
+            verb = next((t for t in part.text.split() if _VERBISH.match(t.casefold())), "")
+            verbs |= evidence.words(verb)
+    return frozenset(cut - verbs) or frozenset(cut)
+
+
+def without_fact(text: str, fact: frozenset[str]) -> str | None:
+    """An earlier version's text without a fact an edit cut from its memory (`fact`, from
+    `fact_words`), cut the same way the edit was: None when no part of it says the fact;
+    `FORGOTTEN` when every part does, or when the other facts cannot be cut from it cleanly
+    (an uncertain cut must not leave the fact behind: the version is history, not a live
+    memory, and the edit already kept the other facts in the memory's current text)."""
+    if not fact or text == FORGOTTEN:
+        return None
+    if not evidence.words(text) & fact:
+        return None
+    found = split(text, fact, frozenset())
+    if found is not None and found.edit is not None:
+        return found.edit.new_content
+    return FORGOTTEN
+
+
 def _uncut(part: Part) -> str:
     return (
         f"it also says {part.text.strip(' .')!r}, which cannot be cut apart from the fact to "

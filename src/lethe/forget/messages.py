@@ -47,8 +47,8 @@ def result_notes(
 def edit_notes(edited: Sequence[str]) -> list[str]:
     noun = "memory" if len(edited) == 1 else "memories"
     return [
-        f"Edited {len(edited)} {noun} that also held another fact: the fact is cut out, the "
-        "old text is in its history (revert restores it; purge the memory to erase it)."
+        f"Edited {len(edited)} {noun} that also held another fact: the fact is cut out, and "
+        "cut from its earlier versions too, for good (revert cannot bring it back)."
     ]
 
 

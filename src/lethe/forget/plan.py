@@ -45,6 +45,19 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
+class VersionCut(_Frozen):
+    """An earlier version of a memory being edited that holds the fact to forget too, and its
+    text without it: a forgotten fact must not stay readable in the memory's past (history,
+    reads as of a moment). The version keeps its number, times and author."""
+
+    version: int
+    content_sha256: str
+    """The hash of its text as previewed: the cut is made only while it is still that text."""
+    new_content: str
+    diff: str
+    """The words cut, marked [-…-]."""
+
+
 class PlanItem(_Frozen):
     id: str
     namespace: str
@@ -70,10 +83,14 @@ class PlanItem(_Frozen):
     lowered a pin or moved it out of a protected layer moments ago)."""
     new_content: str | None = None
     """For action `edit`: the memory's text without the fact to forget (it holds another
-    fact too). Executing the plan makes it the memory's new version; the old text stays in
-    the memory's history, restorable with revert, until the memory is purged."""
+    fact too). Executing the plan makes it the memory's new version; the version it replaces
+    keeps its place in the history with this same text, since the fact is forgotten in the
+    past too (revert cannot bring the fact back)."""
     diff: str | None = None
     """For action `edit`: the words cut, marked [-…-] in the memory's text."""
+    past: tuple[VersionCut, ...] = ()
+    """For action `edit`: the memory's earlier versions that hold the fact too; executing the
+    plan cuts it from each of them in the same transaction."""
 
 
 class DerivedItem(_Frozen):
@@ -126,8 +143,9 @@ class ForgetPlan(_Frozen):
     warnings: tuple[str, ...] = ()
     notes: str
     derived: tuple[DerivedItem, ...] = ()
-    """A purge's derived copies (summaries made from its targets) and what happens to each;
-    they go in the same transaction as the targets."""
+    """A purge's derived copies (summaries made from its targets) and what happens to each,
+    and the summaries an edit cuts its fact from (`rewrite`); they change in the same
+    transaction as the targets."""
 
     @property
     def targets(self) -> tuple[PlanItem, ...]:
@@ -203,18 +221,20 @@ def described_item(judgement: Judgement) -> PlanItem:
     )
 
 
-def earlier_version_item(memory: Memory, version: int, named: str) -> PlanItem:
-    """A memory whose current text does not hold what the request names, but whose earlier
-    version does: listed (never marked), with how to remove that text."""
+def earlier_version_item(memory: Memory, past: tuple[VersionCut, ...], named: str) -> PlanItem:
+    """A memory whose current text does not hold the identifiers the request names, but whose
+    earlier versions do: an update left them in its history. Marked as an edit of its past
+    only (`past`, `new_content` its text as it is): the identifiers are exact, as when a
+    current text holds them, and the memory itself stays."""
+    versions = ", ".join(str(c.version) for c in past)
     item = _item(
         memory,
         tier="query",
-        action="skip",
-        reason=f"its earlier version {version} holds {named} (the current text does not)",
-        hint=f"to erase that text with the memory, purge it: purge(memory_id={memory.id!r}); "
-        "to keep the memory, its history shows the version",
+        action="edit",
+        reason=f"its earlier version(s) {versions} hold {named} (the current text does not): "
+        "cut from them, the memory kept as it is",
     )
-    return item.model_copy(update={"confidence": "low"})
+    return item.model_copy(update={"new_content": memory.content, "past": past})
 
 
 def by_id_hint(memory_id: str, operation: Operation = "forget") -> str:
@@ -351,11 +371,20 @@ def notes_for(plan_items: Sequence[PlanItem], *, ambiguous: bool, operation: Ope
         noun = "memory" if len(targets) == 1 else "memories"
         verb = "forget (move to trash)" if operation == "forget" else "erase for good"
         parts.append(f"Would {verb} {len(targets)} {noun}.")
+    past_only = [i for i in edits if i.diff is None and i.past]
+    edits = [i for i in edits if i not in past_only]
+    if past_only:
+        noun = "memory" if len(past_only) == 1 else "memories"
+        parts.append(
+            f"Would cut it from the earlier versions of {len(past_only)} {noun} (their current "
+            "text does not hold it), for good; the memories stay as they are."
+        )
     if edits:
         noun = "memory" if len(edits) == 1 else "memories"
         parts.append(
             f"Would edit {len(edits)} {noun} that also hold another fact: the fact to forget is "
-            "cut out (see each diff), the rest kept; the old text stays in its history."
+            "cut out (see each diff), the rest kept, and cut from its earlier versions too, for "
+            "good (revert cannot bring it back)."
         )
     if skipped and not ambiguous:
         parts.append(f"{len(skipped)} candidate(s) kept; name an id to delete one.")
@@ -391,7 +420,10 @@ def seed_json(plan: ForgetPlan) -> dict[str, Any]:
             entry["wasProtected"] = item.was_protected
         if item.new_content is not None:
             entry["newContent"] = item.new_content
+        if item.diff is not None:
             entry["diff"] = item.diff
+        if item.past:
+            entry["pastVersions"] = [{"version": c.version, "diff": c.diff} for c in item.past]
         entries.append(entry)
     return {
         "status": "ok",

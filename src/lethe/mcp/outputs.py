@@ -409,7 +409,12 @@ def candidate_line(c: CandidateOut) -> str:
             c.action, "not certain"
         )
         extra += f" — {sure} (certainty {c.certainty:.2f}): {c.reason}"
-    if c.new_content is not None:
+    if c.new_content is not None and c.diff is None:
+        extra += (
+            " — only its earlier versions hold it, not its text: `lethe forget --query … "
+            "--execute` cuts it from them; forget(memory_id) would forget the whole memory"
+        )
+    elif c.new_content is not None:
         extra += (
             f" — do not delete it: cut the fact out ({c.diff}) with "
             f"update_memory(memory_id={c.id!r}, content={c.new_content!r}) once the user agrees"

@@ -66,6 +66,13 @@ class StoreTx(Protocol):
 
     def set_version_vector(self, memory_id: str, version: int, vector: Vector) -> None: ...
 
+    def redact_version(
+        self, memory_id: str, version: int, content: str, content_sha256: str, vector: Vector
+    ) -> bool:
+        """An earlier state's text without a fact forgotten since (its number, times and
+        author stay), with the vector of that text. False when there is no such state."""
+        ...
+
     def owe(self, work: dict[str, Any], at: datetime) -> int: ...
 
     def upsert_link(self, link: Link) -> None: ...
@@ -346,7 +353,24 @@ class Store(Protocol):
         """The words a full-text index still lists with a document (what bytes cannot show)."""
         ...
 
-    def save_receipt(self, receipt: dict[str, Any]) -> None: ...
+    def save_receipt(self, receipt: dict[str, Any], settles: int | None = None) -> bool:
+        """Keep a signed receipt. With `settles`, the owed work that promised it is settled in
+        the same transaction, and when that work is already settled (another process kept the
+        purge's receipt first) nothing is saved and the answer is False: one purge, one
+        receipt."""
+        ...
+
+    def claim(self) -> AbstractContextManager[str]:
+        """A token held while this process proves a purge, from before its commit until its
+        receipt is kept. The operating system or the server lets go of it when the process
+        ends, however it ends: that is how another process tells an interrupted purge from one
+        still being checked (`claim_held`)."""
+        ...
+
+    def claim_held(self, token: str) -> bool:
+        """Whether the process that took `token` still holds it. A token nobody holds any
+        more is cleared on the way."""
+        ...
 
     def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]: ...
 

@@ -32,7 +32,15 @@ MEMORY_SOURCES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 NOT_RECORDS = frozenset(
-    {"memory_gram_text", "context_gram_text", "receipts", "receipt_keys", "reembed_vectors"}
+    {
+        "memory_gram_text",
+        "context_gram_text",
+        "receipts",
+        "receipt_keys",
+        "reembed_vectors",
+        "owed_work",
+    }
 )
-"""Tables never read as records: index content, and the receipts themselves (digests)."""
+"""Tables never read as records: index content, the receipts themselves (digests), and the
+work still owed (a purge's receipt waits there with its digests while the scan runs)."""
 INDEX_SUFFIXES = ("_data", "_idx", "_docsize", "_config", "_content")

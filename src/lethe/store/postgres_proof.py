@@ -11,9 +11,11 @@ takes an exclusive lock on each table for the time of its rewrite.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lethe.store.held import MEMORY_SOURCES, NOT_RECORDS
+from lethe.store.postgres_open import connect
 from lethe.store.rows import ts
 
 if TYPE_CHECKING:
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
 ERASED_TABLES = ("memories", "memory_versions", "memory_context", "memory_tags", "events")
 """Every table whose rows a purge deletes or rewrites and that holds a person's words (the
 others it touches hold ids and numbers only); events: their details are redacted."""
+CLAIM_CLASS = 0x6C657468
+"""First key of the advisory locks that claim a purge being proved (the second is the
+claim's own): the two-key space, apart from the store's one-key locks."""
 
 _COLUMNS_SQL = """
 SELECT table_name, column_name FROM information_schema.columns
@@ -40,6 +46,7 @@ ORDER BY table_name, ordinal_position
 class _Reads(Protocol):
     dsn: str
     path: str
+    _busy_timeout_ms: int
 
     def _read(self) -> AbstractContextManager[psycopg.Connection[dict[str, Any]]]: ...
 
@@ -125,9 +132,15 @@ class PostgresProof:
         indexes (a stale key is not visible to SQL; it is gone with the old files)."""
         return set()
 
-    def save_receipt(self: _Reads, receipt: dict[str, Any]) -> None:
+    def save_receipt(self: _Reads, receipt: dict[str, Any], settles: int | None = None) -> bool:
         at = ts(datetime.fromisoformat(receipt["erased_at"]))
         with self._read() as conn, conn.transaction():
+            if settles is not None:
+                # A second process settling the same row waits for the first to commit,
+                # then deletes nothing: only one of them keeps a receipt.
+                gone = conn.execute("DELETE FROM owed_work WHERE id = %s", (settles,))
+                if gone.rowcount == 0:
+                    return False
             conn.execute(
                 "INSERT INTO receipt_keys (key_id, public_key, created_at) VALUES (%s, %s, %s) "
                 "ON CONFLICT (key_id) DO NOTHING",
@@ -145,6 +158,33 @@ class PostgresProof:
                     json.dumps(receipt, ensure_ascii=False, sort_keys=True),
                 ),
             )
+        return True
+
+    @contextlib.contextmanager
+    def claim(self: _Reads) -> Iterator[str]:
+        """A session-level advisory lock on a connection of its own, open for as long as the
+        purge is proved: the server drops it with the connection, when the process ends
+        whatever way it ends (a pooled connection would outlive the claim)."""
+        key = secrets.randbelow(2**31 - 1) + 1
+        conn = connect(self.dsn, timeout_s=self._busy_timeout_ms / 1000)
+        try:
+            conn.autocommit = True
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (CLAIM_CLASS, key))
+            yield str(key)
+        finally:
+            conn.close()
+
+    def claim_held(self: _Reads, token: str) -> bool:
+        if not token.isdigit() or not 0 < int(token) < 2**31:
+            return False
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, %s) AS free", (CLAIM_CLASS, int(token))
+            ).fetchone()
+            if row is not None and row["free"]:
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (CLAIM_CLASS, int(token)))
+                return False
+        return True
 
     def receipts(self: _Reads, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         with self._read() as conn:

@@ -1,10 +1,15 @@
 """What the SQLite store gives a proof of erasure: the files it owns, which memories still
-hold a string, and the receipts kept. Kept apart from `sqlite.py`, which mixes it in."""
+hold a string, the receipts kept, and the claims that tell a purge still being proved from
+one whose process ended. Kept apart from `sqlite.py`, which mixes it in."""
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
+import os
+import re
+import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -15,6 +20,8 @@ from typing import Any
 from lethe.store.held import INDEX_SUFFIXES, MEMORY_SOURCES, NOT_RECORDS
 from lethe.store.rows import ts
 from lethe.store.sqlite_index import snapshot_path
+
+_CLAIM = re.compile(r"[0-9a-f]{16}")
 
 
 class SQLiteProof:
@@ -100,11 +107,16 @@ class SQLiteProof:
                 found.update(r[0] for r in rows)
         return found
 
-    def save_receipt(self, receipt: dict[str, Any]) -> None:
+    def save_receipt(self, receipt: dict[str, Any], settles: int | None = None) -> bool:
         body = json.dumps(receipt, ensure_ascii=False, sort_keys=True)
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
+                if settles is not None:
+                    gone = self._conn.execute("DELETE FROM owed_work WHERE id = ?", (settles,))
+                    if gone.rowcount == 0:
+                        self._conn.execute("ROLLBACK")
+                        return False
                 self._conn.execute(
                     "INSERT OR IGNORE INTO receipt_keys (key_id, public_key, created_at) "
                     "VALUES (?, ?, ?)",
@@ -126,6 +138,45 @@ class SQLiteProof:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+        return True
+
+    @contextlib.contextmanager
+    def claim(self) -> Iterator[str]:
+        """A lock file beside the database, locked (`flock`) for as long as the purge is
+        proved. The kernel drops the lock with the process; the file then says nothing."""
+        token = secrets.token_hex(8)
+        path = self._claim_path(token)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        try:
+            _flock(fd, wait=True)
+            yield token
+        finally:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            os.close(fd)
+
+    def claim_held(self, token: str) -> bool:
+        """The lock file is gone (its purge kept its receipt) or can be locked (its process
+        ended): not held, and a file left behind is removed. Where `flock` is missing, a file
+        that exists is taken as held."""
+        if not _CLAIM.fullmatch(token):
+            return False
+        path = self._claim_path(token)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+        except FileNotFoundError:
+            return False
+        try:
+            if not _flock(fd, wait=False):
+                return True
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return False
+        finally:
+            os.close(fd)
+
+    def _claim_path(self, token: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.purging-{token}")
 
     def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         with self._lock:
@@ -147,6 +198,20 @@ class SQLiteProof:
                 "SELECT public_key FROM receipt_keys WHERE key_id = ?", (key_id,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+
+def _flock(fd: int, *, wait: bool) -> bool:
+    """Lock the file (`flock`, exclusive): False when another open file holds it. Where there
+    is no flock (Windows) nothing is locked, and a claim's file alone says it is held."""
+    try:
+        import fcntl
+    except ImportError:
+        return wait
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def ts_now(receipt: dict[str, Any]) -> float:

@@ -108,6 +108,27 @@ class SQLiteTx:
             (np.asarray(vector, dtype="<f4").tobytes(), memory_id, version),
         )
 
+    def redact_version(
+        self, memory_id: str, version: int, content: str, content_sha256: str, vector: Vector
+    ) -> bool:
+        """An earlier state's text without a fact forgotten since: it keeps its number, times
+        and author. Its vector is the new text's, so no search as of a past moment ranks by
+        the old words (the changed vector logs the memory for every process's index), and a
+        reembed under way loses what it staged of this memory (the next run embeds it again)."""
+        self._drop_staged(memory_id)
+        cursor = self._conn.execute(
+            """UPDATE memory_versions SET content = ?, content_sha256 = ?, embedding = ?
+               WHERE memory_id = ? AND version = ?""",
+            (
+                content,
+                content_sha256,
+                np.asarray(vector, dtype="<f4").tobytes(),
+                memory_id,
+                version,
+            ),
+        )
+        return cursor.rowcount == 1
+
     def drop_versions(self, memory_id: str, *, containing: Sequence[str] = ()) -> int:
         """Erase a memory's earlier states, or only those whose text holds one of
         `containing` (a summary losing an erased memory's line: its earlier states hold it)."""

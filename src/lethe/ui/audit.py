@@ -112,7 +112,7 @@ def summary(receipt: dict[str, Any]) -> dict[str, Any]:
     except ValueError:
         at = None
     return {
-        "id": str(receipt.get("receipt_id", "")),
+        "id": str(receipt.get("receipt_id") or ""),  # none for a purge still owed its receipt
         "at": at,
         "status": str(receipt.get("status", "")),
         "ids": [str(m.get("id")) for m in receipt.get("memories") or [] if isinstance(m, dict)],
