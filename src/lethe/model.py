@@ -331,11 +331,13 @@ class ImportReport(_Record):
     """Audit events of the file the store already held (a re-import), or of a memory it
     purged, not appended."""
     skipped_purged: int = 0
-    """Memories of the file the store's audit records as purged: erased for good, so an
-    export taken before the purge does not bring them back (`purged` names them)."""
+    """Memories (and earlier states) of the file the store's audit records as purged: erased
+    for good, so an export taken before the purge does not bring them back (`purged` names
+    them). A text counts as purged in any state it had, as written or as the duplicate
+    check reads it."""
     purged: tuple[str, ...] = ()
-    """The ids of those memories; a line without an id is named by its text's hash
-    (`sha256:…`), never by its text."""
+    """The ids of those memories; a version as `ID version N`; a line without an id is named
+    by its text's hash (`sha256:…`), never by its text."""
     refused_versions: tuple[str, ...] = ()
     """Version records not earlier than their memory's own version (the file contradicts
     itself): not imported, each named by its line."""

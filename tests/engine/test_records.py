@@ -19,6 +19,7 @@ from lethe.embed import Embedder
 from lethe.errors import MemoryNotFound
 from lethe.model import Event
 from tests.backends import snapshot
+from tests.clocks import Clock as HandClock
 
 runner = CliRunner()
 
@@ -466,3 +467,51 @@ def test_an_earlier_version_numbered_past_its_memory_is_refused_with_a_note(
         )
         assert report.imported == 1 and report.versions == 0
         assert [v.version for v in other.history(memory.id)] == [2]
+
+
+def test_no_import_brings_back_any_state_or_spelling_of_a_purged_text(
+    mem: Lethe, tmp_path: Path
+) -> None:
+    """A purged memory's earlier text, its text spaced or wrapped otherwise, or its text as a
+    version of another memory: each is refused like the purged text itself."""
+    old = "Door code for the server room is 4471-ZX"
+    gone = mem.remember(old)
+    mem.update(gone.id, content="Server room door code changed; ask Ana")
+    mem.execute(mem.plan_purge([gone.id]))
+    other = mem.remember("Server room notes")
+    mem.update(other.id, content="Server room notes, second floor")
+    report = mem.import_records(
+        [
+            {"content": old},
+            {"content": "Door code for the server  room\nis 4471-ZX"},
+            {"content": "Server room door code changed; ask Ana"},
+            {"content": old, "namespace": "work"},
+        ]
+    )
+    assert (report.imported, report.skipped_purged) == (1, 3)
+    records = [r for r in mem.export_records() if r.get("id", r.get("memory_id")) == other.id]
+    moved = [
+        {**r, "id": "mem_0123456789ab"}
+        if r.get("type", "memory") == "memory"
+        else {**r, "memory_id": "mem_0123456789ab", "content": old}
+        for r in records
+        if r.get("type", "memory") in ("memory", "version")
+    ]
+    second = mem.import_records(moved)
+    assert second.imported == 1 and second.versions == 0
+    assert second.purged == ("mem_0123456789ab version 1",)
+    assert [v.content for v in mem.history("mem_0123456789ab")] == [
+        "Server room notes, second floor"
+    ]
+
+
+def test_a_purge_by_retention_keeps_every_state_out_of_an_import(
+    cmem: Lethe, clock: HandClock
+) -> None:
+    gone = cmem.remember("The safe's combination is 31-7-19")
+    cmem.update(gone.id, content="The safe was moved to the office")
+    cmem.execute(cmem.plan_forget([gone.id]))
+    clock.advance(days=31)
+    assert cmem.maintain().expired == (gone.id,)
+    report = cmem.import_records([{"content": "The safe's combination is  31-7-19"}])
+    assert (report.imported, report.skipped_purged) == (0, 1)

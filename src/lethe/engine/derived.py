@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from lethe.engine.base import EngineBase, sha256
+from lethe.engine.purged import text_hashes
 from lethe.erasure.record import Erasing
 from lethe.forget.decay import SUMMARY_HEADER, extractive_summary, summary_line
 from lethe.forget.guard import protection
@@ -205,6 +206,7 @@ class DerivedOps(EngineBase):
             if item.action == "purge":
                 if erasing is not None:
                     erasing.take(tx.store, memory, derived_from=item.derived_from)
+                hashes = text_hashes(tx.store, memory)
                 tx.erase(memory.id)
                 tx.append_event(
                     op="purge",
@@ -212,7 +214,11 @@ class DerivedOps(EngineBase):
                     at=now,
                     memory_id=memory.id,
                     namespace=memory.namespace,
-                    details={**details, "derived_from": list(item.derived_from)},
+                    details={
+                        **details,
+                        "derived_from": list(item.derived_from),
+                        "text_sha256": hashes,
+                    },
                     content_sha256=memory.content_sha256,
                 )
                 touched.append(memory)

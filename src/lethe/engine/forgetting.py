@@ -17,6 +17,7 @@ from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.derived import DerivedOps, derived_closure, erased_lines
 from lethe.engine.proof import ProofOps
+from lethe.engine.purged import text_hashes
 from lethe.engine.redaction import RedactionOps, identifier_cut, past_as_planned
 from lethe.engine.versions import VersionOps
 from lethe.erasure.record import Erasing
@@ -676,6 +677,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
                 if erasing is not None:
                     erasing.take(tx.store, memory)
                 lines |= erased_lines(tx.store, [memory])  # before its versions go with it
+                details["text_sha256"] = text_hashes(tx.store, memory)
                 tx.erase(memory.id)
                 details["was"] = memory.status
             tx.append_event(

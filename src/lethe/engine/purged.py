@@ -2,8 +2,10 @@
 
 A purge erased a memory for good, with a signed receipt that says so, so no import (an
 export of this store taken before the purge, another memory's data, a folder of notes) may
-bring it back: not by its id, nor its text into the namespace it was purged from. Saying the
-fact again by `remember` is a person's new choice and stays possible.
+bring it back: not by its id, nor any text it held (its current one or an earlier version's,
+as written or as the duplicate check reads it: spacing, width, Unicode form) into the
+namespace it was purged from. Saying the fact again by `remember` is a person's new choice
+and stays possible.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lethe.engine.base import sha256
-from lethe.model import Draft
+from lethe.engine.duplicates import normalise
+from lethe.model import Draft, Memory
 from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
 
@@ -25,7 +28,21 @@ class Purged:
     """(namespace, sha256 of the text)."""
 
     def holds(self, draft: Draft) -> bool:
-        return draft.id in self.ids or (draft.namespace, sha256(draft.content)) in self.texts
+        return draft.id in self.ids or self.holds_text(draft.namespace, draft.content)
+
+    def holds_text(self, namespace: str, text: str) -> bool:
+        return any((namespace, h) in self.texts for h in _digests(text))
+
+
+def text_hashes(store: Store, memory: Memory) -> list[str]:
+    """The hashes a purge event keeps of everything the memory said, read before it is erased:
+    each state's text as written and as the duplicate check reads it. Hashes only, like the
+    `content_sha256` every event has: no word of it."""
+    return sorted({h for v in store.versions(memory.id) for h in _digests(v.content)})
+
+
+def _digests(text: str) -> set[str]:
+    return {sha256(text), sha256(normalise(text))}
 
 
 def purged_in(store: Store) -> Purged:
@@ -37,8 +54,9 @@ def purged_in(store: Store) -> Purged:
         for event in page:
             if event.memory_id is not None:
                 ids.add(event.memory_id)
-            if event.content_sha256 is not None and event.namespace is not None:
-                texts.add((event.namespace, event.content_sha256))
+            if event.namespace is not None:
+                held = [event.content_sha256, *(event.details or {}).get("text_sha256", [])]
+                texts.update((event.namespace, h) for h in held if isinstance(h, str))
         if len(page) < _PAGE:
             return Purged(frozenset(ids), frozenset(texts))
         after = page[-1].seq

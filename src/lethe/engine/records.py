@@ -280,11 +280,15 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                 progress(len(chunk))
         namespaces = {m.id: m.namespace for m in existing.values()}
         namespaces.update((m.id, m.namespace) for m, _, _, _ in memories)
-        versions = [
-            v
-            for v in parsed.versions
-            if v.memory_id in fresh and v.version < fresh[v.memory_id][0].version
-        ]
+        versions = []
+        for v in parsed.versions:
+            if v.memory_id not in fresh or v.version >= fresh[v.memory_id][0].version:
+                continue
+            if purged.holds_text(fresh[v.memory_id][0].namespace, v.content):
+                # An earlier state of another memory must not carry a purged text back in.
+                done.purged.append(f"{v.memory_id} version {v.version}")
+                continue
+            versions.append(v)
         links = self._new_links(parsed.links, namespaces, set(existing), now)
         episodes = self._new_episodes(parsed.episodes, namespaces, now)
         events = [e for e in self._new_events(parsed.events) if e["memory_id"] not in purged.ids]

@@ -8,6 +8,7 @@ from typing import Any
 from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.forgetting import ForgetOps
+from lethe.engine.purged import text_hashes
 from lethe.errors import MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
 from lethe.model import DEFAULT_AGENT, Memory
@@ -100,6 +101,7 @@ class TrashOps(ForgetOps):
             for pending in stale:
                 self._expired_event(tx, pending, now)
             for memory in expired:
+                hashes = text_hashes(tx.store, memory)
                 tx.erase(memory.id)
                 tx.append_event(
                     op="purge",
@@ -107,7 +109,7 @@ class TrashOps(ForgetOps):
                     at=now,
                     memory_id=memory.id,
                     namespace=memory.namespace,
-                    details={"retention_days": days},
+                    details={"retention_days": days, "text_sha256": hashes},
                     content_sha256=memory.content_sha256,
                 )
             owed = self._owe(tx, erased=bool(expired))
