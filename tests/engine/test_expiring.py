@@ -519,3 +519,22 @@ def test_one_text_with_a_held_and_an_unheld_expiry_is_two_memories_in_one_import
     assert report.imported == 2
     held = [m.expiry_held for m in cmem.list_memories().items]
     assert sorted(held) == [False, True]
+
+
+def test_restoring_what_a_held_expiry_ended_is_the_persons_to_do(
+    cmem: Lethe, db: str, clock: Clock
+) -> None:
+    """Restoring removes the passed expiry: for a held one that is loosening it, so a caller
+    acting for an agent is refused and the memory stays in the trash; the person restores it."""
+    held = cmem.remember(CODE, expires_in="1h", hold_expiry=True)
+    own = cmem.remember("Parking is on level 3.", expires_in="1h")
+    clock.advance(hours=2)
+    assert cmem.list_trash()[1] == 2  # a read sends both to the trash
+    before = snapshot(db)
+    with pytest.raises(InvalidInput, match="set or confirmed") as refused:
+        cmem.restore(held.id, drop_held_expiry=False)
+    assert refused.value.hint and "forget role" in refused.value.hint
+    assert snapshot(db) == before
+    assert cmem.restore(own.id, drop_held_expiry=False).expires_at is None
+    back = cmem.restore(held.id)
+    assert back.status == "active" and back.expires_at is None and not back.expiry_held

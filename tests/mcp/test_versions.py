@@ -692,3 +692,31 @@ def test_an_expiry_the_person_confirmed_is_loosened_only_by_a_confirmation(
             assert second["status"] == "updated" and second["memory"]["expires_at"] is None
 
     run(scenario())
+
+
+def test_a_write_token_cannot_restore_what_a_held_expiry_ended(
+    served: tuple[str, str],
+) -> None:
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    db, url = served
+
+    async def scenario() -> None:
+        soon = (datetime.now(UTC) + timedelta(seconds=2)).isoformat()
+        async with http_client(url, TOKENS["alice"]) as alice:
+            made = (await call(alice, "remember", content="The hotel door code is 4471"))["memory"]
+            for _ in range(2):
+                await call(alice, "update_memory", memory_id=made["id"], expires_at=soon)
+        time.sleep(2.5)
+        async with http_client(url, TOKENS["writer"]) as writer:
+            await call(writer, "list_trash")  # a read sends the due memory to the trash
+            before = snapshot(db)
+            message = await error(writer, "restore", memory_id=made["id"])
+            assert "set or confirmed" in message and "forget role" in message
+            assert snapshot(db) == before
+        async with http_client(url, TOKENS["alice"]) as alice:
+            back = await call(alice, "restore", memory_id=made["id"])
+            assert back["memory"]["expires_at"] is None
+
+    run(scenario())

@@ -9,7 +9,7 @@ from lethe import validate
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.forgetting import ForgetOps
 from lethe.engine.purged import text_hashes
-from lethe.errors import MemoryNotFound
+from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
 from lethe.model import DEFAULT_AGENT, Memory
 
@@ -20,9 +20,17 @@ class TrashOps(ForgetOps):
     # -- trash, restore, maintenance, reports --------------------------------------------
 
     def restore(
-        self, memory_id: str, *, actor: str = DEFAULT_AGENT, namespace: str | None = None
+        self,
+        memory_id: str,
+        *,
+        actor: str = DEFAULT_AGENT,
+        namespace: str | None = None,
+        drop_held_expiry: bool = True,
     ) -> Memory:
-        """Bring a forgotten memory back with its links, episodes and workspace lines."""
+        """Bring a forgotten memory back with its links, episodes and workspace lines. An
+        expiry that has passed is removed (kept, it would send the memory back at once); when
+        that expiry is held (the person's), removing it is loosening it, so a caller acting
+        for an agent passes `drop_held_expiry=False` and such a memory stays in the trash."""
         validate.memory_id(memory_id)
         self.expire_due()
         memory = self.store.get(memory_id)
@@ -34,6 +42,15 @@ class TrashOps(ForgetOps):
                 f"Memory {memory_id} {state}", hint="list the trash to see what can be restored"
             )
         now = self._clock()
+        passed = memory.expires_at if memory.expires_at and memory.expires_at <= now else None
+        if passed and memory.expiry_held and not drop_held_expiry:
+            raise InvalidInput(
+                f"{memory_id} ended at an expiry a person set or confirmed "
+                f"({passed.isoformat()}): restoring it "
+                "removes that expiry, which is confirmed like a forget; it stays in the trash",
+                hint="the person can restore it (lethe restore, the inspector), or a client "
+                "holding the forget role",
+            )
         with self.store.transaction() as tx:
             if not tx.set_restored(memory_id):
                 raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
@@ -41,10 +58,9 @@ class TrashOps(ForgetOps):
                 "forgotten_at": memory.forgotten_at,
                 "forgotten_by": memory.forgotten_by,
             }
-            if memory.expires_at is not None and memory.expires_at <= now:
-                # Its expiry has passed: kept, it would send the memory back at once.
+            if passed:  # kept, it would send the memory back at once
                 tx.set_expiry(memory_id, None, by=None, at=None)
-                details["expiry_removed"] = memory.expires_at.isoformat()
+                details["expiry_removed"] = passed.isoformat()
             tx.append_event(
                 op="restore",
                 actor=validate.label(actor, "actor"),

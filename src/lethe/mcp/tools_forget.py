@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from lethe.forget.messages import derived_notes
 from lethe.forget.plan import ForgetPlan, Operation
 from lethe.forget.results import Confirmation, ForgetResult
+from lethe.mcp.access import ROLES
 from lethe.mcp.outputs import (
     AuditOut,
     CandidateOut,
@@ -373,7 +374,12 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             about.ids(mem, ns, want="trash", memory_id=memory_id)
-            m = mem.restore(memory_id, actor=rt.actor(ctx, grant), namespace=ns)
+            m = mem.restore(
+                memory_id,
+                actor=rt.actor(ctx, grant),
+                namespace=ns,
+                drop_held_expiry=ROLES.index(grant.role) >= ROLES.index("forget"),
+            )
             out = with_links(mem, m, ns)
         lines = [f"Restored {m.id} with {len(out.links)} links:", memory_line(out.memory)]
         return reply(out, lines, "It is back in recall, its episodes and the workspace files.")
