@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.forget.compound import FORGOTTEN
-from lethe.forget.plan import ForgetPlan, seed_json
+from lethe.forget.plan import ForgetPlan, VersionCut, seed_json
 from lethe.schemas import load
 from tests.backends import run_sql, snapshot, sqlite_only
 from tests.clocks import Clock
@@ -283,3 +283,99 @@ def test_an_earlier_version_changed_since_the_preview_is_not_cut(
     result = cmem.execute(altered)
     assert result.stale == (memory_id,) and result.edited == ()
     assert snapshot(db) == before
+
+
+# -- a cut is for good: it takes nothing the edit did not take ---------------------------------
+
+
+def _past_after_forget(mem: Lethe, versions: list[str], request: str = REQUEST) -> list[str]:
+    memory_id = mem.remember(versions[0]).id
+    for text in versions[1:]:
+        mem.update(memory_id, content=text)
+    plan = mem.plan_forget(query=request)
+    if plan.edits:
+        mem.execute(plan)
+    return [v.content for v in mem.history(memory_id)]
+
+
+def test_an_earlier_version_sharing_only_a_word_with_the_fact_is_not_cut(cmem: Lethe) -> None:
+    """'every morning' was the run's before it was the medication's: the run stays."""
+    runs = "The user runs every morning and walks the dog every evening."
+    history = _past_after_forget(
+        cmem, [runs, "The user takes sertraline every morning and walks the dog every evening."]
+    )
+    assert runs in history and not any("sertraline" in t for t in history[:1])
+
+
+def test_an_earlier_version_that_cannot_be_cut_cleanly_keeps_its_other_facts(
+    cmem: Lethe,
+) -> None:
+    """Another person's fact, facts the current text no longer has, a word the fact shares
+    with what stays: none is taken with the fact; the plan says these versions stay."""
+    for first in (
+        "The user's brother Tom has been on sertraline since 2020. The user likes hiking.",
+        "Anna moved to Lisbon in 2019; she takes sertraline and her flat is on Rua Augusta.",
+        "The user takes sertraline daily since May. The user refills the sertraline at Boots.",
+    ):
+        memory_id = cmem.remember(first).id
+        cmem.update(memory_id, content=BOTH)
+        plan = cmem.plan_forget(query=REQUEST)
+        [item] = [i for i in plan.edits if i.id == memory_id]
+        assert [c.version for c in item.past] == [] or all(c.version != 1 for c in item.past)
+        assert item.warning and "stay in the history" in item.warning
+        cmem.execute(plan)
+        assert first in [v.content for v in cmem.history(memory_id)]
+        cmem.execute(cmem.plan_purge([memory_id]))
+
+
+def test_a_year_or_a_short_number_never_cuts_an_earlier_version(cmem: Lethe) -> None:
+    """'2019' names many facts: the past of a memory that merely shares it is not cut."""
+    tom = "Tom started at Acme in 2019 and plays chess on Thursdays."
+    memory_id = cmem.remember(tom).id
+    cmem.update(memory_id, content="Tom plays chess on Thursdays.")
+    plan = cmem.plan_forget(query="forget that I moved to Berlin in 2019")
+    assert memory_id not in [i.id for i in plan.edits]
+
+
+def test_an_earlier_version_is_not_read_outside_the_scope_the_person_chose(
+    cmem: Lethe,
+) -> None:
+    memory_id = cmem.remember("Locker code is ZX-4821-Q", tags=["shopping"]).id
+    cmem.update(memory_id, content="Locker moved to the second floor")
+    plan = cmem.plan_forget(query="forget ZX-4821-Q", filters={"tags": ["health"]})
+    assert memory_id not in [i.id for i in plan.items]
+    assert memory_id in [i.id for i in cmem.plan_forget(query="forget ZX-4821-Q").edits]
+
+
+def test_a_plan_whose_cut_invents_words_cuts_nothing(cmem: Lethe, db: str) -> None:
+    """A plan is data its holder could alter, and a cut is for good: an edit or a past cut
+    that says a word its text never said is stale, and nothing is written."""
+    memory_id = cmem.remember(BOTH).id
+    other = cmem.remember("Tom signed the lease on 12 March and owes the user 300 euros.").id
+    cmem.update(other, content="Tom owes the user 300 euros.")
+    plan = cmem.plan_forget(query=REQUEST)
+    [edit] = plan.edits
+    forged = edit.model_copy(update={"new_content": "The user likes nothing."})
+    before = snapshot(db)
+    result = cmem.execute(plan.model_copy(update={"items": (forged,)}))
+    assert memory_id in result.stale and snapshot(db)["memories"] == before["memories"]
+    [v1] = [v for v in cmem.history(other) if v.version == 1]
+    current = cmem.get(other)
+    invented = edit.model_copy(
+        update={
+            "id": other,
+            "content_sha256": current.content_sha256,
+            "new_content": current.content,
+            "past": (
+                VersionCut(
+                    version=1,
+                    content_sha256=v1.content_sha256,
+                    new_content="Tom never signed anything; the user forgave the debt.",
+                    diff="",
+                ),
+            ),
+        }
+    )
+    result = cmem.execute(plan.model_copy(update={"items": (invented,)}))
+    assert other in result.stale
+    assert [v.content for v in cmem.history(other)][-1] == v1.content

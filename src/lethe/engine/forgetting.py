@@ -89,6 +89,11 @@ def previewed(similarity: float) -> bool:
     return similarity >= PREVIEW_THRESHOLD
 
 
+DISTINCT_IDENTIFIER = 6
+"""Characters (groups joined) an identifier needs before its mention in an earlier version
+is cut for good: "ZX-4821-Q" or a phone number names one thing, "2019" or "3pm" does not."""
+
+
 class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
     # -- planning ------------------------------------------------------------------------
 
@@ -307,9 +312,12 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         """Memories whose earlier versions hold every identifier the request names while
         their current text does not: an update left the old text in history, and asking to
         forget it must find it there and cut it (the parts of each such version that hold an
-        identifier's groups, `forget/compound.without_fact`)."""
-        wanted = identifiers(obj)
-        if not wanted:
+        identifier's groups, `forget/compound.without_fact`). Only for an identifier that
+        names one thing (a year or a short number is shared by many unrelated facts, and the
+        cut is for good), and only within the namespace: a scope narrowed by other filters is
+        the person's, and an earlier version cannot be read against it."""
+        wanted = [w for w in identifiers(obj) if sum(len(g) for g in w) >= DISTINCT_IDENTIFIER]
+        if not wanted or flt.narrows_beyond_namespace():
             return []
         found: list[str] = []
         for token in dict.fromkeys(_RAW_IDENTIFIER.findall(obj)):

@@ -26,11 +26,13 @@ old words survive nowhere in the file; revert cannot bring them back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from lethe.engine.base import sha256
+from lethe.engine.duplicates import normalise
 from lethe.engine.versions import VersionOps
 from lethe.forget import compound, evidence
 from lethe.forget.compound import word_diff
@@ -45,11 +47,19 @@ from lethe.store.vectors import Vector
 
 def version_cuts(earlier: Sequence[MemoryVersion], old: str, new: str) -> tuple[VersionCut, ...]:
     """The earlier versions of a memory edited from `old` to `new` that say the fact the edit
-    cuts, each with its text without it (a version that was `old` itself becomes `new`)."""
+    cuts, each with its text without it (a version that was `old` itself becomes `new`). Only
+    a clean cut is made (`clean_cut`): a cut is for good, so one that would take anything the
+    edit did not is left undone, and the plan says so (`uncut_versions`)."""
     fact = compound.fact_words(old, new)
     cuts = []
     for version in earlier:
         text = new if version.content == old else compound.without_fact(version.content, fact)
+        if (
+            text is not None
+            and version.content != old
+            and not clean_cut(version.content, text, old, new)
+        ):
+            continue
         if text is not None and text != version.content:
             cuts.append(
                 VersionCut(
@@ -60,6 +70,43 @@ def version_cuts(earlier: Sequence[MemoryVersion], old: str, new: str) -> tuple[
                 )
             )
     return tuple(cuts)
+
+
+def clean_cut(before: str, after: str, old: str, new: str) -> bool:
+    """Whether cutting an earlier version from `before` to `after` takes only what the edit of
+    `old` to `new` took: every word it removes is one the edited text said, one of them a word
+    the edit removed, and none of those is left. "The user runs every morning" shares
+    "morning" with "takes sertraline every morning", but "runs" was never the edit's: not cut.
+    A word the edit removed that stays ("refills the sertraline") is no clean cut either."""
+    removed = evidence.words(old) - evidence.words(new)
+    left = frozenset() if after == compound.FORGOTTEN else evidence.words(after)
+    gone = evidence.words(before) - left
+    return gone <= evidence.words(old) and bool(gone & removed) and not left & removed
+
+
+def uncut_versions(
+    earlier: Sequence[MemoryVersion], old: str, new: str, cuts: Sequence[VersionCut]
+) -> list[int]:
+    """The earlier versions that say a word the edit removed but are not cut cleanly: they
+    stay in the history as they are, and the plan names them."""
+    removed = evidence.words(old) - evidence.words(new)
+    done = {c.version for c in cuts}
+    return [
+        v.version
+        for v in earlier
+        if v.version not in done and v.content != new and evidence.words(v.content) & removed
+    ]
+
+
+def only_cut(before: str, after: str) -> bool:
+    """Whether `after` could be a cut of `before`: it says no word `before` did not (every
+    word counts here, "nothing" too). A plan is data its holder could alter, and a cut is for
+    good: a text that invents is refused."""
+    return after == compound.FORGOTTEN or _tokens(after) <= _tokens(before)
+
+
+def _tokens(text: str) -> set[str]:
+    return set(re.findall(r"\w+", normalise(text).casefold()))
 
 
 def _line_cuts(cut: dict[str, str]) -> dict[str, str | None]:
@@ -149,14 +196,26 @@ class RedactionOps(VersionOps):
                 out.append(item)
                 continue
             past = item.past if edit == memory.content else ()
+            notes = []
             if not past:
-                past = version_cuts(self.store.versions(memory.id)[1:], memory.content, edit)
+                earlier = self.store.versions(memory.id)[1:]
+                past = version_cuts(earlier, memory.content, edit)
+                uncut = uncut_versions(earlier, memory.content, edit, past)
+                if uncut:
+                    notes.append(
+                        f"its earlier version(s) {', '.join(map(str, uncut))} also mention it "
+                        "but cannot be cut without other facts: they stay in the history as "
+                        "they are (purging the memory erases them)"
+                    )
             if past and not item.past:
                 shown = ", ".join(str(c.version) for c in past)
-                note = (
+                notes.insert(
+                    0,
                     f"its earlier version(s) {shown} hold the fact too: executing cuts it from "
-                    "them as well, for good"
+                    "them as well, for good",
                 )
+            if notes:
+                note = "; ".join(notes)
                 warning = f"{item.warning}; {note}" if item.warning else note
                 item = item.model_copy(update={"past": past, "warning": warning})
             out.append(item)
@@ -288,8 +347,15 @@ def past_as_planned(tx: StoreTx, memory: Memory, item: PlanItem) -> bool:
     assert item.new_content is not None
     earlier = tx.store.versions(memory.id)[1:]
     if item.new_content == memory.content:
-        held = {v.version: v.content_sha256 for v in earlier}
-        return bool(item.past) and all(held.get(c.version) == c.content_sha256 for c in item.past)
+        held = {v.version: v for v in earlier}
+        return bool(item.past) and all(
+            (v := held.get(c.version)) is not None
+            and v.content_sha256 == c.content_sha256
+            and only_cut(v.content, c.new_content)
+            for c in item.past
+        )
+    if not only_cut(memory.content, item.new_content):
+        return False
     return version_cuts(earlier, memory.content, item.new_content) == item.past
 
 
