@@ -572,3 +572,22 @@ def test_a_hostile_file_is_one_refusal_line_and_imports_nothing(
         mem.import_from(source, path)
     assert "\n" not in str(refused.value) and refused.value.problems
     assert snapshot(db) == before
+
+
+def test_a_copy_of_the_workspace_never_brings_back_a_purged_line(
+    mem: Lethe, tmp_path: Path
+) -> None:
+    """A line of lethe's own workspace files names its memory ([id:…]): read back from a
+    copy of the folder, the line of a purged memory stays out, whatever its prefix."""
+    gone = mem.remember("Door code for the server room is 4471-ZX")
+    kept = mem.remember("The server room is on the second floor")
+    mem.execute(mem.plan_purge([gone.id]))
+    notes = tmp_path / "backup"
+    write(
+        notes / "2026-11-20.md",
+        f"# 2026-11-20\n\n- 12:00 [episodic] {gone.content} [id:{gone.id}]\n"
+        f"- 12:01 [episodic] {kept.content} [id:{kept.id}]\n",
+    )
+    report = mem.import_from("markdown", notes)
+    assert (report.imported, report.skipped_purged) == (1, 1)
+    assert not any("4471" in m.content for m in everything(mem))

@@ -10,6 +10,7 @@ and stays possible.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lethe.engine.base import sha256
@@ -19,6 +20,7 @@ from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
 
 _PAGE = 1000
+_WORKSPACE_ID = re.compile(r"\[id:(mem_[0-9a-f]{12})\]")
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,14 @@ class Purged:
     """(namespace, sha256 of the text)."""
 
     def holds(self, draft: Draft) -> bool:
-        return draft.id in self.ids or self.holds_text(draft.namespace, draft.content)
+        # A line of lethe's own workspace files ("- 12:00 [episodic] … [id:mem_…]"), read
+        # back from a copy of the folder, names the memory it came from.
+        named = set(_WORKSPACE_ID.findall(draft.content))
+        return (
+            draft.id in self.ids
+            or bool(named & self.ids)
+            or self.holds_text(draft.namespace, draft.content)
+        )
 
     def holds_text(self, namespace: str, text: str) -> bool:
         return any((namespace, h) in self.texts for h in _digests(text))
