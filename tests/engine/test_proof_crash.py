@@ -23,7 +23,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from tests.backends import is_postgres, live_ids, run_sql
+from tests.backends import is_postgres, live_ids, run_sql, sqlite_only
 
 CANARY = "The storage unit of Perpetua Vandersloot opens with code 58-KAPPA-2291"
 WORDS = ("58-KAPPA-2291", "Perpetua", "Vandersloot")
@@ -39,7 +39,9 @@ PURGER = textwrap.dedent(
         os.kill(os.getpid(), signal.SIGKILL)
 
     with Lethe.open(db) as mem:
-        if point == "cleanup":
+        if point == "commit":
+            mem._owe_receipt = die
+        elif point == "cleanup":
             mem.store.compact = die
         elif point == "scan":
             mem._scan = die
@@ -218,3 +220,55 @@ def test_a_two_call_purge_that_fails_after_its_commit_is_receipted_by_maintain(
         [receipt] = mem.receipts()
         assert receipt["confirmed"]["via"] == "two_call"
         _unchecked(mem, receipt, receipt["plan_id"], canary)
+
+
+def test_a_purge_whose_claim_was_taken_for_let_go_returns_the_receipt_the_store_keeps(
+    db: str, embedder: Embedder, own_keys: None
+) -> None:
+    """Another process finds the claim not held while the purge is still checked (PostgreSQL
+    dropped the claim's connection; the file was looked for under another name) and signs the
+    unchecked receipt first. The purging process's own receipt is then refused by the store:
+    the call must return the receipt the store keeps, the purge's only one, not one that
+    `receipt(id)` and `verify_receipt` know nothing of."""
+    canary, _ = _canary(db, embedder)
+    with Lethe.open(db, embedder=embedder) as mem:
+        scan = mem._scan
+        signed: list[int] = []
+
+        def meanwhile(*args: Any) -> Any:
+            if not signed:
+                with Lethe.open(db, embedder=embedder) as other:
+                    assert other.receipts()[0]["status"] == "no receipt yet: being checked"
+                    other.store.claim_held = lambda token: False  # type: ignore[method-assign]
+                    other.settle_owed()
+                    signed.append(len(other.store.receipts()))
+            return scan(*args)
+
+        mem._scan = meanwhile  # type: ignore[method-assign]
+        plan = mem.plan_purge([canary])
+        result = mem.execute(plan)
+        assert signed == [1], "the other process signed the receipt first"
+        receipt = result.receipt
+        assert receipt is not None
+        assert mem.receipt(receipt["receipt_id"]) == receipt, "the receipt returned is kept"
+        assert mem.receipts() == [receipt], "one purge, one receipt"
+        _unchecked(mem, receipt, plan.id, canary)
+        assert "NOT proven" in result.notes, "an unchecked receipt is no proof"
+        assert "did not run" in result.notes and "NOT proven: ;" not in result.notes
+        assert mem.store.owed() == []
+
+
+@sqlite_only
+def test_a_claim_file_left_by_a_purge_killed_before_its_commit_is_removed_at_the_next_open(
+    db: str, embedder: Embedder, own_keys: None
+) -> None:
+    """Killed inside its transaction: nothing was purged and no promise names the claim, so
+    no `claim_held` would ever clear its file. The next open removes it."""
+    canary, keep = _canary(db, embedder)
+    _killed(db, canary, "commit")
+    assert live_ids(db) == {canary, keep}, "the purge did not commit"
+    folder = Path(db).parent
+    assert [p for p in folder.iterdir() if ".purging-" in p.name], "the kill left its claim"
+    with Lethe.open(db, embedder=embedder) as mem:
+        assert mem.receipts() == [] and mem.store.owed() == []
+    assert [p.name for p in folder.iterdir() if ".purging-" in p.name] == []

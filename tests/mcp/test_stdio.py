@@ -214,7 +214,8 @@ def test_forget_by_query_with_filters_lists_only_matching_candidates(db: str) ->
 
 def test_a_compound_memory_is_listed_as_an_edit_to_apply_with_update(db: str) -> None:
     """The memory holds the fact to forget beside another: the candidate says to cut it out,
-    with the text to keep; forget by id would lose the other fact."""
+    with the text to keep, and that the update keeps the old text in the history (the CLI's
+    forget cuts it from there too); forget by id would lose the other fact."""
 
     async def scenario() -> None:
         async with stdio_client(db) as client:
@@ -232,6 +233,9 @@ def test_a_compound_memory_is_listed_as_an_edit_to_apply_with_update(db: str) ->
             assert edit["action"] == "edit"
             assert edit["new_content"] == "The user is allergic to penicillin."
             assert "update_memory" in text(found) and "[-takes sertraline and-]" in text(found)
+            # Honest about the history: an update keeps the old text there.
+            assert "keeps the old text in the memory's history" in text(found)
+            assert "lethe forget --query" in text(found)
             done = await call(
                 client, "update_memory", memory_id=edit["id"], content=edit["new_content"]
             )

@@ -13,7 +13,9 @@ The receipt is promised in the purge's own transaction (owed work holding what i
 without the texts), and the process holds a claim on it until it is kept. A process that ends
 in between leaves the promise and lets go of the claim: the next open finishes the owed
 cleanup and signs the receipt from the promise, saying that the check did not run (the texts
-went with the process) — never a receipt that claims a scan, and never no receipt at all.
+went with the process) — never a receipt that claims a scan, and never no receipt at all. A
+process whose claim was taken for let go while it still ran gets that receipt back instead of
+its own: the store keeps one receipt per purge, and the caller is handed the one it keeps.
 """
 
 from __future__ import annotations
@@ -52,9 +54,12 @@ EXPORT_LIMIT = (
     "reached, never touched"
 )
 NOT_CHECKED = (
-    "the purging process ended after its commit, before its own check: the erased texts "
-    "went with it, so no file was scanned for them and recall was not probed"
+    "the purging process ended after its commit, before its own check (or no longer held its "
+    "claim, so that it could not be told from one that had ended): the erased texts were held "
+    "by that process alone, so no file was scanned for them and recall was not probed"
 )
+_LOOKUP_PAGE = 200
+"""Receipts read at a time while looking for the one another process kept for a purge."""
 
 
 @dataclass(frozen=True)
@@ -180,8 +185,31 @@ class ProofOps(SearchOps, ReceiptOps):
             probes=probes,
         )
         receipt = signing.sign(key, body)
-        self.store.save_receipt(receipt, settles=erasing.owed)
-        return receipt
+        if self.store.save_receipt(receipt, settles=erasing.owed):
+            return receipt
+        return self._kept_instead(erasing, receipt)
+
+    def _kept_instead(self, erasing: Erasing, unsaved: dict[str, Any]) -> dict[str, Any]:
+        """The receipt another process kept for this purge, when it settled the promise first:
+        it found this process's claim let go (PostgreSQL dropped the claim's connection, or the
+        claim was looked for under another name of the store) and signed an unchecked receipt.
+        That one is the purge's receipt, and the caller must get what the store holds, not a
+        receipt `receipt(id)` and `verify_receipt` know nothing of; its status (incomplete)
+        says no more than the store can show. Only if no stored receipt names this purge (none
+        should be missing: the promise is settled with its receipt in one transaction) is this
+        process's own kept after all, so that the purge is never left without one."""
+        offset = 0
+        while True:
+            page = self.store.receipts(_LOOKUP_PAGE, offset)
+            for stored in page:
+                ids = [m.get("id") for m in stored.get("memories") or [] if isinstance(m, dict)]
+                if stored.get("plan_id") == erasing.plan_id and ids == erasing.ids:
+                    return stored
+            if len(page) < _LOOKUP_PAGE:
+                break
+            offset += len(page)
+        self.store.save_receipt(unsaved)
+        return unsaved
 
     def _receipt_body(
         self,

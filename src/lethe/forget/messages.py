@@ -137,6 +137,12 @@ def proof_note(receipt: dict[str, Any]) -> str:
             f"owns, and {probes['queries']} recall probe(s) returned no erased memory.{also} "
             f"Receipt {receipt['receipt_id']} (signed)."
         )
+    if scan.get("ran") is False:  # signed from the purge's promise: nothing was checked
+        return (
+            "The erasure is NOT proven: the byte scan and the recall probes did not run (the "
+            "receipt was signed from what the purge's transaction recorded, by the process that "
+            f"finished its cleanup). Receipt {receipt['receipt_id']} (signed, incomplete)."
+        )
     where = sorted({Path(r["path"]).name for r in scan["remaining"]})
     kinds = sorted({r["kind"] for r in scan["remaining"]})
     parts = [

@@ -450,6 +450,8 @@ def _candidates(
         guidance += (
             " A candidate marked edit holds another fact too: forgetting it would lose that one;"
             " cut the fact out with update_memory and the content shown, once the user agrees."
+            " That keeps the old text in the memory's history (as any update does); to cut the"
+            " fact from the history too, the user runs lethe forget --query … --execute."
         )
     return reply(out, lines, guidance)
 

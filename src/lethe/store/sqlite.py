@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -96,8 +96,19 @@ class SQLiteStore(
         threads: int | None = None,
         progress: ProgressBar | None = None,
     ):
-        """`progress` shows a schema migration that goes through every row."""
-        self.path = Path(path).expanduser()
+        """`progress` shows a schema migration that goes through every row.
+
+        The path is resolved (symbolic links, `..`, the working folder) before anything is
+        read: the files lethe keeps beside the database (the purge claims, the receipt key,
+        the vector snapshot) must be found beside the real file by every process, however it
+        names the store, and stay put if the working folder changes."""
+        given = Path(path).expanduser()
+        try:
+            self.path = given.resolve()
+        except (OSError, RuntimeError) as exc:  # a loop of symbolic links
+            raise DatabaseNotWritable(
+                f"cannot open {given}: {exc}", hint="give the path of a file"
+            ) from None
         self.dim = dim
         self._embedder = embedder
         self._busy_timeout_ms = int(busy_timeout_ms)
@@ -144,6 +155,8 @@ class SQLiteStore(
             self.path, busy_timeout_ms, lambda: self._sync.seq, context=True
         )
         adopt_window(self._conn, context_window)
+        with suppress(OSError):  # a file that cannot be removed now is tried at the next open
+            self.clear_claims()
         if self._conn.execute("SELECT 1 FROM conversation_dirty LIMIT 1").fetchone():
             with self.transaction():  # conversations stored before contexts existed
                 pass

@@ -22,6 +22,8 @@ from lethe.store.rows import ts
 from lethe.store.sqlite_index import snapshot_path
 
 _CLAIM = re.compile(r"[0-9a-f]{16}")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Where there is no O_NOFOLLOW (Windows), a claim file is opened as any file."""
 
 
 class SQLiteProof:
@@ -143,17 +145,27 @@ class SQLiteProof:
     @contextlib.contextmanager
     def claim(self) -> Iterator[str]:
         """A lock file beside the database, locked (`flock`) for as long as the purge is
-        proved. The kernel drops the lock with the process; the file then says nothing."""
-        token = secrets.token_hex(8)
-        path = self._claim_path(token)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        proved. The kernel drops the lock with the process; the file then says nothing, and
+        the next open removes it (`clear_claims`)."""
+        while True:
+            token = secrets.token_hex(8)
+            path = self._claim_path(token)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+            try:
+                _flock(fd, wait=True)
+                named = _still_named(fd, path)
+            except BaseException:
+                _drop(fd, path)
+                raise
+            if named:
+                break
+            # An open cleared the file between its creation and this lock (nobody held it
+            # yet): the lock is on a file no other process can find, so it would claim nothing.
+            os.close(fd)
         try:
-            _flock(fd, wait=True)
             yield token
         finally:
-            with contextlib.suppress(OSError):
-                path.unlink()
-            os.close(fd)
+            _drop(fd, path)
 
     def claim_held(self, token: str) -> bool:
         """The lock file is gone (its purge kept its receipt) or can be locked (its process
@@ -161,19 +173,14 @@ class SQLiteProof:
         that exists is taken as held."""
         if not _CLAIM.fullmatch(token):
             return False
-        path = self._claim_path(token)
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
-        except FileNotFoundError:
-            return False
-        try:
-            if not _flock(fd, wait=False):
-                return True
-            with contextlib.suppress(OSError):
-                path.unlink()
-            return False
-        finally:
-            os.close(fd)
+        return not _clear_claim(self._claim_path(token))
+
+    def clear_claims(self) -> None:
+        """Remove the claim files nobody holds: a process killed before its purge committed
+        leaves one that no promise names, so no `claim_held` ever gets to it. Run at open."""
+        for path in self.path.parent.glob(f"{glob.escape(self.path.name)}.purging-*"):
+            if _CLAIM.fullmatch(path.name.rpartition(".purging-")[2]):
+                _clear_claim(path)
 
     def _claim_path(self, token: str) -> Path:
         return self.path.with_name(f"{self.path.name}.purging-{token}")
@@ -198,6 +205,50 @@ class SQLiteProof:
                 "SELECT public_key FROM receipt_keys WHERE key_id = ?", (key_id,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+
+def _clear_claim(path: Path) -> bool:
+    """Remove a claim file nobody holds. True when no claim is held there (the file was
+    gone, or is removed now); False while a purge holds it, or when the name is no file of
+    ours to open (a symbolic link, another owner's file): left alone, taken as held.
+
+    The file is removed while locked, so that a purge still between creating its claim and
+    locking it finds its file gone once it has the lock, and makes another (`claim`). Only
+    where `flock` exists: elsewhere (Windows, where an open file cannot be removed) a claim
+    file that exists is taken as held and nothing is removed here."""
+    try:
+        fd = os.open(path, os.O_RDWR | _NOFOLLOW)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    try:
+        if not _flock(fd, wait=False):
+            return False
+        if _still_named(fd, path):
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return True
+    finally:
+        os.close(fd)
+
+
+def _drop(fd: int, path: Path) -> None:
+    """Let go of this process's own claim: the file closed first, as Windows cannot remove
+    a file that is open, then removed (an open may have removed it in between)."""
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        path.unlink()
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """Whether `path` still names the file open as `fd` (not removed, not replaced)."""
+    try:
+        named = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def _flock(fd: int, *, wait: bool) -> bool:
