@@ -204,8 +204,18 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
 async def error(client: Client, tool: str, **arguments: Any) -> str:
     """Call a tool that must fail as a tool error (not a crash); return the message."""
     result = await client.call_tool(tool, arguments)
-    assert result.is_error, text(result)
+    refusal(result)
     return text(result)
+
+
+def refusal(result: types.CallToolResult) -> dict[str, Any]:
+    """A refusal's fields for programs (`_meta`), checking that it carries no structured
+    content: a TypeScript SDK 1.x client would check that against the tool's output schema."""
+    assert result.is_error, text(result)
+    assert result.structured_content is None, result.structured_content
+    assert result.meta is not None and "lethe/refusal" in result.meta, result.meta
+    out: dict[str, Any] = result.meta["lethe/refusal"]
+    return out
 
 
 def text(result: types.CallToolResult) -> str:

@@ -21,6 +21,7 @@ from tests.mcp_support import (
     error,
     http_client,
     http_server,
+    refusal,
     stdio_client,
     text,
 )
@@ -138,9 +139,8 @@ def test_tokens_are_confined_to_their_namespaces_and_roles(served: tuple[str, st
             near = home[:-1] + ("0" if home[-1] != "0" else "1")
             for memory_id in (home, home, near):
                 result = await pets.call_tool("forget", {"memory_id": memory_id})
-                assert result.is_error and result.structured_content is not None
-                assert result.structured_content["error"] == "not_found"
-                assert result.structured_content["suggestions"] == []
+                assert refusal(result)["error"] == "not_found"
+                assert refusal(result)["suggestions"] == []
                 assert "default" not in text(result), "nothing of the other namespace"
         async with http_client(url, TOKENS["reader"]) as reader:
             assert (await call(reader, "recall", query="San Francisco"))["hits"]

@@ -25,6 +25,7 @@ from tests.mcp_support import (
     elicitation,
     http_client,
     http_server,
+    refusal,
     stdio_client,
     text,
 )
@@ -61,8 +62,8 @@ async def refused(client: Client, tool: str, **arguments: Any) -> dict[str, Any]
     message, sep, hint = shown.partition("\n---\n")
     assert sep and "\n" not in message and "\n" not in hint, shown
     assert "Error executing tool" not in shown and "pydantic" not in shown, shown
-    out = result.structured_content
-    assert out is not None and out["message"] == message and out["hint"] == hint, out
+    out = refusal(result)
+    assert out["message"] == message and out["hint"] == hint, out
     assert "(" in hint or any(t in hint for t in TOOLS), f"the hint names a tool: {hint}"
     return {**out, "text": shown}
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.backends import both_stores, live_ids, run_sql, snapshot
-from tests.mcp_support import call, elicitation, error, stdio_client, text
+from tests.mcp_support import call, elicitation, error, refusal, stdio_client, text
 
 SEED_000 = [
     "User lives in San Francisco",
@@ -275,8 +275,7 @@ def test_protected_memories_are_refused_with_reason_and_hint(db: str) -> None:
                 memory_id = memory["memory"]["id"]
                 for _ in range(2):
                     result = await client.call_tool("forget", {"memory_id": memory_id})
-                    assert result.is_error and result.structured_content is not None
-                    refused = result.structured_content
+                    refused = refusal(result)
                     assert refused["error"] == "protected"
                     assert refused["memory_ids"] == [memory_id] and reason in refused["message"]
                     assert f'update_memory(memory_id="{memory_id}", {way})' in refused["hint"]
@@ -328,8 +327,7 @@ def test_unknown_id_gets_suggestions(db: str) -> None:
             home = (await call(client, "remember", content=SEED_000[0]))["memory"]["id"]
             typo = home[:-1] + ("0" if home[-1] != "0" else "1")
             result = await client.call_tool("forget", {"memory_id": typo})
-            assert result.is_error and result.structured_content is not None
-            missing = result.structured_content
+            missing = refusal(result)
             assert missing["error"] == "not_found" and missing["memory_ids"] == [typo]
             assert missing["suggestions"] == [{"id": home, "preview": SEED_000[0]}]
             assert f'forget(memory_id="{home}")' in missing["hint"] and "recall" in missing["hint"]

@@ -2,10 +2,15 @@
 
 A refusal is a tool error (`isError: true`) whose text is one line saying what is wrong,
 then `---` and a hint naming the tool and the arguments to call next, like the guidance of
-every other answer. Its structured content says the same for programs: `error` (the kind),
-`message`, `hint`, and for ids that are not there, `memory_ids` and `suggestions` (ids
-within two edits of one, each with a preview of its content). Nothing was changed by a call
-that answers one.
+every other answer. Its `_meta` says the same for programs, under `lethe/refusal`: `error`
+(the kind), `message`, `hint`, and for ids that are not there, `memory_ids` and
+`suggestions` (ids within two edits of one, each with a preview of its content). Nothing was
+changed by a call that answers one.
+
+A refusal carries no `structuredContent`: a client of the TypeScript SDK's 1.x line (most
+desktop and IDE clients) checks structured content against the tool's output schema even on
+an error, and would replace the refusal, hint and all, with a schema error the model cannot
+act on. The text is what a model reads on every client.
 
 The kinds: `invalid_argument` (the schema, before anything ran), `invalid` (the engine's
 checks), `not_found`, `in_trash`, `not_in_trash`, `purged`, `protected`, `role`,
@@ -54,6 +59,10 @@ class RefusalOut(Output):
     suggestions: list[SuggestionOut] = Field(default_factory=list)
 
 
+REFUSAL_META = "lethe/refusal"
+"""The `_meta` key of a refusal's fields, for programs."""
+
+
 class Refused(ToolError):
     """A refusal on its way to the model: raise it from a tool (or a resolver); `TextTool`
     answers it as a tool error in the one shape (`answer`)."""
@@ -84,8 +93,8 @@ class Refused(ToolError):
         )
         return CallToolResult(
             content=[TextContent(type="text", text=f"{self.message}\n---\n{self.hint}")],
-            structured_content=out.model_dump(mode="json"),
             is_error=True,
+            _meta={REFUSAL_META: out.model_dump(mode="json")},
         )
 
 
