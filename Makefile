@@ -7,6 +7,9 @@ STAMP := $(VENV)/.installed
 # The MCP Inspector's CLI is a second, independent MCP client for the tests (npm registry).
 INSPECTOR := $(VENV)/node/node_modules/.bin/mcp-inspector
 INSPECTOR_VERSION := 2.12.0
+# The TypeScript SDK's 1.x line, which most desktop and IDE clients use (tests/mcp/ts_client.mjs).
+TS_SDK := $(VENV)/node/node_modules/@modelcontextprotocol/sdk/package.json
+TS_SDK_VERSION := 1.32.2
 # The web inspector's browser tests drive Debian's Chromium through Playwright (Playwright's
 # own browser download is not reachable here); installed when missing.
 CHROMIUM := /usr/bin/chromium
@@ -33,8 +36,12 @@ typecheck: $(STAMP)
 	$(BIN)/mypy src
 
 $(INSPECTOR): $(STAMP)
-	npm install --silent --no-audit --no-fund --prefix $(VENV)/node \
+	npm install --silent --no-audit --no-fund --save-exact --prefix $(VENV)/node \
 		@modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
+
+$(TS_SDK): $(INSPECTOR)
+	npm install --silent --no-audit --no-fund --save-exact --prefix $(VENV)/node \
+		@modelcontextprotocol/sdk@$(TS_SDK_VERSION)
 
 $(CHROMIUM):
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -47,7 +54,7 @@ PYTEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=15
 FAST := not pg and not browser and not npm and not slow
 
-test: lint typecheck $(INSPECTOR) $(CHROMIUM)
+test: lint typecheck $(INSPECTOR) $(TS_SDK) $(CHROMIUM)
 	$(PYTEST)
 
 # While working: ruff, mypy and the SQLite tests that need no server, browser or npm client.

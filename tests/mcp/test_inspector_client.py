@@ -57,3 +57,25 @@ def test_inspector_lists_tools_and_calls_remember_and_recall(tmp_path: Path) -> 
     [hit] = found["structuredContent"]["hits"]
     assert hit["memory"]["id"] == memory_id and hit["similarity"] > 0.5
     assert "\n---\n" in found["content"][0]["text"]
+
+
+def test_inspector_reads_a_refusal_and_its_hint(tmp_path: Path) -> None:
+    """A refusal is a tool error the Inspector shows as it came: its text with the hint, and no
+    structured content to check against the tool's output schema."""
+    done = subprocess.run(
+        [
+            str(INSPECTOR), "--cli", LETHE, "mcp", "--db", str(tmp_path / "m.db"),
+            "--method", "tools/call",
+            "--tool-name", "get_memory",
+            "--tool-arg", "memory_id=mem_000000000000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode != 0, "the Inspector exits non-zero on a tool error"
+    result = json.loads(done.stdout)
+    assert result["isError"] is True and "structuredContent" not in result
+    message, _, hint = result["content"][0]["text"].partition("\n---\n")
+    assert "No memory mem_000000000000" in message and "recall(" in hint
+    assert result["_meta"]["lethe/refusal"]["error"] == "not_found"
