@@ -370,7 +370,7 @@ def test_expired_trash_is_erased_and_its_events_redacted(db: str, embedder: Embe
         assert [(e.op, e.details, e.reason) for e in events] == [
             ("remember", {"redacted": True}, None),
             ("forget", {"redacted": True}, None),
-            ("purge", {"retention_days": 30}, None),
+            ("purge", {"retention_days": 30, "text_sha256": [memory.content_sha256]}, None),
         ]
         assert {e.content_sha256 for e in events} == {memory.content_sha256}
         assert mem.store.get(memory.id) is None and live_ids(db) == {keep.id}
