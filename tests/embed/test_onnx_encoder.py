@@ -406,3 +406,30 @@ def test_an_unwritable_cache_is_a_clear_error(
         onnx_cache.cached_onnx(MODEL)
     assert "LETHE_CACHE_DIR" in str(info.value.hint)
     assert blocker.read_text() == "not a folder"
+
+
+def test_the_runtime_writes_no_device_id_or_telemetry_queue(tmp_path: Path) -> None:
+    """ONNX Runtime's official builds write a device id and a queue of telemetry events under
+    ~/.cache/Microsoft on first use; lethe loads it with telemetry off. A fresh home, the real
+    model from the machine's cache, one embedding."""
+    from lethe.embed.download import cache_dir
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LETHE_", "ORT_"))}
+    env |= {"HOME": str(home), "LETHE_CACHE_DIR": str(cache_dir())}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from lethe.embed import load_default_embedder; "
+            "print(load_default_embedder().embed(['a cat on a mat']).shape)",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "(1, 384)" in done.stdout
+    assert not (home / ".cache" / "Microsoft").exists()
