@@ -105,6 +105,26 @@ def test_full_lists_every_tool(tmp_path: Path) -> None:
     print(f"full profile: {len(with_purge)} tools, {visible_size(with_purge)} characters")
 
 
+def test_allow_purge_offers_purge_under_the_default_profile_too(tmp_path: Path) -> None:
+    core = [t["name"] for t in listed_raw(tmp_path / "m.db")]
+    with_purge = [t["name"] for t in listed_raw(tmp_path / "m.db", "--allow-purge")]
+    assert "purge" not in core and with_purge == [*core, "purge"]
+
+
+def test_lethe_mcp_help_shows_the_servers_options() -> None:
+    """`lethe-mcp` is `lethe mcp`: its --help is the server's, not lethe's command list."""
+    done = subprocess.run(
+        [str(Path(LETHE).with_name("lethe-mcp")), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    for option in ("--http", "--tools", "--tokens", "--allow-purge"):
+        assert option in done.stdout
+    assert "remember" not in done.stdout.split("Options")[0]
+
+
 def test_chosen_tools_are_exactly_those_and_others_are_refused(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
 

@@ -117,8 +117,8 @@ def test_a_typescript_client_remembers_recalls_forgets_restores_and_purges(
             call("forget", memory_id=tea_id),
             call("forget", memory_id=tea_id),
             call("restore", memory_id=tea_id),
-            call("purge", memory_ids=[code_id]),
-            call("purge", memory_ids=[code_id]),
+            call("purge", memory_id=code_id),  # the name forget takes, too
+            call("purge", memory_id=code_id),
         ],
     )
     assert [h["memory"]["id"] for h in answered(found)["hits"]] == [home_id]

@@ -405,9 +405,9 @@ def main(args: list[str] | None = None) -> None:
 
 def mcp_main() -> None:
     """Entry point of the `lethe-mcp` script: `lethe mcp` under the distribution's name, so
-    `uvx lethe-mcp` starts the server with no other word."""
+    `uvx lethe-mcp` starts the server with no other word (and `--help` shows its options)."""
     args = sys.argv[1:]
-    main(args if args in (["--version"], ["--help"]) else ["mcp", *args])
+    main(args if args == ["--version"] else ["mcp", *args])
 
 
 def _one_line(text: str) -> str:

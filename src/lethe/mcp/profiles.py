@@ -115,7 +115,9 @@ def parse_tools(spec: str, *, allow_purge: bool = False) -> Profile:
     `InvalidInput` listing what is valid."""
     text = spec.strip()
     if text == "core":
-        return CORE_PROFILE
+        # Whoever starts the server with --allow-purge means to offer purge: under the default
+        # profile too, not only under `full`.
+        return Profile("core", CORE_PROFILE.tools | {PURGE_ONLY}) if allow_purge else CORE_PROFILE
     if text == "full":
         return FULL_PROFILE
     names = [n.strip() for n in text.split(",") if n.strip()]

@@ -68,11 +68,12 @@ class ConfirmForget(BaseModel):
     confirm: bool = Field(description="Yes, forget it")
 
 
-def _ids(memory_id: str | None, memory_ids: list[str] | None) -> list[str]:
+def _ids(memory_id: str | None, memory_ids: list[str] | None, tool: str = "forget") -> list[str]:
+    """forget and purge take the same names: one id, or several."""
     if memory_id and memory_ids:
         raise Refused(
-            "forget takes memory_id or memory_ids, not both; nothing was deleted.",
-            f"Call {call('forget', memory_ids=[memory_id, *memory_ids])} to forget them all.",
+            f"{tool} takes memory_id or memory_ids, not both; nothing was deleted.",
+            f"Call {call(tool, memory_ids=[memory_id, *memory_ids])} to {tool} them all.",
             kind="invalid_argument",
         )
     return [memory_id] if memory_id else list(memory_ids or [])
@@ -211,7 +212,9 @@ def forget_tools(rt: Runtime) -> list[Tool]:
             return None
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
-            plan = _plan(mem, operation, _ids(memory_id, memory_ids), ns, rt.actor(ctx, grant))
+            plan = _plan(
+                mem, operation, _ids(memory_id, memory_ids, operation), ns, rt.actor(ctx, grant)
+            )
         if not plan.targets:
             return None
         session = rt.session(ctx, grant)
@@ -232,9 +235,12 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         return confirm_target(ctx, memory_id, memory_ids, namespace, "forget")
 
     def confirm_purge(
-        ctx: Context, memory_ids: list[str] | None = None, namespace: str | None = None
+        ctx: Context,
+        memory_id: str | None = None,
+        memory_ids: list[str] | None = None,
+        namespace: str | None = None,
     ) -> Elicit[ConfirmForget] | None:
-        return confirm_target(ctx, None, memory_ids, namespace, "purge")
+        return confirm_target(ctx, memory_id, memory_ids, namespace, "purge")
 
     def run(
         ctx: Context,
@@ -323,18 +329,27 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     def purge(
         ctx: Context,
         answer: Annotated[ElicitationResult[ConfirmForget], Resolve(confirm_purge)],
-        memory_ids: Ids,
+        memory_id: MemoryId | None = None,
+        memory_ids: Ids | None = None,
         namespace: Namespace = None,
         confirmation: ConfirmationCode | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
+        ids = _ids(memory_id, memory_ids, "purge")
         if not rt.allow_purge:
             raise Refused(
                 "purge is disabled on this server; nothing was erased.",
-                f"{call('forget', memory_ids=memory_ids)} moves them to the trash instead; the "
+                f"{call('forget', memory_ids=ids)} moves them to the trash instead; the "
                 "operator enables purge with lethe mcp --allow-purge.",
                 kind="disabled",
             )
-        return run(ctx, "purge", list(memory_ids), namespace, answer, confirmation)
+        if not ids:
+            raise Refused(
+                "purge needs memory_id or memory_ids; nothing was erased.",
+                f"Find the memory with {call('recall', query=...)} or list_trash, then "
+                f"{call('purge', memory_id=...)} once the user confirms.",
+                kind="invalid_argument",
+            )
+        return run(ctx, "purge", ids, namespace, answer, confirmation)
 
     def list_trash(
         ctx: Context,
