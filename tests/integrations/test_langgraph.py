@@ -12,7 +12,7 @@ from typing import Any, TypedDict
 
 import pytest
 from langgraph.graph import END, START, StateGraph
-from langgraph.store.base import BaseStore, InvalidNamespaceError
+from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from lethe import Lethe
@@ -490,3 +490,35 @@ def test_a_ttl_sooner_than_the_persons_expiry_applies_and_stays_held(
     store.put(("s",), "k", {"text": "door code 8812"}, ttl=5)
     after = cmem.get(memory_id)
     assert after.expires_at == clock.now + timedelta(minutes=5) and after.expiry_held
+
+
+def test_the_root_label_langgraph_is_refused_by_put_not_by_batch(store: LetheStore) -> None:
+    """As LangGraph's own stores: the public put refuses it, a PutOp given to batch may use
+    it (LangGraph's test_cannot_put_empty_namespace)."""
+    with pytest.raises(InvalidNamespaceError, match="langgraph"):
+        store.put(("langgraph", "foo"), "bar", {"foo": "bar"})
+    store.batch([PutOp(("langgraph", "foo"), "bar", {"foo": "bar"})])
+    found = store.get(("langgraph", "foo"), "bar")
+    assert found is not None and found.value == {"foo": "bar"}
+    store.delete(("langgraph", "foo"), "bar")
+    assert store.get(("langgraph", "foo"), "bar") is None
+
+
+def test_a_search_scores_each_item_by_its_cosine_to_the_query(
+    cmem: Lethe, store: LetheStore
+) -> None:
+    """As LangGraph's own stores score: the cosine of the query and the item (0-1), for the
+    ranked hits and for the items past them alike; the order is lethe's hybrid rank."""
+    store.put(("s",), "tea", {"text": "The user drinks green tea every morning"})
+    store.put(("s",), "bike", {"text": "The user rides a bike to work"})
+    found = store.search(("s",), query="what does the user drink", limit=10)
+    ids = {
+        m.metadata["langgraph"]["key"]: m.id
+        for m in cmem.list_memories({"namespace": "lg.s"}).items
+    }
+    cosine = cmem.similarities("what does the user drink", list(ids.values()))
+    assert found[0].key == "tea"
+    for item in found:
+        assert item.score == pytest.approx(cosine[ids[item.key]], abs=1e-6)
+    past = store.search(("s",), query="what does the user drink", filter={"text": {"$ne": ""}})
+    assert all(i.score is not None for i in past)

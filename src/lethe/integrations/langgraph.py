@@ -9,7 +9,8 @@ What LangGraph asks of a store, and what lethe makes of it:
   versioned update (the old value stays in `history`, restorable); an unchanged value writes
   nothing. The same value under two keys is two memories (never merged as duplicates).
 - **search** with a query is lethe's hybrid recall in every namespace under the prefix, ordered
-  by its fused score (`SearchItem.score`); without one, the newest items first. `filter`
+  by its fused rank and scored by the cosine of the query and the item (`SearchItem.score`, as
+  LangGraph's stores score); without one, the newest items first. `filter`
   matches the value's fields (`$eq`, `$ne`, `$gt`, `$gte`, `$lt`, `$lte`, nested objects).
 - **delete** (or a put of None) is a planned, audited forget (`actor` "langgraph") that the
   trash can undo; purge stays explicit, through lethe.
@@ -61,7 +62,7 @@ from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
 from lethe.filters import Filters, make_condition
 from lethe.integrations.langgraph_names import ROOT, from_lethe, to_lethe
-from lethe.model import Memory
+from lethe.model import Memory, RecallHit
 
 ACTOR = "langgraph"
 _ROOT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_@-]{0,15}")
@@ -150,11 +151,9 @@ class LetheStore(BaseStore):
         return _item(memory, op.namespace)
 
     def _put(self, op: PutOp) -> None:
+        # The root label "langgraph" is refused by `BaseStore.put`, as LangGraph's own stores
+        # do; a PutOp given to `batch` may use it, as it may with theirs.
         namespace = _named(op.namespace)
-        if namespace[0] == "langgraph":
-            raise InvalidNamespaceError(
-                f'Root label for namespace cannot be "langgraph". Got: {namespace}'
-            )
         name = self._namespace(namespace)
         found = self._all_of(namespace, op.key)
         existing = found[0] if found else None
@@ -248,14 +247,18 @@ class LetheStore(BaseStore):
         names = [(n, ns) for n, ns in self._namespaces() if ns[: len(prefix)] == prefix]
         scored: list[tuple[float | None, Memory, tuple[str, ...]]] = []
         if op.query:
+            # Ordered by lethe's hybrid rank (meaning and exact words), scored by the cosine
+            # of the query and the item, as LangGraph's own stores score.
+            ranked: list[tuple[float, RecallHit, tuple[str, ...]]] = []
             for name, namespace in names:
                 hits = self.mem.recall(op.query, k=_RECALL_MAX, filters={"namespace": name})
-                scored.extend(
-                    (hit.score, hit.memory, namespace)
+                ranked.extend(
+                    (hit.score, hit, namespace)
                     for hit in hits
                     if _indexed(hit.memory) and _matches(_value(hit.memory), op.filter)
                 )
-            scored.sort(key=lambda s: -(s[0] or 0.0))
+            ranked.sort(key=lambda r: -r[0])
+            scored.extend((hit.similarity, hit.memory, ns) for _, hit, ns in ranked)
             if len(_newest(scored)) < op.offset + op.limit:
                 # Past recall's ranked hits: the other matching items by their cosine to the
                 # query (unscored), then the items kept out of the index.
@@ -269,7 +272,7 @@ class LetheStore(BaseStore):
                 indexed = [(m, ns) for m, ns in rest if _indexed(m)]
                 cosine = self.mem.similarities(op.query, [m.id for m, _ in indexed])
                 indexed.sort(key=lambda pair: -cosine.get(pair[0].id, 0.0))
-                scored.extend((None, m, ns) for m, ns in indexed)
+                scored.extend((cosine.get(m.id, 0.0), m, ns) for m, ns in indexed)
                 scored.extend((None, m, ns) for m, ns in rest if not _indexed(m))
         else:
             scored.extend(
