@@ -130,7 +130,7 @@ def test_remember_recall_and_forget_through_the_cli(installed: Installed) -> Non
     assert asked.index("model.onnx") < asked.index("model.safetensors")
     other = installed.lethe("remember", "The user prefers window seats on trains", "--json")
     assert other.returncode == 0, other.stderr
-    hits = json.loads(installed.lethe("recall", "locker code", "--json").stdout)
+    hits = json.loads(installed.lethe("recall", "locker code", "--json").stdout)["items"]
     assert hits[0]["memory"]["id"] == memory
     gone = installed.lethe("forget", memory, "--yes", "--json")
     assert gone.returncode == 0, gone.stderr

@@ -211,7 +211,9 @@ def test_an_exact_duplicate_is_the_same_memory_unless_allowed(db: str) -> None:
 @both_stores
 def test_recall_ranks_by_meaning(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
-    hits = as_json(db, "recall", "what does Alice like to drink?", "-k", "2")
+    found = as_json(db, "recall", "what does Alice like to drink?", "-k", "2")
+    assert found["k"] == 2
+    hits = found["items"]
     assert len(hits) == 2
     assert hits[0]["memory"]["id"] == ids["tea"]
     assert 0.3 < hits[0]["similarity"] <= 1.0
@@ -226,7 +228,8 @@ def test_recall_filters(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
 
     def found(*options: str) -> set[str]:
-        return {h["memory"]["id"] for h in as_json(db, "recall", "anything at all", *options)}
+        hits = as_json(db, "recall", "anything at all", *options)["items"]
+        return {h["memory"]["id"] for h in hits}
 
     assert found() == set(ids.values())
     assert found("--filter", "@metadata.topic = pricing") == {ids["review"]}
@@ -284,7 +287,7 @@ def test_update_changes_fields_and_merges_meta(seeded: tuple[str, dict[str, str]
     assert memory["tags"] == ["moved"]
     assert memory["private"] is True
     assert as_json(db, "show", ids["review"])["content"] == memory["content"]
-    hits = as_json(db, "recall", "review on Friday", "-k", "1")
+    hits = as_json(db, "recall", "review on Friday", "-k", "1")["items"]
     assert hits[0]["memory"]["id"] == ids["review"]
 
     replaced = as_json(
@@ -292,7 +295,7 @@ def test_update_changes_fields_and_merges_meta(seeded: tuple[str, dict[str, str]
     )
     assert (replaced["metadata"], replaced["tags"], replaced["private"]) == ({"only": 1}, [], False)
 
-    events = as_json(db, "audit", "--memory", ids["review"], "--op", "update")
+    events = as_json(db, "audit", "--memory", ids["review"], "--op", "update")["items"]
     assert [sorted(e["details"]["fields"]) for e in events] == [
         ["content", "importance", "metadata", "private", "tags"],
         ["metadata", "private", "tags"],
@@ -325,7 +328,7 @@ def test_link_show_unlink(seeded: tuple[str, dict[str, str]]) -> None:
     kinds = {(link["other"], link["kind"]) for link in as_json(db, "show", ids["tea"])["links"]}
     assert kinds == {(ids["review"], "related")}
     assert "unlinked" in ok(db, "unlink", ids["tea"], ids["review"]).stdout
-    ops = [e["op"] for e in as_json(db, "audit", "--memory", ids["tea"])]
+    ops = [e["op"] for e in as_json(db, "audit", "--memory", ids["tea"])["items"]]
     assert ops == ["remember", "link", "link", "unlink", "unlink"]
 
 
@@ -380,17 +383,20 @@ def test_episode_show_counts_members_that_are_gone(seeded: tuple[str, dict[str, 
 def test_audit_pages_and_filters(seeded: tuple[str, dict[str, str]]) -> None:
     db, ids = seeded
     ok(db, "link", ids["tea"], ids["flight"])
-    events = as_json(db, "audit")
+    events = as_json(db, "audit")["items"]
     assert [e["op"] for e in events] == ["remember", "remember", "remember", "link"]
     assert [e["seq"] for e in events] == sorted(e["seq"] for e in events)
     assert [e["memory_id"] for e in events[:3]] == [ids["tea"], ids["review"], ids["flight"]]
     assert all(len(e["content_sha256"]) == 64 for e in events[:3])
 
-    first_two = as_json(db, "audit", "--limit", "2")
-    after = as_json(db, "audit", "--after", str(first_two[-1]["seq"]))
-    assert first_two + after == events
-    assert [e["op"] for e in as_json(db, "audit", "--op", "link")] == ["link"]
-    assert as_json(db, "audit", "--namespace", "elsewhere") == []
+    page = as_json(db, "audit", "--limit", "2")
+    assert (page["after"], page["limit"]) == (0, 2)
+    first_two = page["items"]
+    rest = as_json(db, "audit", "--after", str(first_two[-1]["seq"]))
+    assert (rest["after"], rest["limit"]) == (first_two[-1]["seq"], 100)
+    assert first_two + rest["items"] == events
+    assert [e["op"] for e in as_json(db, "audit", "--op", "link")["items"]] == ["link"]
+    assert as_json(db, "audit", "--namespace", "elsewhere")["items"] == []
 
     plain = ok(db, "audit").stdout
     assert plain.count("remember") == 3
@@ -732,7 +738,7 @@ def test_demo_keep_leaves_a_working_database(demo_tmp: Path) -> None:
     assert kept.parent.parent == demo_tmp
     page = as_json(kept, "list")
     assert page["total"] == 8  # eight, and the near-duplicate (similar is not same), one purged
-    ops = [e["op"] for e in as_json(kept, "audit")]
+    ops = [e["op"] for e in as_json(kept, "audit")["items"]]
     assert ops == ["remember"] * 9 + ["link", "forget", "restore", "purge"]
     assert as_json(kept, "trash")["total"] == 0  # restored, and the purged one is gone
     # The demo's workspace projection stays inside its own folder.
@@ -832,7 +838,7 @@ def test_installed_script_end_to_end(tmp_path: Path) -> None:
 
     found = _spawn(_script(), tmp_path, "recall", "Alice's drink", "--db", db, "--json")
     assert found.returncode == 0, found.stderr
-    assert json.loads(found.stdout)[0]["memory"]["id"] == memory_id
+    assert json.loads(found.stdout)["items"][0]["memory"]["id"] == memory_id
 
     failed = _spawn(_script(), tmp_path, "show", "mem_nothere", "--db", db)
     assert failed.returncode == 1

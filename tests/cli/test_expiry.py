@@ -158,9 +158,9 @@ def test_recall_and_show_as_of_a_past_moment(db: str) -> None:
     changed = run(db, "update", memory_id, "--content", "Alice works at Globex", "--yes")
     assert changed.exit_code == 0, changed.stderr
     past = json.loads(run(db, "recall", "Alice works", "--as-of", moment, "--json").stdout)
-    assert [h["memory"]["content"] for h in past][:1] == ["Alice works at Acme Corp"]
+    assert [h["memory"]["content"] for h in past["items"]][:1] == ["Alice works at Acme Corp"]
     now = json.loads(run(db, "recall", "Alice works", "--json").stdout)
-    assert now[0]["memory"]["content"] == "Alice works at Globex"
+    assert now["items"][0]["memory"]["content"] == "Alice works at Globex"
     shown = json.loads(run(db, "show", memory_id, "--as-of", moment, "--json").stdout)
     assert shown["content"] == "Alice works at Acme Corp" and shown["version"] == 1
     before = snapshot(db)

@@ -97,5 +97,5 @@ def test_declining_at_the_terminal_is_recorded(db: str) -> None:
     assert result.exit_code == 0 and "declined" in result.stderr
     assert live(db) == set(ids.values())
     audit = json.loads(runner.invoke(app, ["audit", "--db", db, "--json"]).stdout)
-    declined = [e for e in audit if e["op"] == "forget_declined"]
+    declined = [e for e in audit["items"] if e["op"] == "forget_declined"]
     assert [e["memory_id"] for e in declined] == [ids[SEED_000[0]]]

@@ -94,7 +94,7 @@ def trashed(db: str) -> set[str]:
 
 
 def ops(db: str, *options: str) -> list[str]:
-    return [e["op"] for e in as_json(db, "audit", "--limit", "10000", *options)]
+    return [e["op"] for e in as_json(db, "audit", "--limit", "10000", *options)["items"]]
 
 
 def one_error_line(result: Result) -> str:
@@ -172,10 +172,10 @@ def test_forget_by_id_with_yes_moves_it_to_the_trash(db: str) -> None:
     assert item["memory"]["id"] == target
     assert item["memory"]["forgotten_by"] == "alice"
     assert item["memory"]["forget_reason"] == "user asked"
-    [event] = as_json(db, "audit", "--op", "forget")
+    [event] = as_json(db, "audit", "--op", "forget")["items"]
     assert (event["memory_id"], event["actor"], event["reason"]) == (target, "alice", "user asked")
     # Recall no longer finds it; the other three are intact and found.
-    hits = [h["memory"]["id"] for h in as_json(db, "recall", "San Francisco")]
+    hits = [h["memory"]["id"] for h in as_json(db, "recall", "San Francisco")["items"]]
     assert target not in hits and ids[SEED_000[1]] in hits
 
 
@@ -186,7 +186,7 @@ def test_terminal_answer_no_keeps_everything_and_is_recorded(db: str, terminal: 
     assert "[y/N]" in result.stderr and "declined: nothing was forgotten" in result.stderr
     assert target in result.stdout  # the plan was shown before the question
     assert live(db) == set(ids.values())
-    [declined] = as_json(db, "audit", "--op", "forget_declined")
+    [declined] = as_json(db, "audit", "--op", "forget_declined")["items"]
     assert declined["memory_id"] == target
     # Enter alone takes the default, which is No.
     ok(db, "forget", target, input="\n")

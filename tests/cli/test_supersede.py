@@ -57,14 +57,16 @@ def test_supersedes_replaces_the_old_text_which_history_keeps(db: str) -> None:
         ["alice"],
         2,
     )
-    hits = [h["memory"]["content"] for h in as_json(db, "recall", "where does Alice work?")]
+    hits = [
+        h["memory"]["content"] for h in as_json(db, "recall", "where does Alice work?")["items"]
+    ]
     assert NEW in hits and OLD not in hits
-    history = as_json(db, "history", old)
+    history = as_json(db, "history", old)["items"]
     assert [(v["version"], v["op"], v["content"]) for v in history] == [
         (2, "supersede", NEW),
         (1, "remember", OLD),
     ]
-    [event] = as_json(db, "audit", "--memory", old, "--op", "supersede")
+    [event] = as_json(db, "audit", "--memory", old, "--op", "supersede")["items"]
     assert event["actor"] == "user" and event["details"]["superseded_version"] == 1
 
 
@@ -137,11 +139,13 @@ def test_supersedes_is_refused_for_a_protected_missing_trashed_or_foreign_memory
 def test_recall_min_similarity_drops_the_hits_below_it(db: str) -> None:
     for text in ("Alice prefers green tea over coffee", "Bob likes espresso", "Tax report due"):
         remember(db, text)
-    every = as_json(db, "recall", "what tea does Alice drink?")
+    every = as_json(db, "recall", "what tea does Alice drink?")["items"]
     assert len(every) == 3
     floor = (every[0]["similarity"] + max(h["similarity"] for h in every[1:])) / 2
     assert every[0]["similarity"] > floor
-    kept = as_json(db, "recall", "what tea does Alice drink?", "--min-similarity", f"{floor:.4f}")
+    kept = as_json(db, "recall", "what tea does Alice drink?", "--min-similarity", f"{floor:.4f}")[
+        "items"
+    ]
     assert [h["memory"]["id"] for h in kept] == [every[0]["memory"]["id"]]
     empty = ok(db, "recall", "what tea does Alice drink?", "--min-similarity", "1").stdout
     assert "no memories match at similarity >= 1" in empty

@@ -77,7 +77,7 @@ def one_error_line(result: Result, code: int = 1) -> str:
 
 
 def events(db: str, memory_id: str, op: str) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = as_json(db, "audit", "--memory", memory_id, "--op", op)
+    found: list[dict[str, Any]] = as_json(db, "audit", "--memory", memory_id, "--op", op)["items"]
     return found
 
 
@@ -123,7 +123,7 @@ def test_history_after_two_updates_says_who_when_and_why_newest_first(db: str) -
     )
     ok(db, "update", memory_id, "--importance", "0.7", "--tag", "health", "--actor", "bob")
 
-    versions = as_json(db, "history", memory_id)
+    versions = as_json(db, "history", memory_id)["items"]
     assert [v["version"] for v in versions] == [3, 2, 1]
     assert [v["current"] for v in versions] == [True, False, False]
     assert [v["actor"] for v in versions] == ["bob", "alice", "planner"]
@@ -166,7 +166,7 @@ def test_revert_makes_a_new_version_and_history_keeps_all(db: str) -> None:
     assert (reverted["id"], reverted["version"]) == (memory_id, 4)
     assert (reverted["content"], reverted["layer"]) == (DENTIST, "episodic")
     assert as_json(db, "show", memory_id)["content"] == DENTIST
-    versions = as_json(db, "history", memory_id)
+    versions = as_json(db, "history", memory_id)["items"]
     assert [v["version"] for v in versions] == [4, 3, 2, 1]
     assert (versions[0]["op"], versions[0]["actor"]) == ("revert", "alice")
     assert versions[0]["reason"] == "revert to version 1"
@@ -183,20 +183,20 @@ def test_revert_makes_a_new_version_and_history_keeps_all(db: str) -> None:
     assert f"revert {memory_id} to version 3" in text
     assert f"reverted to version 3: {memory_id} is now version 5" in text
     assert "version 4 stays restorable until purged" in text
-    versions = as_json(db, "history", memory_id)
+    versions = as_json(db, "history", memory_id)["items"]
     assert [v["version"] for v in versions] == [5, 4, 3, 2, 1]
     assert (versions[0]["content"], versions[0]["layer"]) == (
         "Dentist appointment on Thursday at 3pm",
         "semantic",
     )
     assert versions[0]["reason"] == "wrong one"
-    hits = as_json(db, "recall", "dentist on Thursday", "-k", "5")
+    hits = as_json(db, "recall", "dentist on Thursday", "-k", "5")["items"]
     assert [h["memory"]["id"] for h in hits] == [memory_id]  # versions are never recalled
 
     # Back to what it already holds: nothing to change, no new version.
     same = run(db, "revert", memory_id, "3")
     assert same.exit_code == 0 and "already holds version 3's values" in same.stdout
-    assert len(as_json(db, "history", memory_id)) == 5
+    assert len(as_json(db, "history", memory_id)["items"]) == 5
 
 
 # -- the go-ahead for a change that weakens protection ---------------------------------------
@@ -263,7 +263,7 @@ def test_a_protected_change_with_yes_is_made_and_audited(db: str, case: str) -> 
     assert details["protection_fields"] == fields
     assert details["protected_before"]
     assert bool(details["protected_after"]) == (not fields)  # a rewrite keeps the protection
-    versions = as_json(db, "history", memory_id)
+    versions = as_json(db, "history", memory_id)["items"]
     assert [v["content"] for v in versions][1] == CAVEAT  # the old state is kept
 
 
@@ -325,7 +325,7 @@ def test_a_terminal_answer_no_changes_nothing_and_yes_changes(
     assert "declined: nothing was changed" in declined.stderr
     assert memory_id in declined.stdout  # the change was shown before the question
     assert memory_rows(db) == before
-    [refusal] = as_json(db, "audit", "--memory", memory_id, "--op", "forget_declined")
+    [refusal] = as_json(db, "audit", "--memory", memory_id, "--op", "forget_declined")["items"]
     assert refusal["details"]["operation"] == "update"
     # Enter alone takes the default, which is No.
     ok(db, *argv, input="\n")
@@ -384,7 +384,7 @@ def test_bad_revert_and_history_input_is_one_line_and_changes_nothing(db: str) -
             assert result.stdout == ""
             assert snapshot(db) == before
     # The same memory in its own namespace is found.
-    assert len(as_json(db, "history", other, "-n", "team-a")) == 1
+    assert len(as_json(db, "history", other, "-n", "team-a")["items"]) == 1
     usage = run(db, "revert", memory_id, "two")
     assert usage.exit_code == 2 and snapshot(db) == before
 
@@ -399,12 +399,12 @@ def test_near_duplicates_are_all_stored_recalled_and_named(db: str) -> None:
         assert new["id"] != old and new["existing"] is False, second
         assert [(n["id"], n["content"]) for n in new["near_duplicates"]] == [(old, first)]
         assert new["near_duplicates"][0]["similarity"] >= 0.95
-        hits = {h["memory"]["id"] for h in as_json(db, "recall", question, "-k", "2")}
+        hits = {h["memory"]["id"] for h in as_json(db, "recall", question, "-k", "2")["items"]}
         assert hits == {old, new["id"]}, question
         kinds = {(link["other"], link["kind"]) for link in as_json(db, "show", new["id"])["links"]}
         assert (old, "near_duplicate") in kinds
     assert as_json(db, "list")["total"] == 2 * len(NEAR_PAIRS)
-    assert len(as_json(db, "audit", "--op", "remember")) == 2 * len(NEAR_PAIRS)
+    assert len(as_json(db, "audit", "--op", "remember")["items"]) == 2 * len(NEAR_PAIRS)
 
 
 def test_remember_names_the_near_duplicate_and_what_to_do(db: str) -> None:

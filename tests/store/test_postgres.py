@@ -132,7 +132,7 @@ def test_the_cli_takes_a_dsn(pg_dsn: str) -> None:
     memory_id = json.loads(made.stdout)["id"]
     found = runner.invoke(app, ["recall", "where does the user live", "--db", pg_dsn, "--json"])
     assert found.exit_code == 0, found.output
-    assert json.loads(found.stdout)[0]["memory"]["id"] == memory_id
+    assert json.loads(found.stdout)["items"][0]["memory"]["id"] == memory_id
 
 
 def test_the_demo_runs_on_a_dsn_and_refuses_it_the_second_time(

@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -130,6 +130,14 @@ def stderr() -> Console:
 
 def emit_json(value: Any) -> None:
     typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def emit_items(items: Iterable[Any], **paging: Any) -> None:
+    """The --json of a listing command: one object, never a bare list. Its entries are under
+    `items`, then come the paging fields the command has (`total` where the engine counts,
+    `offset` and `limit`, `after`, `k`), named as its options are (docs/cli.md, "JSON
+    output"). Fields can be added to an object without breaking a script that reads it."""
+    emit_json({"items": list(items), **paging})
 
 
 @contextmanager

@@ -25,6 +25,7 @@ from lethe.cli.app import (
     UntilOpt,
     app,
     build_filters,
+    emit_items,
     emit_json,
     fail,
     open_lethe,
@@ -321,7 +322,7 @@ def recall(
             as_of=as_of,
         )
     if json_:
-        emit_json([h.model_dump(mode="json") for h in hits])
+        emit_items((h.model_dump(mode="json") for h in hits), k=k)
         return
     out = stdout()
     if not hits:
@@ -469,7 +470,12 @@ def list_(
     with open_lethe(db, existing=True) as mem:
         page = mem.list_memories(filters, where=filter_ or (), limit=limit, offset=offset)
     if json_:
-        emit_json(page.model_dump(mode="json"))
+        emit_items(
+            (m.model_dump(mode="json") for m in page.items),
+            total=page.total,
+            offset=page.offset,
+            limit=page.limit,
+        )
         return
     out = stdout()
     if page.items:

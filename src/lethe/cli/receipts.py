@@ -18,6 +18,7 @@ from lethe.cli.app import (
     DbOpt,
     JsonOpt,
     app,
+    emit_items,
     emit_json,
     fail,
     open_lethe,
@@ -147,13 +148,7 @@ def list_(
     with open_lethe(db, existing=True) as mem:
         receipts = mem.receipts(limit, offset)
     if json_:
-        emit_json(
-            {
-                "items": [render_receipts.summary(r) for r in receipts],
-                "offset": offset,
-                "limit": limit,
-            }
-        )
+        emit_items((render_receipts.summary(r) for r in receipts), offset=offset, limit=limit)
         return
     out = stdout()
     if not receipts:

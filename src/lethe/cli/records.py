@@ -17,6 +17,7 @@ from lethe.cli.app import (
     DbOpt,
     JsonOpt,
     app,
+    emit_items,
     emit_json,
     fail,
     open_lethe,
@@ -50,7 +51,7 @@ def audit(
             memory_id=memory, op=op, namespace=namespace, after_seq=after, limit=limit
         )
     if json_:
-        emit_json([e.model_dump(mode="json") for e in events])
+        emit_items((e.model_dump(mode="json") for e in events), after=after, limit=limit)
         return
     out = stdout()
     if not events:

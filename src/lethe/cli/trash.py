@@ -14,6 +14,7 @@ from lethe.cli.app import (
     JsonOpt,
     OffsetOpt,
     app,
+    emit_items,
     emit_json,
     open_lethe,
     parse_moment,
@@ -42,13 +43,11 @@ def trash(
     with open_lethe(db, existing=True) as mem:
         items, total = mem.list_trash(namespace=namespace, limit=limit, offset=offset)
     if json_:
-        emit_json(
-            {
-                "items": [item.model_dump(mode="json") for item in items],
-                "total": total,
-                "offset": offset,
-                "limit": limit,
-            }
+        emit_items(
+            (item.model_dump(mode="json") for item in items),
+            total=total,
+            offset=offset,
+            limit=limit,
         )
         return
     out = stdout()

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from lethe.cli import render_changes
-from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, open_lethe, stdout
+from lethe.cli.app import DbOpt, JsonOpt, app, emit_items, open_lethe, stdout
 from lethe.cli.confirming import YesOpt, carry_out_change
 from lethe.cli.memories import ChangeActorOpt, ChangeReasonOpt, IdArg, InNamespaceOpt
 
@@ -32,7 +32,7 @@ def history(
     with open_lethe(db, existing=True) as mem:
         versions = mem.history(memory_id, namespace=namespace)
     if json_:
-        emit_json([v.model_dump(mode="json") for v in versions])
+        emit_items(v.model_dump(mode="json") for v in versions)
         return
     out = stdout()
     out.print(render_changes.history_view(versions))
