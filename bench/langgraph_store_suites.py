@@ -24,13 +24,20 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-SUITES = ("libs/checkpoint/tests/test_store.py",)
+SUITES = (
+    "libs/checkpoint/tests/test_store.py",
+    "libs/checkpoint-sqlite/tests/test_store.py",
+    "libs/checkpoint-sqlite/tests/test_async_store.py",
+)
 
 PLUGIN = textwrap.dedent(
     '''
-    """Replace LangGraph's InMemoryStore by a LetheStore over a fresh lethe store."""
+    """Replace LangGraph's stores by a LetheStore over a fresh lethe store each."""
+    import contextlib
     import tempfile
     from pathlib import Path
+
+    import os
 
     import langgraph.store.memory as memory
 
@@ -38,26 +45,64 @@ PLUGIN = textwrap.dedent(
     from lethe.embed import load_default_embedder
     from lethe.integrations.langgraph import LetheStore
 
-    _EMBEDDER = load_default_embedder()
+    if os.environ.get("LETHE_LG_STORE") == "memory":  # the baseline: InMemoryStore everywhere
+        _Memory = memory.InMemoryStore
 
+        class LetheBacked(_Memory):
+            def __init__(self, *, index=None, ttl=None, **_):
+                super().__init__(index=index)  # it keeps no time-to-live
 
-    class LetheBacked(LetheStore):
-        def __init__(self, *, index=None, ttl=None, **_):
-            fields = None if index is None else {
-                k: v for k, v in index.items() if k in ("fields", "dims")
-            }
-            folder = Path(tempfile.mkdtemp(prefix="lethe-lg-"))
-            super().__init__(
-                Lethe.open(folder / "m.db", embedder=_EMBEDDER), index=fields, ttl=ttl
-            )
+    else:
+        _EMBEDDER = load_default_embedder()
+        memory.InMemoryStore = None  # replaced below
 
+        class LetheBacked(LetheStore):
+            def __init__(self, *, index=None, ttl=None, **_):
+                fields = None if index is None else {
+                    k: v for k, v in index.items() if k in ("fields", "dims")
+                }
+                folder = Path(tempfile.mkdtemp(prefix="lethe-lg-"))
+                super().__init__(
+                    Lethe.open(folder / "m.db", embedder=_EMBEDDER), index=fields, ttl=ttl
+                )
 
-    memory.InMemoryStore = LetheBacked
+        memory.InMemoryStore = LetheBacked
+
+    try:  # the SQLite suites (pip install langgraph-checkpoint-sqlite)
+        import langgraph.store.sqlite as sqlite_store
+        import langgraph.store.sqlite.aio as sqlite_aio
+    except ImportError:
+        sqlite_store = sqlite_aio = None
+
+    if sqlite_store is not None:
+
+        class LetheSqlite(LetheBacked):
+            MIGRATIONS = sqlite_store.SqliteStore.MIGRATIONS
+
+            @classmethod
+            @contextlib.contextmanager
+            def from_conn_string(cls, conn_string, *, index=None, ttl=None, **_):
+                yield cls(index=index, ttl=ttl)
+
+            def setup(self):
+                pass
+
+        class LetheAsyncSqlite(LetheBacked):
+            @classmethod
+            @contextlib.asynccontextmanager
+            async def from_conn_string(cls, conn_string, *, index=None, ttl=None, **_):
+                yield cls(index=index, ttl=ttl)
+
+            async def setup(self):
+                pass
+
+        sqlite_store.SqliteStore = LetheSqlite
+        sqlite_aio.AsyncSqliteStore = LetheAsyncSqlite
     '''
 )
 
 
-def run(checkout: Path, suite: str, plugin: Path | None) -> dict[str, str]:
+def run(checkout: Path, suite: str, plugin: Path | None, store: str = "lethe") -> dict[str, str]:
     """Each test's outcome (`passed`, `failed`, `error`, `skipped`)."""
     test_file = checkout / suite
     root = test_file.parent.parent  # the library folder: its `tests` package imports itself
@@ -71,6 +116,7 @@ def run(checkout: Path, suite: str, plugin: Path | None) -> dict[str, str]:
     if plugin is not None:
         command += ["-p", plugin.stem]
         env["PYTHONPATH"] = str(plugin.parent)
+        env["LETHE_LG_STORE"] = store
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
     outcomes: dict[str, str] = {}
     for line in done.stdout.splitlines():
@@ -91,17 +137,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         plugin = Path(tmp) / "lethe_langgraph_plugin.py"
         plugin.write_text(PLUGIN, encoding="utf-8")
-        print(f"{'suite':48} {'tests':>5} {'InMemoryStore':>13} {'LetheStore':>10}")
+        print(
+            f"{'suite':48} {'tests':>5} {'its store':>9} {'InMemoryStore':>13} {'LetheStore':>10}"
+        )
+        totals = [0, 0, 0, 0]
         for suite in args.suite or SUITES:
-            theirs = run(args.checkout, suite, None)
-            ours = run(args.checkout, suite, plugin)
-            passed = sum(o == "passed" for o in theirs.values())
-            lethe = sum(o == "passed" for o in ours.values())
-            print(f"{suite:48} {len(theirs):5} {passed:13} {lethe:10}")
+            own = run(args.checkout, suite, None)
+            theirs = run(args.checkout, suite, plugin, "memory")
+            ours = run(args.checkout, suite, plugin, "lethe")
+            counts = [
+                len(own),
+                *(sum(o == "passed" for o in r.values()) for r in (own, theirs, ours)),
+            ]
+            totals = [t + c for t, c in zip(totals, counts, strict=True)]
+            print(f"{suite:48} {counts[0]:5} {counts[1]:9} {counts[2]:13} {counts[3]:10}")
             if args.names:
                 for name, outcome in sorted(ours.items()):
                     if outcome != "passed" and theirs.get(name) == "passed":
                         print(f"  only lethe fails: {name.split('::')[-1]} ({outcome})")
+        print(f"{'all':48} {totals[0]:5} {totals[1]:9} {totals[2]:13} {totals[3]:10}")
 
 
 if __name__ == "__main__":

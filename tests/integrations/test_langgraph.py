@@ -522,3 +522,18 @@ def test_a_search_scores_each_item_by_its_cosine_to_the_query(
         assert item.score == pytest.approx(cosine[ids[item.key]], abs=1e-6)
     past = store.search(("s",), query="what does the user drink", filter={"text": {"$ne": ""}})
     assert all(i.score is not None for i in past)
+
+
+def test_a_prefix_given_as_a_list_and_dotted_filter_keys_work_as_in_langgraph(
+    store: LetheStore,
+) -> None:
+    """LangGraph's SQLite store tests search with a list for a prefix and filter on
+    "user.access-level" (a nested field) beside keys holding hyphens and digits."""
+    store.put(("docs",), "hyphen", {"access-level": "public", "user": {"access-level": "in"}})
+    store.put(("docs",), "digit", {"123abc": "ok"})
+    assert {i.key for i in store.search(["docs"])} == {"hyphen", "digit"}  # type: ignore[arg-type]
+    assert [i.key for i in store.search(("docs",), filter={"access-level": "public"})] == ["hyphen"]
+    assert [i.key for i in store.search(("docs",), filter={"user.access-level": "in"})] == [
+        "hyphen"
+    ]
+    assert [i.key for i in store.search(("docs",), filter={"123abc": "ok"})] == ["digit"]

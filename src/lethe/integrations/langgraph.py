@@ -243,7 +243,7 @@ class LetheStore(BaseStore):
             raise LetheError(f"LangGraph delete of {left} was not carried out: {result.notes}")
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
-        prefix = op.namespace_prefix
+        prefix = tuple(op.namespace_prefix)  # a list is accepted by LangGraph's stores too
         names = [(n, ns) for n, ns in self._namespaces() if ns[: len(prefix)] == prefix]
         scored: list[tuple[float | None, Memory, tuple[str, ...]]] = []
         if op.query:
@@ -464,7 +464,20 @@ def _does_match(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
 
 
 def _matches(value: Mapping[str, Any], wanted: Mapping[str, Any] | None) -> bool:
-    return all(_compare(value.get(k), v) for k, v in (wanted or {}).items())
+    return all(_compare(_at(value, k), v) for k, v in (wanted or {}).items())
+
+
+def _at(value: Mapping[str, Any], key: str) -> Any:
+    """A filter key's value: the field of that name, else a dotted path into nested objects
+    ("user.access-level"), as LangGraph's stores read it."""
+    if key in value:
+        return value[key]
+    here: Any = value
+    for part in key.split("."):
+        if not isinstance(here, Mapping) or part not in here:
+            return None
+        here = here[part]
+    return here
 
 
 def _compare(have: Any, want: Any) -> bool:
