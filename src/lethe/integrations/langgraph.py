@@ -61,7 +61,7 @@ from lethe import validate
 from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
 from lethe.filters import Filters, make_condition
-from lethe.integrations.langgraph_names import ROOT, from_lethe, to_lethe
+from lethe.integrations.langgraph_names import ROOT, from_lethe, is_digest, to_lethe
 from lethe.model import Memory, RecallHit
 
 ACTOR = "langgraph"
@@ -172,6 +172,8 @@ class LetheStore(BaseStore):
         texts = self._texts(value, op.index)
         content = "\n".join(texts) if texts else json.dumps(value, ensure_ascii=False)
         meta: dict[str, Any] = {"key": op.key, "value": value, "indexed": bool(texts)}
+        if is_digest(name, self.root):
+            meta["namespace"] = list(namespace)  # the digest does not say it
         if op.ttl is not None:
             meta["ttl"] = op.ttl
         lasts = None if op.ttl is None else timedelta(minutes=op.ttl)
@@ -322,9 +324,25 @@ class LetheStore(BaseStore):
         out = []
         for name in self.mem.namespaces():
             namespace = from_lethe(name, self.root)
+            if namespace is None and is_digest(name, self.root):
+                namespace = self._labels_of(name)
             if namespace is not None:
                 out.append((name, namespace))
         return out
+
+    def _labels_of(self, name: str) -> tuple[str, ...] | None:
+        """The LangGraph namespace a digest names, as its items keep it (checked against the
+        digest: an item moved or written by another face is not trusted for it)."""
+        for memory in self.mem.list_memories({"namespace": name}, limit=10).items:
+            labels = _meta(memory).get("namespace")
+            if (
+                isinstance(labels, list)
+                and labels
+                and all(isinstance(x, str) for x in labels)
+                and to_lethe(tuple(labels), self.root) == name
+            ):
+                return tuple(labels)
+        return None
 
     def _find(self, namespace: tuple[str, ...], key: str) -> Memory | None:
         found = self._all_of(namespace, key)

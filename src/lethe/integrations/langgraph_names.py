@@ -6,11 +6,19 @@ The labels are joined with periods after a root (`lg` unless the store is given 
 LangGraph forbids inside a label, so the join is unambiguous; every character lethe does not
 allow — and `:` itself — is written as `:` and two hex digits per UTF-8 byte. The mapping is one
 to one, and the root keeps a LangGraph agent's namespaces apart from those other faces write
-(`default`). A namespace that would not fit in 64 characters is refused with what to do.
+(`default`).
+
+A namespace that would not fit in lethe's 64 characters (two UUIDs and three words do not) is
+named by a digest instead: the root, `.:z` (which the mapping above never writes: it writes
+`:` only before two hex digits) and 40 hex digits of the SHA-256 of its labels. Such a name
+does not say its labels, so each item under it keeps them (`metadata.langgraph.namespace`),
+and `from_lethe` answers None for it: the store reads them from an item.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 
 from lethe.model import NAMESPACE_RE
@@ -19,6 +27,8 @@ _PLAIN = re.compile(r"[A-Za-z0-9_@-]")
 _ESCAPE = re.compile(r":([0-9a-f]{2})")
 MAX = 64
 ROOT = "lg"
+DIGEST = ":z"
+"""Marks a namespace named by its digest: never written by the label mapping."""
 
 
 class NamespaceTooLong(ValueError):
@@ -36,16 +46,24 @@ def _label(label: str) -> str:
 
 
 def to_lethe(namespace: tuple[str, ...], root: str = ROOT) -> str:
-    """The lethe namespace of a (valid, non-empty) LangGraph namespace."""
+    """The lethe namespace of a (valid, non-empty) LangGraph namespace: its labels, or its
+    digest when they would not fit (see the module's docstring)."""
     name = ".".join([root, *(_label(label) for label in namespace)])
-    if len(name) > MAX or not NAMESPACE_RE.match(name):
+    if len(name) <= MAX and NAMESPACE_RE.match(name):
+        return name
+    labels = json.dumps(list(namespace), ensure_ascii=False).encode("utf-8")
+    hashed = f"{root}.{DIGEST}{hashlib.sha256(labels).hexdigest()[:40]}"
+    if not NAMESPACE_RE.match(hashed):
         raise NamespaceTooLong(
-            f"the LangGraph namespace {namespace!r} is {len(name)} characters as a lethe "
-            f"namespace ({name!r}), over lethe's {MAX}: use shorter labels (an id rather than "
-            "a name), fewer levels, or plain letters and digits (others take 3 characters "
-            "per byte)"
+            f"the root {root!r} leaves no room for the digest of the LangGraph namespace "
+            f"{namespace!r} in lethe's {MAX} characters: use a shorter root"
         )
-    return name
+    return hashed
+
+
+def is_digest(name: str, root: str = ROOT) -> bool:
+    """Whether a lethe namespace names a LangGraph namespace by its digest."""
+    return name.startswith(f"{root}.{DIGEST}")
 
 
 def from_lethe(name: str, root: str = ROOT) -> tuple[str, ...] | None:
