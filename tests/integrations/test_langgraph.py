@@ -16,6 +16,7 @@ from langgraph.store.base import BaseStore, InvalidNamespaceError, PutOp
 from langgraph.store.memory import InMemoryStore
 
 from lethe import Lethe
+from lethe.embed import Embedder
 from lethe.errors import ConfirmationRequired, LetheError
 from lethe.integrations.langgraph import LetheStore
 from tests.backends import snapshot
@@ -560,3 +561,43 @@ def test_a_namespace_too_long_for_lethe_is_named_by_its_digest(
     store.delete(public, "doc")
     assert store.get(public, "doc") is None
     assert store.list_namespaces(prefix=(pref,)) == [private]
+
+
+class _Counting:
+    """The real embedder, counting its calls."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.calls: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Any) -> Any:
+        self.calls.append(len(texts))
+        return self.inner.embed(texts)
+
+
+def test_a_batch_embeds_its_new_items_in_one_call(
+    db: str, embedder: Embedder, clock: Clock
+) -> None:
+    counting = _Counting(embedder)
+    with Lethe.open(db, embedder=counting, clock=clock) as mem:  # type: ignore[arg-type]
+        store = LetheStore(mem)
+        store.put(("s",), "old", {"text": "kept from before"})
+        counting.calls.clear()
+        store.batch(
+            [
+                PutOp(("s",), f"k{i}", {"text": f"note {i}"}, ttl=10 if i == 0 else None)
+                for i in range(5)
+            ]
+            + [PutOp(("s",), "old", {"text": "changed"})]
+        )
+        assert counting.calls.count(5) == 1, counting.calls
+        assert [store.get(("s",), f"k{i}").value for i in range(5)] == [  # type: ignore[union-attr]
+            {"text": f"note {i}"} for i in range(5)
+        ]
+        assert store.get(("s",), "old").value == {"text": "changed"}  # type: ignore[union-attr]
+        first = mem.list_memories({"namespace": "lg.s"}, limit=10).items
+        ends = {m.metadata["langgraph"]["key"]: m.expires_at for m in first}
+        assert ends["k0"] == clock.now + timedelta(minutes=10) and ends["k1"] is None

@@ -60,9 +60,10 @@ except ImportError as missing:  # pragma: no cover - the extra is part of the te
 from lethe import validate
 from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
+from lethe.expiry import expiry
 from lethe.filters import Filters, make_condition
 from lethe.integrations.langgraph_names import ROOT, from_lethe, is_digest, to_lethe
-from lethe.model import Memory, RecallHit
+from lethe.model import Draft, Memory, RecallHit
 
 ACTOR = "langgraph"
 _ROOT = re.compile(r"[A-Za-z0-9][A-Za-z0-9_@-]{0,15}")
@@ -133,8 +134,17 @@ class LetheStore(BaseStore):
             else:
                 raise ValueError(f"Unknown operation type: {type(op).__name__}")
         with self._writing:  # find-then-write: one writer of this store at a time
-            for op in puts.values():
-                self._put(op)
+            # Items under keys not yet held are embedded together and stored in batches, after
+            # the others; a refused write stops the rest, and the new items before it stay.
+            fresh: list[Draft] = []
+            try:
+                for op in puts.values():
+                    new = self._put(op)
+                    if new is not None:
+                        fresh.append(new)
+            finally:
+                if fresh:
+                    self.mem.remember_many(fresh, skip_duplicates=False)
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
@@ -150,9 +160,11 @@ class LetheStore(BaseStore):
         self.mem.touch([memory.id])  # an item the agent reads is not idle to decay
         return _item(memory, op.namespace)
 
-    def _put(self, op: PutOp) -> None:
-        # The root label "langgraph" is refused by `BaseStore.put`, as LangGraph's own stores
-        # do; a PutOp given to `batch` may use it, as it may with theirs.
+    def _put(self, op: PutOp) -> Draft | None:
+        """Carry out a put on a key already held (or a delete); for a new key, the memory to
+        store, which `batch` stores with the batch's other new items in one embedding call.
+        The root label "langgraph" is refused by `BaseStore.put`, as LangGraph's own stores
+        do; a PutOp given to `batch` may use it, as it may with theirs."""
         namespace = _named(op.namespace)
         name = self._namespace(namespace)
         found = self._all_of(namespace, op.key)
@@ -160,7 +172,7 @@ class LetheStore(BaseStore):
         if op.value is None:
             if found:
                 self._forget(found)
-            return
+            return None
         value = dict(op.value)
         try:
             json.dumps(value, allow_nan=False)
@@ -178,21 +190,18 @@ class LetheStore(BaseStore):
             meta["ttl"] = op.ttl
         lasts = None if op.ttl is None else timedelta(minutes=op.ttl)
         if existing is None:
-            self.mem.remember(
-                content,
+            return Draft(
+                content=content,
                 namespace=name,
                 agent=self.agent,
                 layer="semantic",
                 metadata={"langgraph": meta},
-                allow_duplicate=True,
-                expires_in=lasts,
-                actor=ACTOR,
+                expires_at=expiry(None, lasts, self.mem.now()),
             )
-            return
         # The same value (its keys in any order) and the same indexed text: nothing to write.
         same = _meta(existing).get("value") == value and (existing.content == content or not texts)
         if op.ttl is None and same:
-            return  # an unchanged put without a ttl writes nothing, its expiry included
+            return None  # an unchanged put without a ttl writes nothing, its expiry included
         if existing.expiry_held and not _sooner(existing, lasts, self.mem.now()):
             lasts = None  # the person's expiry stands: the program's ttl never pushes it back
         plan = self.mem.plan_update(
@@ -209,7 +218,7 @@ class LetheStore(BaseStore):
             reason="LangGraph put",
         )
         if not plan.changes:
-            return
+            return None
         if plan.needs_confirmation and (plan.protection or plan.lost):
             raise ConfirmationRequired(
                 f"{existing.id} under key {op.key!r} is protected ({plan.protection}): a "
@@ -219,6 +228,7 @@ class LetheStore(BaseStore):
             )
         # The program's put is the go-ahead for its own new ttl, which no person chose.
         self.mem.execute(plan, via=ACTOR, hold_expiry=False)
+        return None
 
     def _forget(self, memories: list[Memory]) -> None:
         """Every live memory under the key (a restore can have brought back an older one)."""
