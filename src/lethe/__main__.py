@@ -1,6 +1,6 @@
 """`python -m lethe` runs the command line, for environments without the `lethe` script."""
 
-from lethe.cli import main
+from lethe.launch import lethe
 
 if __name__ == "__main__":
-    main()
+    lethe()
