@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from lethe.cli.app import JsonOpt, app, emit_json, stdout
-from lethe.embed import fetch_model
 
 model_app = typer.Typer(
     help="The embedding model (LETHE_EMBEDDER, by default all-MiniLM-L6-v2): where it is, "
@@ -41,6 +40,8 @@ def fetch(
     from lethe.embed.registry import resolve
 
     spec = resolve(name or Settings.load().embedder)
+    from lethe.embed import fetch_model  # here: --help needs no numpy
+
     found = fetch_model(spec.name)
     if json_:
         emit_json(

@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -19,18 +19,19 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from lethe.forget.plan import ForgetPlan, PlanItem
-from lethe.forget.results import DeletionReport, ForgetResult, MaintenanceReport, TrashItem
-from lethe.model import (
-    Episode,
-    EpisodeView,
-    Event,
-    ImportReport,
-    Link,
-    Memory,
-    Page,
-    RecallHit,
-)
+if TYPE_CHECKING:  # annotations only: `lethe --help` need not load the planner
+    from lethe.forget.plan import ForgetPlan, PlanItem
+    from lethe.forget.results import DeletionReport, ForgetResult, MaintenanceReport, TrashItem
+    from lethe.model import (
+        Episode,
+        EpisodeView,
+        Event,
+        ImportReport,
+        Link,
+        Memory,
+        Page,
+        RecallHit,
+    )
 
 _SHA256_RE = re.compile(r"[0-9a-f]{64}")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -13,8 +13,10 @@ from rich.table import Table
 from rich.text import Text
 
 from lethe.cli.render import compact
-from lethe.forget.change import UpdatePlan
-from lethe.model import Memory, MemoryVersion, NearDuplicate
+
+if TYPE_CHECKING:  # annotations only: `lethe --help` need not load the models
+    from lethe.forget.change import UpdatePlan
+    from lethe.model import Memory, MemoryVersion, NearDuplicate
 
 
 def near_duplicate_lines(near: Sequence[NearDuplicate]) -> Text:

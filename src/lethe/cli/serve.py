@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from lethe.cli.app import DbOpt, app
-from lethe.embed import download as model_download
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -69,6 +68,7 @@ def mcp(
     ] = None,
 ) -> None:
     from lethe import validate
+    from lethe.embed import download as model_download  # here: --help needs no numpy
     from lethe.errors import InvalidInput
     from lethe.mcp.access import Tokens
     from lethe.mcp.profiles import parse_tools
