@@ -272,7 +272,6 @@ def test_the_mcp_server_asks_for_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     with download.terminal_progress() as bar:
         assert bar is not None
-    import lethe.cli.serve as serve
 
     monkeypatch.setattr("lethe.mcp.stdio.serve_stdio", lambda build: None)
     with pytest.raises(SystemExit) as done:
@@ -280,7 +279,7 @@ def test_the_mcp_server_asks_for_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
 
         main(["mcp", "--db", "unused.db"])
     assert done.value.code == 0
-    assert serve.model_download._quiet is True
+    assert download._quiet is True
     with download.terminal_progress() as bar:
         assert bar is None
 
