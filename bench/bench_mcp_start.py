@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_mcp import INITIALIZE as HELLO
 from common import machine, write_json
 
 from lethe import Lethe
@@ -39,17 +40,6 @@ def echo(text: str) -> str:
 
 server.run()
 '''
-
-HELLO = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"},
-    },
-}
 
 
 def first_answers(command: list[str], call: dict[str, object]) -> tuple[float, float, float]:
