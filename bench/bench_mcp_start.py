@@ -1,6 +1,9 @@
 """A client's first answers (issue 44, part 2): `lethe mcp` beside a minimal server of one tool
 on the same Python SDK (`MCPServer`), each a fresh process over a pipe, the two taking turns.
 
+A third variant serves lethe's tools with the SDK's own stdio loop, without lethe's early
+answers, to show what the early path buys.
+
 Timed from the process's start: the `initialize` answer and then the `tools/list` answer
 (sent once `initialize` is answered), and the first tool call after them (lethe: `recall` on
 a small store, the model cached; the minimal server: its one tool). Medians of `--runs`, and
@@ -40,6 +43,22 @@ def echo(text: str) -> str:
 
 server.run()
 '''
+
+SDK_SERVED = """
+import sys
+
+from lethe.engine import Lethe
+from lethe.mcp.loader import EngineLoader
+from lethe.mcp.profiles import CORE_PROFILE
+from lethe.mcp.runtime import Runtime
+from lethe.mcp.server import build_server
+
+loader = EngineLoader(lambda: Lethe.open(sys.argv[1]))
+loader.start()
+build_server(Runtime(loader=loader, profile=CORE_PROFILE)).run()
+"""
+"""lethe's server as the SDK alone serves it (`MCPServer.run`, no early answers): what
+deleting `lethe.mcp.stdio`'s early path would leave (docs/design.md, "Early answers")."""
 
 
 def first_answers(command: list[str], call: dict[str, object]) -> tuple[float, float, float]:
@@ -83,16 +102,17 @@ def main() -> None:
             mem.remember("The user lives in Lisbon and works on the payments team.")
         minimal = Path(tmp) / "minimal.py"
         minimal.write_text(MINIMAL, encoding="utf-8")
+        sdk_served = Path(tmp) / "sdk_served.py"
+        sdk_served.write_text(SDK_SERVED, encoding="utf-8")
+        recall = {"name": "recall", "arguments": {"query": "where does the user live"}}
         lethe = [str(Path(sys.executable).with_name("lethe")), "mcp", "--db", str(db)]
         variants = {
             "minimal one-tool server": (
                 [sys.executable, str(minimal)],
                 {"name": "echo", "arguments": {"text": "hi"}},
             ),
-            "lethe mcp": (
-                lethe,
-                {"name": "recall", "arguments": {"query": "where does the user live"}},
-            ),
+            "lethe mcp": (lethe, recall),
+            "lethe's tools, SDK-served": ([sys.executable, str(sdk_served), str(db)], recall),
         }
         for command, call in variants.values():  # unmeasured: files in the page cache
             first_answers(command, call)
@@ -109,9 +129,13 @@ def main() -> None:
             f"{name:26} initialize {hello * 1000:6.0f} ms   tools/list {tools * 1000:6.0f} ms   "
             f"first call {first * 1000:6.0f} ms"
         )
-    base, ours = medians["minimal one-tool server"], medians["lethe mcp"]
-    print(f"initialize + tools/list: {ours[1] / base[1]:.2f}x the minimal server (target 1.2x)")
-    print(f"first recall: {ours[2] / base[2]:.2f}x its first call (target 2x)")
+    base = medians["minimal one-tool server"]
+    for name in ("lethe mcp", "lethe's tools, SDK-served"):
+        ours = medians[name]
+        print(
+            f"{name}: initialize + tools/list {ours[1] / base[1]:.2f}x the minimal server "
+            f"(target 1.2x), first recall {ours[2] / base[2]:.2f}x its first call (target 2x)"
+        )
     write_json(
         "mcp_start",
         {

@@ -145,7 +145,8 @@ def build():
     if fail:
         raise RuntimeError("the build broke on purpose")
     from lethe.engine import Lethe
-    from lethe.mcp.runtime import EngineLoader, Runtime
+    from lethe.mcp.loader import EngineLoader
+    from lethe.mcp.runtime import Runtime
     from lethe.mcp.server import build_server
     server = build_server(Runtime(loader=EngineLoader(lambda: Lethe.open(db))))
     return server.streamable_http_app(host="127.0.0.1")

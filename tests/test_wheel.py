@@ -148,6 +148,9 @@ def test_forget_by_two_calls_through_lethe_mcp(installed: Installed) -> None:
             cwd=str(installed.home),
         )
         async with Client(params, mode="legacy") as client:
+            # Listed from the wheel's tools.json (lethe.mcp.listing), before the SDK loads.
+            listed = await client.list_tools()
+            assert "forget" in {tool.name for tool in listed.tools}
             made = await call(client, "remember", content="The user's Wi-Fi password is fjord-88")
             memory = made["memory"]["id"]
             first = await call(client, "forget", memory_id=memory)

@@ -113,7 +113,8 @@ def test_initialize_is_answered_while_the_server_is_still_loading(tmp_path: Path
         def build():
             while not Path({str(gate)!r}).exists():
                 time.sleep(0.01)
-            from lethe.mcp.runtime import EngineLoader, Runtime
+            from lethe.mcp.loader import EngineLoader
+            from lethe.mcp.runtime import Runtime
             from lethe.mcp.server import build_server
             from lethe.engine import Lethe
             loader = EngineLoader(lambda: Lethe.open({str(tmp_path / "m.db")!r}))

@@ -34,7 +34,8 @@ db, gate = sys.argv[1], Path(sys.argv[2])
 
 def build():
     from lethe.engine import Lethe
-    from lethe.mcp.runtime import EngineLoader, Runtime
+    from lethe.mcp.loader import EngineLoader
+    from lethe.mcp.runtime import Runtime
     from lethe.mcp.server import build_server
 
     def slow_open():

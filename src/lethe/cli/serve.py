@@ -92,17 +92,23 @@ def mcp(
             )
         actor = validate.label(actor, "actor")
 
+    from lethe.mcp.loader import EngineLoader
+
+    def open_engine() -> Lethe:
+        from lethe.engine import Lethe
+
+        return Lethe.open(db)
+
+    # The store and the model load from now on, beside the SDK (see lethe.mcp.loader).
+    loader = EngineLoader(open_engine)
+    loader.start()
+
     def build() -> MCPServer[Any]:
-        from lethe.mcp.runtime import EngineLoader, Runtime
+        from lethe.mcp.runtime import Runtime
         from lethe.mcp.server import build_server
 
-        def open_engine() -> Lethe:
-            from lethe.engine import Lethe
-
-            return Lethe.open(db)
-
         runtime = Runtime(
-            loader=EngineLoader(open_engine),
+            loader=loader,
             tokens=grants,
             allow_purge=allow_purge,
             profile=profile,
@@ -110,13 +116,21 @@ def mcp(
         )
         return build_server(runtime)
 
-    if http:
-        # uvicorn listens and answers the opening request while the SDK loads on a thread.
-        from lethe.mcp.http import serve_http
+    try:
+        if http:
+            # uvicorn listens and answers the opening request while the SDK loads on a thread.
+            from lethe.mcp.http import serve_http
 
-        serve_http(lambda: build().streamable_http_app(host=host), grants, host=host, port=port)
-    else:
-        # The SDK loads on a thread while the client's `initialize` is answered.
-        from lethe.mcp.stdio import serve_stdio
+            serve_http(lambda: build().streamable_http_app(host=host), grants, host=host, port=port)
+        else:
+            # The SDK loads on a thread while the client's `initialize` and, from a local
+            # client, `tools/list` are answered (lethe.mcp.listing).
+            from lethe.mcp.listing import local_listing
+            from lethe.mcp.stdio import serve_stdio
 
-        serve_stdio(build)
+            serve_stdio(
+                build,
+                listing=None if grants else local_listing(profile, allow_purge=allow_purge),
+            )
+    finally:
+        loader.close()

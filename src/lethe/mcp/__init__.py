@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from lethe.mcp.access import Grant, Tokens
-    from lethe.mcp.runtime import EngineLoader, Runtime
+    from lethe.mcp.loader import EngineLoader
+    from lethe.mcp.runtime import Runtime
     from lethe.mcp.server import build_server
 
 __all__ = ["EngineLoader", "Grant", "Runtime", "Tokens", "build_server"]
@@ -19,7 +20,7 @@ __all__ = ["EngineLoader", "Grant", "Runtime", "Tokens", "build_server"]
 _HOMES = {
     "Grant": "lethe.mcp.access",
     "Tokens": "lethe.mcp.access",
-    "EngineLoader": "lethe.mcp.runtime",
+    "EngineLoader": "lethe.mcp.loader",
     "Runtime": "lethe.mcp.runtime",
     "build_server": "lethe.mcp.server",
 }

@@ -1,5 +1,5 @@
-"""The server's identity and its first answers (`initialize`, `server/discover`), without
-the MCP SDK.
+"""The server's identity and its first answers (`initialize`, `server/discover`, and a local
+client's `tools/list`), without the MCP SDK.
 
 Importing the SDK takes a second or more on a small machine (its protocol types are hundreds
 of pydantic models), and a client waits for the `initialize` answer before anything else.
@@ -55,6 +55,8 @@ DISCOVER_CAPABILITIES: dict[str, Any] = {
 SERVER_INFO = {"name": NAME, "title": TITLE, "version": lethe.__version__}
 
 _META = "io.modelcontextprotocol/"
+_ABSENT = object()
+"""A request's params when it has none (`"params": null` is another request)."""
 
 
 @dataclass(frozen=True)
@@ -124,13 +126,29 @@ def answer_discover(body: bytes, headers: Mapping[str, str] | None = None) -> Ea
     return _answer(request_id, result)
 
 
-def _request(raw: bytes, method: str) -> tuple[str | int, Any] | None:
-    """The id and params of `raw` if it is one well-formed JSON-RPC request for `method`."""
+def answer_tools_list(line: bytes, tools: list[dict[str, Any]]) -> EarlyAnswer | None:
+    """The answer to `line` if it is a plain `tools/list` (no cursor, no params at all), listing
+    `tools` (`lethe.mcp.listing`); else None, and the SDK answers it once loaded. Only asked
+    in a session whose `initialize` was answered early, which the SDK then accepts too."""
+    request = _request(line, "tools/list", params_optional=True)
+    if request is None or not (request[1] is _ABSENT or request[1] == {}):
+        return None
+    return _answer(request[0], {"tools": tools})
+
+
+def _request(
+    raw: bytes, method: str, *, params_optional: bool = False
+) -> tuple[str | int, Any] | None:
+    """The id and params of `raw` if it is one well-formed JSON-RPC request for `method`
+    (params `_ABSENT` when `params_optional` and it has none)."""
     try:
         message = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or set(message) != {"jsonrpc", "id", "method", "params"}:
+    keys = {"jsonrpc", "id", "method", "params"}
+    if not isinstance(message, dict) or not (
+        set(message) == keys or (params_optional and set(message) == keys - {"params"})
+    ):
         return None
     request_id = message["id"]
     if (
@@ -140,7 +158,7 @@ def _request(raw: bytes, method: str) -> tuple[str | int, Any] | None:
         or not isinstance(request_id, str | int)
     ):
         return None
-    return request_id, message["params"]
+    return request_id, message.get("params", _ABSENT)
 
 
 def _answer(request_id: str | int, result: dict[str, Any]) -> EarlyAnswer:

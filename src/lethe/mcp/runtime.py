@@ -1,6 +1,6 @@
-"""What every tool call needs besides its arguments: the engine (opened in the background so
-`initialize` and `tools/list` never wait for the model), the caller's grant, and the session
-that the two-call rule is keyed by."""
+"""What every tool call needs besides its arguments: the engine (opened in the background by
+`lethe.mcp.loader`, so `initialize` and `tools/list` never wait for the model), the caller's
+grant, and the session that the two-call rule is keyed by."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import secrets
 import threading
 import time
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ from mcp.server.mcpserver import Context
 from mcp_types.version import is_version_at_least
 
 from lethe.mcp.access import LOCAL, AccessDenied, Grant, Role, Tokens
+from lethe.mcp.loader import EngineLoader
 from lethe.mcp.profiles import CORE_PROFILE, Profile
 
 if TYPE_CHECKING:
@@ -26,71 +26,12 @@ if TYPE_CHECKING:
     from lethe.forget.plan import ForgetPlan
     from lethe.forget.session import ForgetSession
     from lethe.forget.sweep import SweepPlan
-OPEN_TIMEOUT_S = 120.0
-CLOSE_WAIT_S = 30.0
-"""How long a server stopping while the store opens waits for the open to end."""
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""
 MAX_FORGET_SESSIONS = 256
 LOCAL_ACTOR = "mcp"
 """The audit actor of a local client that gave no name (and of calls made outside MCP)."""
 MAX_ACTOR_CHARS = 128
-
-
-class EngineLoader:
-    """Opens the store and loads the embedder on a thread started with the server."""
-
-    def __init__(self, open_engine: Callable[[], Lethe]) -> None:
-        self._open = open_engine
-        self._ready = threading.Event()
-        self._engine: Lethe | None = None
-        self._error: BaseException | None = None
-        self._started = False
-        self._lock = threading.Lock()
-
-    def start(self) -> None:
-        with self._lock:
-            if not self._started:
-                self._started = True
-                threading.Thread(target=self._load, name="lethe-open", daemon=True).start()
-
-    def _load(self) -> None:
-        try:
-            self._engine = self._open()
-        except BaseException as exc:  # reported to every caller instead of dying unseen
-            self._error = exc
-        finally:
-            self._ready.set()
-
-    def get(self) -> Lethe:
-        self.start()
-        if not self._ready.wait(OPEN_TIMEOUT_S):
-            raise TimeoutError("the memory store is still opening; try again in a moment")
-        error = self._error
-        if error is not None:
-            with self._lock:
-                # The next call opens again: the model may have been fetched meanwhile, the
-                # network be back, the server be up (a failure is not kept until a restart).
-                if self._error is error:
-                    self._error = None
-                    self._started = False
-                    self._ready.clear()
-            raise error
-        assert self._engine is not None
-        return self._engine
-
-    def close(self) -> None:
-        """Close the engine, after waiting (a bounded time) for an open still under way.
-
-        The process exits after this: an interpreter that finalizes while the loader thread
-        is inside native code (the encoder's ONNX Runtime session being created) can abort
-        the process instead of exiting (seen as exit -6 on a client that closed at once)."""
-        with self._lock:
-            started = self._started
-        if started:
-            self._ready.wait(CLOSE_WAIT_S)
-        if self._engine is not None:
-            self._engine.close()
 
 
 @dataclass

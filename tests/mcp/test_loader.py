@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from lethe.errors import EmbedderUnavailable
-from lethe.mcp.runtime import EngineLoader
+from lethe.mcp.loader import EngineLoader
 
 
 def test_a_failed_open_is_tried_again_by_the_next_call() -> None:
@@ -64,3 +64,18 @@ def test_close_before_any_open_returns_at_once() -> None:
     started = time.monotonic()
     loader.close()
     assert time.monotonic() - started < 1.0
+
+
+def test_a_second_close_closes_nothing_again() -> None:
+    """The server's lifespan and `lethe mcp` itself both close the loader."""
+    closed: list[int] = []
+
+    class Engine:
+        def close(self) -> None:
+            closed.append(1)
+
+    loader = EngineLoader(Engine)  # type: ignore[arg-type]
+    loader.get()
+    loader.close()
+    loader.close()
+    assert closed == [1]
