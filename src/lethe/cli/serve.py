@@ -99,11 +99,12 @@ def mcp(
 
         return Lethe.open(db)
 
-    # The store and the model load from now on, beside the SDK (see lethe.mcp.loader).
     loader = EngineLoader(open_engine)
-    loader.start()
 
     def build() -> MCPServer[Any]:
+        # Serving has begun (a refused start creates no store): the store and the model load
+        # from now on, beside the SDK's import (see lethe.mcp.loader).
+        loader.start()
         from lethe.mcp.runtime import Runtime
         from lethe.mcp.server import build_server
 
