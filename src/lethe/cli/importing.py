@@ -39,7 +39,7 @@ def import_source(
 
     if path == "-":
         raise fail(
-            "--from reads a file (or, for markdown, a folder), not standard input",
+            "--from reads a file or a folder, not standard input",
             hint="save the source to a file and give its path",
         )
     if not Path(path).exists():  # before the store is opened, which would create it

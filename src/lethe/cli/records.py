@@ -185,7 +185,9 @@ def _read_records(source: str) -> list[dict[str, Any]]:
     "audit events already held are skipped and counted. Near-duplicates are imported, linked "
     "to the memory they nearly repeat (near_duplicate) and counted: similar is not same.\n\n"
     "With --from, import another memory's data instead: mcp-memory (the MCP memory server's "
-    "memory.jsonl), mem0 (the JSON of mem0's get_all) or markdown (a folder of notes). A "
+    "memory.jsonl), mem0 (the JSON of mem0's get_all), markdown (a folder of notes), claude or "
+    "chatgpt (the conversations.json of a Claude.ai or ChatGPT data export, or its zip: a "
+    "memory per turn, each chat one conversation). A "
     "source with any malformed record is refused whole, each bad record named; the report "
     "says what could not be kept and why. See docs/migrate.md.",
 )
@@ -195,7 +197,8 @@ def import_(
         typer.Argument(
             metavar="FILE",
             help="A .jsonl file, or - for stdin; with --from, the source's file (a folder for "
-            "markdown).",
+            "markdown; conversations.json, its folder or the export's zip for claude and "
+            "chatgpt).",
         ),
     ],
     from_: Annotated[
@@ -203,7 +206,7 @@ def import_(
         typer.Option(
             "--from",
             metavar="SOURCE",
-            help="Read another memory's format: mcp-memory, mem0 or markdown.",
+            help="Read another memory's format: mcp-memory, mem0, markdown, claude or chatgpt.",
         ),
     ] = None,
     dry_run: Annotated[
@@ -261,7 +264,7 @@ def import_(
         raise fail(
             "--dry-run and --namespace are for imports from another memory (--from); "
             "lethe's own export keeps each memory's namespace",
-            hint="drop the option, or add --from mcp-memory|mem0|markdown",
+            hint="drop the option, or add --from mcp-memory|mem0|markdown|claude|chatgpt",
         )
     records = _read_records(file)
     total = sum(1 for r in records if r.get("type", "memory") == "memory")

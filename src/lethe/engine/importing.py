@@ -1,4 +1,5 @@
-"""Imports from other memories (the MCP memory server's graph, mem0, markdown notes).
+"""Imports from other memories (the MCP memory server's graph, mem0, markdown notes, the
+chat exports of Claude.ai and ChatGPT).
 
 The importers in `lethe.importers` only parse. Here every memory a source yields is checked
 against lethe's rules before anything is written, so one malformed record refuses the whole
@@ -50,11 +51,17 @@ class SourceImportOps(MemoryOps, RelationOps):
     ) -> SourceBatch:
         """Read a source of another memory and check every memory it yields, writing nothing.
 
-        Raises `SourceRefused` naming every malformed record (with its line, array index or
-        file:line, and how to fix it) when there is any.
+        Raises `SourceRefused` naming every malformed record (with its line, array index,
+        file:line or place in a chat export, and how to fix it) when there is any.
         """
         ns = None if namespace is None else validate.new_namespace(namespace)
-        parsed = importers.read(source, Path(path), namespace=ns, now=self._clock())
+        parsed = importers.read(
+            source,
+            Path(path),
+            namespace=ns,
+            now=self._clock(),
+            max_bytes=self.settings.max_content_bytes,
+        )
         problems = list(parsed.problems)
         drafts: list[Draft] = []
         for item in parsed.items:
@@ -123,7 +130,9 @@ class SourceImportOps(MemoryOps, RelationOps):
         auto_link: bool = True,
     ) -> SourceReport:
         """Import another memory's data: `source` is `mcp-memory` (the MCP memory server's
-        JSONL file), `mem0` (the JSON of mem0's get_all) or `markdown` (a folder of notes).
+        JSONL file), `mem0` (the JSON of mem0's get_all), `markdown` (a folder of notes),
+        `claude` or `chatgpt` (the `conversations.json` of Claude.ai's or ChatGPT's data
+        export, or the export's zip: a memory per turn, each conversation a session).
         `read_source` then `import_source`; see docs/migrate.md."""
         batch = self.read_source(source, path, namespace=namespace)
         return self.import_source(

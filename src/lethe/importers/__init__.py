@@ -5,6 +5,8 @@ writes (`Lethe.import_from`), so a source is refused whole before anything is st
 - `mcp-memory`: the JSON Lines file of the MCP reference memory server (entities, relations)
 - `mem0`: the JSON of mem0's `get_all`
 - `markdown`: a folder of markdown notes
+- `claude`: Claude.ai's data export (`conversations.json`, or its zip)
+- `chatgpt`: ChatGPT's data export (`conversations.json`, or its zip)
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from lethe.errors import InvalidInput
-from lethe.importers import markdown, mcp_memory, mem0
+from lethe.importers import chatgpt, claude, markdown, mcp_memory, mem0
 from lethe.importers.parsed import (
     MAX_LISTED,
     Item,
@@ -24,7 +26,9 @@ from lethe.importers.parsed import (
     SourceReport,
 )
 
-SOURCES = (mcp_memory.SOURCE, mem0.SOURCE, markdown.SOURCE)
+DEFAULT_MAX_BYTES = 32 * 1024
+
+SOURCES = (mcp_memory.SOURCE, mem0.SOURCE, markdown.SOURCE, claude.SOURCE, chatgpt.SOURCE)
 
 __all__ = [
     "MAX_LISTED",
@@ -39,15 +43,28 @@ __all__ = [
 ]
 
 
-def read(source: str, path: Path, *, namespace: str | None, now: datetime) -> Parsed:
+def read(
+    source: str,
+    path: Path,
+    *,
+    namespace: str | None,
+    now: datetime,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Parsed:
     """Every record of the source, parsed; nothing is validated against lethe's rules yet and
-    nothing is written. `namespace` (already validated) puts every memory there."""
+    nothing is written. `namespace` (already validated) puts every memory there. `max_bytes`
+    is the store's content limit: a chat turn longer than that is split into parts, since a
+    long answer is no malformed record."""
     if source == mcp_memory.SOURCE:
         return mcp_memory.read(path, namespace=namespace)
     if source == mem0.SOURCE:
         return mem0.read(path, namespace=namespace, now=now)
     if source == markdown.SOURCE:
         return markdown.read(path, namespace=namespace)
+    if source == claude.SOURCE:
+        return claude.read(path, namespace=namespace, max_bytes=max_bytes)
+    if source == chatgpt.SOURCE:
+        return chatgpt.read(path, namespace=namespace, max_bytes=max_bytes)
     raise InvalidInput(
         f"unknown source {source!r}",
         hint=f"import from one of: {', '.join(SOURCES)} (lethe's own export needs no source)",

@@ -104,7 +104,8 @@ class SourceReport(BaseModel):
     path: str
     dry_run: bool = False
     records: int = 0
-    """Records read: lines (mcp-memory), array items (mem0), files (markdown)."""
+    """Records read: lines (mcp-memory), array items (mem0), files (markdown), conversations
+    (claude, chatgpt)."""
     memories: int = 0
     """Memories the source yields, before duplicates are skipped."""
     imported: int = 0
