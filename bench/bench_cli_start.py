@@ -1,6 +1,8 @@
 """How long the command line takes to answer before it does any work (issue 44, part 2):
 `lethe --version` and `lethe --help` beside `python -c "import typer"` (the floor of a typer
-command line), each a fresh process, the variants taking turns, median of `--runs`.
+command line), each a fresh process, the variants taking turns, median of `--runs`. A typer
+app of two commands answering `--help` (with typer's rich help, as lethe's, and without)
+shows what a typer command line's help costs before any command of its own is loaded.
 
     python bench/bench_cli_start.py --runs 15
 """
@@ -18,6 +20,24 @@ from pathlib import Path
 from common import machine, write_json
 
 BIN = Path(sys.executable).parent
+TWO_COMMANDS = """
+import typer
+
+app = typer.Typer()
+
+
+@app.command()
+def one(count: int = 1) -> None:
+    "The first."
+
+
+@app.command()
+def two(name: str = "x") -> None:
+    "The second."
+
+
+app()
+"""
 
 
 def main() -> None:
@@ -29,6 +49,15 @@ def main() -> None:
         'python -c "import typer"': [sys.executable, "-c", "import typer"],
         "lethe --version": [str(BIN / "lethe"), "--version"],
         "lethe --help": [str(BIN / "lethe"), "--help"],
+        "two-command typer app --help": [sys.executable, "-c", TWO_COMMANDS, "--help"],
+        "the same, plain help": [
+            "env",
+            "TYPER_USE_RICH=0",
+            sys.executable,
+            "-c",
+            TWO_COMMANDS,
+            "--help",
+        ],
     }
     seconds: dict[str, list[float]] = {name: [] for name in variants}
     for command in variants.values():  # once each, unmeasured: files in the page cache

@@ -6,31 +6,19 @@ They are immutable pydantic models so a caller can serialise any of them with
 
 from __future__ import annotations
 
-import re
-import secrets
 from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-Layer = Literal["episodic", "semantic", "learning", "caveat", "goal"]
-LAYERS: tuple[str, ...] = get_args(Layer)
+from lethe.identifiers import (
+    DEFAULT_AGENT,
+    DEFAULT_NAMESPACE,
+    Layer,
+)
+
 Status = Literal["active", "forgotten"]
-
-MEMORY_ID_RE = re.compile(r"^(mem|sys)_[0-9a-f]{12}$")
-EPISODE_ID_RE = re.compile(r"^ep_[0-9a-f]{12}$")
-NAMESPACE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
-DEFAULT_NAMESPACE = "default"
-DEFAULT_AGENT = "user"
 CURATED_CATEGORIES = frozenset({"introspection", "relationship", "self_discovery", "lesson"})
-
-
-def new_memory_id(*, system: bool = False) -> str:
-    return ("sys_" if system else "mem_") + secrets.token_hex(6)
-
-
-def new_episode_id() -> str:
-    return "ep_" + secrets.token_hex(6)
 
 
 def utcnow() -> datetime:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from lethe.errors import InvalidInput
-from lethe.model import EPISODE_ID_RE, LAYERS, MEMORY_ID_RE, NAMESPACE_RE
+from lethe.identifiers import EPISODE_ID_RE, LAYERS, MEMORY_ID_RE, NAMESPACE_RE
 
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64

@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from lethe.model import DEFAULT_NAMESPACE, Memory
+from lethe.identifiers import DEFAULT_NAMESPACE
+from lethe.model import Memory
 
 # Lists every live memory of a namespace created in [since, until); the engine supplies it.
 Fetch = Callable[[str, datetime | None, datetime | None], list[Memory]]

@@ -273,7 +273,7 @@ def test_the_mcp_server_asks_for_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     with download.terminal_progress() as bar:
         assert bar is not None
 
-    monkeypatch.setattr("lethe.mcp.stdio.serve_stdio", lambda build: None)
+    monkeypatch.setattr("lethe.mcp.stdio.serve_stdio", lambda build, listing: None)
     with pytest.raises(SystemExit) as done:
         from lethe.cli.app import main
 

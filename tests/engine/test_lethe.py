@@ -10,7 +10,7 @@ import pytest
 from lethe import Filters, Lethe
 from lethe.embed import Embedder
 from lethe.errors import InvalidInput, LinkNotFound, MemoryNotFound
-from lethe.model import MEMORY_ID_RE
+from lethe.identifiers import MEMORY_ID_RE
 from tests.backends import run_sql, snapshot, sqlite_only
 
 FACTS = [

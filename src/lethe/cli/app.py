@@ -23,7 +23,7 @@ from rich.console import Console
 from typer.core import TyperGroup
 
 from lethe.errors import InvalidInput, LetheError
-from lethe.model import DEFAULT_NAMESPACE, LAYERS
+from lethe.identifiers import DEFAULT_NAMESPACE, LAYERS
 from lethe.validate import MAX_OFFSET
 
 if TYPE_CHECKING:

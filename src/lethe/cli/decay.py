@@ -11,7 +11,7 @@ from lethe.cli import confirming
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, app, emit_json, open_lethe, stdout
 from lethe.cli.confirming import YesOpt
 from lethe.cli.forgetting import ActorOpt
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.forget.sweep import SweepPlan

@@ -40,7 +40,7 @@ from lethe.cli.app import (
 )
 from lethe.cli.confirming import NEEDS_CONFIRMATION, IfShaOpt, YesOpt
 from lethe.errors import LetheError
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

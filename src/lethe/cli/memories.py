@@ -35,10 +35,11 @@ from lethe.cli.app import (
 )
 from lethe.cli.confirming import IfShaOpt, YesOpt, carry_out_change
 from lethe.errors import ConfirmationRequired
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS, Remembered
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
+    from lethe.model import Remembered
 
 LAYER_HELP = f"Layer: {', '.join(LAYERS)}."
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="Memory id, e.g. mem_0123456789ab.")]

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from lethe.cli import render
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, _Group, app, emit_json, open_lethe, stdout
-from lethe.model import DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_NAMESPACE
 
 A = Annotated[str, typer.Argument(metavar="A", help="First memory id.")]
 B = Annotated[str, typer.Argument(metavar="B", help="Second memory id.")]

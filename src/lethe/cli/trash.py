@@ -21,7 +21,7 @@ from lethe.cli.app import (
     stdout,
 )
 from lethe.cli.forgetting import ActorOpt
-from lethe.model import DEFAULT_AGENT
+from lethe.identifiers import DEFAULT_AGENT
 
 AnyNamespaceOpt = Annotated[
     str | None,

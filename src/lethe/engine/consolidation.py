@@ -11,7 +11,8 @@ from pydantic import BaseModel, ConfigDict
 from lethe import validate
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Link
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.model import Link
 from lethe.neardup import near_duplicates
 
 DEFAULT_WINDOW_MINUTES = 30.0

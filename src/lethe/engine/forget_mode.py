@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput
-from lethe.model import DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.forget.session import ForgetSession

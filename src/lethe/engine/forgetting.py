@@ -57,7 +57,8 @@ from lethe.forget.results import (
     ForgetResult,
     NotFoundItem,
 )
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory, Pending
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.model import Memory, Pending
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector

@@ -18,16 +18,8 @@ from lethe.errors import InvalidInput
 from lethe.expiry import expiry, parse_instant
 from lethe.filters import Filters
 from lethe.forget.corrections import CANDIDATES, likely_superseded
-from lethe.model import (
-    DEFAULT_AGENT,
-    DEFAULT_NAMESPACE,
-    Draft,
-    ImportReport,
-    Link,
-    Memory,
-    Remembered,
-    new_memory_id,
-)
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
+from lethe.model import Draft, ImportReport, Link, Memory, Remembered
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 

@@ -17,7 +17,7 @@ from lethe import validate
 from lethe.engine.base import OWED_RECEIPT, EngineBase
 from lethe.erasure import signing
 from lethe.errors import InvalidInput
-from lethe.model import MEMORY_ID_RE
+from lethe.identifiers import MEMORY_ID_RE
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1

@@ -8,15 +8,8 @@ from datetime import datetime
 from lethe import validate
 from lethe.engine.base import EngineBase, sha256
 from lethe.errors import EpisodeNotFound, InvalidInput, LinkNotFound
-from lethe.model import (
-    DEFAULT_AGENT,
-    DEFAULT_NAMESPACE,
-    Episode,
-    EpisodeView,
-    Link,
-    Memory,
-    new_episode_id,
-)
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_episode_id
+from lethe.model import Episode, EpisodeView, Link, Memory
 
 
 class RelationOps(EngineBase):

@@ -12,7 +12,8 @@ from lethe.engine.versions import RETRIES, VersionOps
 from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
 from lethe.filters import Filters
 from lethe.forget.change import UpdatePlan, plan_change, state_sha256
-from lethe.model import DEFAULT_NAMESPACE, Link, Memory, Remembered
+from lethe.identifiers import DEFAULT_NAMESPACE
+from lethe.model import Link, Memory, Remembered
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
 

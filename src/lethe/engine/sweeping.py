@@ -23,7 +23,8 @@ from lethe.forget.sweep import (
     result_notes,
     vitality,
 )
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Draft, Link, Memory, new_memory_id
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
+from lethe.model import Draft, Link, Memory
 from lethe.store.base import DecayColumns, StoreTx
 from lethe.store.vectors import Vector
 

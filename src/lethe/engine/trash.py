@@ -11,7 +11,8 @@ from lethe.engine.forgetting import ForgetOps
 from lethe.engine.purged import text_hashes
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
-from lethe.model import DEFAULT_AGENT, Memory
+from lethe.identifiers import DEFAULT_AGENT
+from lethe.model import Memory
 
 DELETION_OPS = ("forget", "restore", "purge", "expire", "forget_declined", "confirmation_expired")
 

@@ -23,7 +23,7 @@ from lethe.forget.messages import (
 )
 from lethe.forget.plan import Operation, PlanItem, PlanSource
 from lethe.forget.results import Confirmation, ForgetResult
-from lethe.model import DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_NAMESPACE
 
 
 class TwoCallOps(ForgetOps):

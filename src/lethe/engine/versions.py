@@ -33,7 +33,8 @@ from lethe.forget.change import (
     version_state,
 )
 from lethe.forget.guard import protections
-from lethe.model import DEFAULT_AGENT, Memory, MemoryVersion
+from lethe.identifiers import DEFAULT_AGENT
+from lethe.model import Memory, MemoryVersion
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector

@@ -8,7 +8,8 @@ from datetime import datetime
 from lethe import validate
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput, MemoryNotFound
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, Memory
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.model import Memory
 from lethe.store.base import StoreTx
 from lethe.working import Slot, WorkingContext, choose_evictions, context_of
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lethe import validate
 from lethe.errors import InvalidInput
 from lethe.forget.plan import MANY_MATCHES, PlanItem
-from lethe.model import DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

@@ -12,7 +12,7 @@ import hashlib
 import re
 import unicodedata
 
-from lethe.model import DEFAULT_AGENT, DEFAULT_NAMESPACE, NAMESPACE_RE
+from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, NAMESPACE_RE
 from lethe.validate import MAX_LABEL_CHARS, RESERVED_NAMESPACES
 
 _NOT_NAMESPACE = re.compile(r"[^A-Za-z0-9_.:@-]+")

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from lethe import validate
 from lethe.errors import InvalidInput, LetheError
-from lethe.model import DEFAULT_NAMESPACE
+from lethe.identifiers import DEFAULT_NAMESPACE
 
 Role = Literal["read", "write", "forget"]
 ROLES: tuple[Role, ...] = ("read", "write", "forget")

@@ -14,7 +14,7 @@ from starlette.routing import Route
 from lethe.engine.search import MAX_K
 from lethe.errors import InvalidInput
 from lethe.expiry import parse_instant
-from lethe.model import LAYERS
+from lethe.identifiers import LAYERS
 from lethe.ui.context import Inspector, link
 from lethe.ui.graph import layout
 from lethe.ui.params import MAX_MOMENT, memory_filters, number, text
