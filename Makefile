@@ -13,6 +13,10 @@ TS_SDK_VERSION := 1.32.2
 # The web inspector's browser tests drive Debian's Chromium through Playwright (Playwright's
 # own browser download is not reachable here); installed when missing.
 CHROMIUM := /usr/bin/chromium
+# mem0 in a virtual environment of its own (its protobuf pin would change lethe's): the test of
+# docs/migrate.md's export snippet runs it (tests/importers/test_mem0_snippet.py).
+MEM0 := $(VENV)/mem0/.installed
+MEM0_VERSION := 2.2.1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test test-fast lint typecheck bench clean
@@ -39,6 +43,11 @@ $(INSPECTOR): $(STAMP)
 	npm install --silent --no-audit --no-fund --save-exact --prefix $(VENV)/node \
 		@modelcontextprotocol/inspector@$(INSPECTOR_VERSION)
 
+$(MEM0): $(STAMP)
+	$(BIN)/python -m venv $(VENV)/mem0
+	$(VENV)/mem0/bin/python -m pip install --quiet mem0ai==$(MEM0_VERSION)
+	touch $(MEM0)
+
 $(TS_SDK): $(INSPECTOR)
 	npm install --silent --no-audit --no-fund --save-exact --prefix $(VENV)/node \
 		@modelcontextprotocol/sdk@$(TS_SDK_VERSION)
@@ -52,9 +61,9 @@ $(CHROMIUM):
 # are printed at the end, so the time budget stays visible.
 PYTEST_WORKERS ?= 2
 PYTEST := $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=15
-FAST := not pg and not browser and not npm and not slow
+FAST := not pg and not browser and not npm and not mem0 and not slow
 
-test: lint typecheck $(INSPECTOR) $(TS_SDK) $(CHROMIUM)
+test: lint typecheck $(INSPECTOR) $(TS_SDK) $(MEM0) $(CHROMIUM)
 	$(PYTEST)
 
 # While working: ruff, mypy and the SQLite tests that need no server, browser or npm client.
