@@ -339,9 +339,8 @@ def test_what_is_not_a_turn_is_reported(mem: Lethe, tmp_path: Path) -> None:
     not_kept = {n.what: n.where for n in report.not_kept}
     where = '[0].mapping["{}"]'.format
     assert not_kept == {
-        "1 hidden or system message(s) (custom instructions, the app's context) are not turns": (
-            where("custom")
-        ),
+        "1 custom instruction message(s) (what you told ChatGPT about yourself in its "
+        "settings) are not turns and are not kept": where("custom"),
         "1 image(s) (not text)": where("photo"),
         "1 attached file(s) (the export has their names, not their content)": where("photo"),
         "1 reasoning message(s) (the model's thinking before it answered)": where("think"),
@@ -470,6 +469,36 @@ HOSTILE: dict[str, tuple[Any, str, str]] = {
         "not a time in seconds",
     ),
     "a time that is true": (with_message(create_time=True), NODE, "not a time in seconds"),
+    "a time of 400 digits and no current_node": (
+        '[{"id": "c", "mapping": {"n": {"message": {"id": "n", "author": {"role": "user"}, '
+        '"create_time": 1' + "0" * 400 + ', "content": {"content_type": "text", "parts": '
+        '["hi"]}}, "parent": null, "children": []}}}]',
+        '[0].mapping["n"]',
+        "not a time in seconds",
+    ),
+    "a current node that is null": (
+        with_conversation(mapping={"n": None}, current_node="n"),
+        '[1].mapping["n"]',
+        "expected a node object, got null",
+    ),
+    "a parent that is null": (
+        with_conversation(
+            mapping={"n": {"parent": "p", "message": None}, "p": None}, current_node="n"
+        ),
+        '[1].mapping["p"]',
+        "expected a node object, got null",
+    ),
+    "no current node and no branch that ends": (
+        with_conversation(
+            mapping={
+                "a": {"parent": "b", "children": ["b"], "message": None},
+                "b": {"parent": "a", "children": ["a"], "message": None},
+            },
+            current_node=None,
+        ),
+        "[1]",
+        "no branch ends",
+    ),
     "a lone surrogate": (
         '[{"id": "c", "mapping": {"n": {"message": {"id": "n", "author": {"role": "user"}, '
         '"content": {"content_type": "text", "parts": ["a \\ud800 b"]}}, "parent": null}}, '

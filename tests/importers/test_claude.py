@@ -567,3 +567,157 @@ def test_help_and_hints_name_the_sources(tmp_path: Path) -> None:
     assert "mcp-memory, mem0, markdown, claude, chatgpt" in unknown.stderr
     hint = run(str(tmp_path / "m.db"), "import", str(source), "--dry-run")
     assert "--from mcp-memory|mem0|markdown|claude|chatgpt" in hint.stderr
+
+
+# -- found by attacking the importer ---------------------------------------------------------
+
+
+def test_a_turn_that_fits_once_its_surrounding_whitespace_is_gone_is_one_memory(
+    mem: Lethe, tmp_path: Path
+) -> None:
+    """The store keeps no whitespace around a memory, so a turn of exactly the content limit
+    followed by a newline (as pasted text often is) is one memory, not two."""
+    exact = "word " * 6553 + "end"
+    assert len(exact.encode()) == 32 * 1024
+    turns = [message("x1", "human", "\n" + exact + "\n\n", 1)]
+    source = write(tmp_path / "conversations.json", export(conversation("c-x", "Exact", turns)))
+    report = mem.import_from("claude", source)
+    assert [m.content for m in everything(mem)] == [exact]
+    assert "part" not in everything(mem)[0].metadata
+    assert not any(n.where == "turns" for n in report.not_kept)
+
+
+def test_a_cut_never_falls_inside_a_character_as_a_reader_sees_it() -> None:
+    """A line without a space is cut between emoji, flags, accented letters and Hangul
+    syllables, never inside one; Chinese and Japanese text at its full stops."""
+    from lethe.importers.conversations import split
+
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one emoji of 18 bytes
+    cases = [
+        family * 10,
+        "\U0001f1eb\U0001f1f7\U0001f1e9\U0001f1ea" * 10,  # flags: pairs of regional letters
+        "\U0001f44d\U0001f3fd" * 10,  # a thumb and its skin tone
+        "e\u0301\u0302" * 20,  # a letter and its accents
+        "\u1100\u1161\u11a8" * 20,  # Hangul written as jamo
+        "\u2764\ufe0f" * 20,  # a heart drawn as an emoji
+    ]
+    for text in cases:
+        for max_bytes in range(19, 41):
+            parts = split(text, max_bytes)
+            assert "".join(parts) == text
+            assert all(len(p.encode()) <= max_bytes for p in parts)
+            # each part is whole characters: the same unit repeated
+            unit = {
+                family * 10: family,
+                cases[1]: "\U0001f1eb\U0001f1f7",
+                cases[2]: "\U0001f44d\U0001f3fd",
+                cases[3]: "e\u0301\u0302",
+                cases[4]: "\u1100\u1161\u11a8",
+                cases[5]: "\u2764\ufe0f",
+            }[text]
+            flags = {"\U0001f1eb\U0001f1f7", "\U0001f1e9\U0001f1ea"}
+            for part in parts:
+                if unit in flags:
+                    assert len(part) % 2 == 0 and part[:2] in flags
+                else:
+                    assert part.replace(unit, "") == "", (max_bytes, part)
+    japanese = "今日はいい天気ですね。" * 2000
+    parts = split(japanese, 32 * 1024)
+    assert len(parts) > 1 and all(p.endswith("。") for p in parts)
+    assert "".join(parts) == japanese
+    # only a character wider than a whole part is cut between its code points
+    zalgo = "a" + "\u0301" * 20
+    assert "".join(split(zalgo, 16)) == zalgo
+
+
+def test_an_artifact_command_of_another_type_is_counted_not_a_crash(
+    mem: Lethe, tmp_path: Path
+) -> None:
+    answered = message("a1", "assistant", "unused", 1)
+    answered["content"] = [
+        {"type": "text", "text": "Here it is."},
+        {"type": "tool_use", "name": "artifacts", "input": {"command": ["create"], "content": "x"}},
+        {"type": "tool_use", "name": "artifacts", "input": {"command": {"a": 1}, "content": "y"}},
+    ]
+    source = write(tmp_path / "conversations.json", export(conversation("c-a", "Art", [answered])))
+    report = mem.import_from("claude", source)
+    assert [m.content for m in everything(mem)] == ["Here it is."]
+    assert any(n.what.startswith("2 artifact edit(s)") for n in report.not_kept)
+
+
+def test_a_huge_type_name_is_shown_short(mem: Lethe, tmp_path: Path) -> None:
+    said = message("h1", "human", "Hello.", 1)
+    said["content"].append({"type": "z" * 100_000})
+    source = write(tmp_path / "conversations.json", export(conversation("c-h", "H", [said])))
+    report = mem.import_from("claude", source)
+    [note] = [n for n in report.not_kept if "content block(s) of type" in n.what]
+    assert len(note.what) < 120
+
+
+def _zip(path: Path, entries: list[tuple[str, str | bytes]], method: int = 8) -> Path:
+    with zipfile.ZipFile(path, "w", method) as out:
+        for name, data in entries:
+            out.writestr(name, data)
+    return path
+
+
+@sqlite_only
+def test_a_zip_that_is_not_one_export_is_refused_and_writes_nothing(
+    db: str, mem: Lethe, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lethe.importers.conversations as conversations
+
+    good_export = json.dumps(good())
+    mem.remember("Already here before the import")
+    before = snapshot(db)
+    # Two exports zipped together, or one name twice: reading one would drop the other.
+    two = _zip(
+        tmp_path / "two.zip",
+        [("a/conversations.json", good_export), ("b/conversations.json", good_export)],
+    )
+    with pytest.raises(InvalidInput, match=r"holds 2 files named conversations\.json"):
+        mem.import_from("claude", two)
+    with pytest.warns(UserWarning):  # zipfile's own: a duplicate name
+        twice = _zip(
+            tmp_path / "twice.zip",
+            [("conversations.json", good_export), ("conversations.json", "[]")],
+        )
+    with pytest.raises(InvalidInput, match="holds 2 files named"):
+        mem.import_from("claude", twice)
+    # A damaged stream (deflate, bzip2, lzma) is a refusal, not a traceback.
+    for method in (zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA):
+        damaged = _zip(tmp_path / "damaged.zip", [(EXPORT, good_export * 50)], method)
+        data = bytearray(damaged.read_bytes())
+        for i in range(70, 120):
+            data[i] ^= 0x55
+        damaged.write_bytes(bytes(data))
+        with pytest.raises(InvalidInput, match="looks like a zip but cannot be read"):
+            mem.import_from("claude", damaged)
+    # Millions of entries are refused from the zip's end record, before zipfile reads them.
+    monkeypatch.setattr(conversations, "MAX_ZIP_ENTRIES", 100)
+    many = _zip(
+        tmp_path / "many.zip", [(EXPORT, good_export)] + [(f"f{i}", "") for i in range(200)]
+    )
+    with pytest.raises(InvalidInput, match="declares 201 entries, over the 100"):
+        mem.import_from("claude", many)
+    # A plain file over the limit is not read whole either.
+    monkeypatch.setattr(conversations, "MAX_UNZIPPED_BYTES", 1024)
+    big = write(tmp_path / "big" / EXPORT, json.dumps(good()) + " " * 2048)
+    with pytest.raises(InvalidInput, match=r"is over 1 KiB; it was not read"):
+        mem.import_from("claude", big)
+    assert snapshot(db) == before
+
+
+EXPORT = "conversations.json"
+
+
+@sqlite_only
+@pytest.mark.timeout(60)
+def test_a_device_or_a_pipe_is_refused_without_reading_it(db: str, tmp_path: Path) -> None:
+    """A pipe waits for a writer and /dev/zero never ends: neither may hang the import."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    for path in (pipe, Path("/dev/zero")):
+        result = run(db, "import", "--from", "claude", str(path))
+        assert result.exit_code == 1
+        assert "is not a file (a device, a pipe or a socket)" in result.stderr

@@ -33,6 +33,7 @@ from lethe.importers.conversations import (
     message_id,
     read_export,
     session_id,
+    shown,
 )
 from lethe.importers.names import agent_for
 from lethe.importers.parsed import Parsed
@@ -47,8 +48,8 @@ _HINT = (
 
 
 def read(path: Path, *, namespace: str | None, max_bytes: int) -> Parsed:
-    data, shown = read_export(path, "ChatGPT")
-    parsed = Parsed(SOURCE, shown)
+    data, origin = read_export(path, "ChatGPT")
+    parsed = Parsed(SOURCE, origin)
     export = load_json(parsed, data, _HINT)
     if parsed.problems:
         return parsed
@@ -131,10 +132,17 @@ def _path(
         return []
     if current is None:
         current = _last_leaf(mapping)
+        if current is None:
+            parsed.bad(
+                where,
+                "there is no current_node and every node of mapping has children: no branch ends",
+                "set current_node to the id of the conversation's last message node",
+            )
+            return None
     if current not in mapping:
         parsed.bad(
             where,
-            f"current_node {current!r} is not a node of mapping",
+            f"current_node {shown(current)} is not a node of mapping",
             "set current_node to the id of the conversation's last message node",
         )
         return None
@@ -145,19 +153,19 @@ def _path(
         if node_id in seen:
             parsed.bad(
                 where,
-                f"the parent chain from current_node loops back to node {node_id!r}",
+                f"the parent chain from current_node loops back to node {shown(node_id)}",
                 "each node's parent must lead to the root (a node whose parent is null)",
             )
             return None
         seen.add(node_id)
-        node = mapping.get(node_id)
-        if node is None:
+        if node_id not in mapping:  # never the first: current_node was found above
             parsed.bad(
                 _node_where(where, chain[-1]),
-                f"parent {node_id!r} is not a node of mapping",
+                f"parent {shown(node_id)} is not a node of mapping",
                 "make parent the id of a node in mapping, or null for the root",
             )
             return None
+        node = mapping[node_id]
         if not isinstance(node, dict):
             parsed.bad(_node_where(where, node_id), f"expected a node object, got {_kind(node)}")
             return None
@@ -175,17 +183,17 @@ def _path(
 
 def _last_leaf(mapping: dict[str, Any]) -> str | None:
     """Without a current_node (older exports): the branch that ends last."""
-    best: tuple[float, int] | None = None
+    best: tuple[int | float, int] | None = None
     found: str | None = None
     for order, (node_id, node) in enumerate(mapping.items()):
         if not isinstance(node, dict) or node.get("children"):
             continue
         message = node.get("message")
         when = message.get("create_time") if isinstance(message, dict) else None
-        rank = (
-            float(when) if isinstance(when, int | float) and not isinstance(when, bool) else 0.0,
-            order,
-        )
+        # Ranked as the number it is, never made a float: 10**400 is no float.
+        if isinstance(when, bool) or not isinstance(when, int | float) or when != when:
+            when = 0  # no time, or NaN (which no comparison would rank)
+        rank: tuple[int | float, int] = (when, order)
         if best is None or rank > best:
             best, found = rank, node_id
     return found
@@ -249,9 +257,19 @@ def _message(
         return 0
     metadata = metadata or {}
     recipient = message.get("recipient", "all")
+    if content_type == "user_editable_context" or metadata.get("is_user_system_message"):
+        # The person's own words, but settings, not a turn: said apart from the app's
+        # context so that the report does not hide them among system messages.
+        tally.add(
+            "custom instruction message(s) (what you told ChatGPT about yourself in its "
+            "settings) are not turns and are not kept",
+            where,
+            "add what should be remembered of them with lethe remember",
+        )
+        return 0
     if metadata.get("is_visually_hidden_from_conversation") or role == "system":
         tally.add(
-            "hidden or system message(s) (custom instructions, the app's context) are not turns",
+            "hidden or system message(s) (the app's context) are not turns",
             where,
         )
         return 0
@@ -259,7 +277,7 @@ def _message(
         tally.add("tool message(s) (search results, code output, generated images)", where)
         return 0
     if role not in ("user", "assistant"):
-        tally.add(f"message(s) from role {role!r} (neither user nor assistant)", where)
+        tally.add(f"message(s) from role {shown(role)} (neither user nor assistant)", where)
         return 0
     if recipient not in ("all", None):
         tally.add("message(s) addressed to a tool (a search query, code to run)", where)
@@ -306,7 +324,7 @@ def _text(
         if text is not None:
             parsed.bad(where, f"content.text must be text, got {_kind(text)}", _HINT)
             return None
-        tally.add(f"message(s) of content type {content_type!r} without text", where)
+        tally.add(f"message(s) of content type {shown(content_type)} without text", where)
         return None
     if not isinstance(parts, list):
         parsed.bad(where, f"content.parts must be a list, got {_kind(parts)}", _HINT)
@@ -327,7 +345,7 @@ def _text(
             elif isinstance(kind, str) and "audio" in kind:
                 tally.add("voice recording(s) (their transcripts are kept)", where)
             else:
-                tally.add(f"message part(s) of type {kind!r} (not text)", where)
+                tally.add(f"message part(s) of type {shown(kind)} (not text)", where)
         else:
             parsed.bad(
                 where, f"content.parts[{n}] must be text or an object, got {_kind(part)}", _HINT

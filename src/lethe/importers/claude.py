@@ -31,6 +31,7 @@ from lethe.importers.conversations import (
     message_id,
     read_export,
     session_id,
+    shown,
 )
 from lethe.importers.names import agent_for
 from lethe.importers.parsed import Parsed
@@ -46,8 +47,8 @@ _HINT = (
 
 
 def read(path: Path, *, namespace: str | None, max_bytes: int) -> Parsed:
-    data, shown = read_export(path, "Claude.ai")
-    parsed = Parsed(SOURCE, shown)
+    data, origin = read_export(path, "Claude.ai")
+    parsed = Parsed(SOURCE, origin)
     export = load_json(parsed, data, _HINT)
     if parsed.problems:
         return parsed
@@ -126,7 +127,7 @@ def _branch(
         if index in seen:
             parsed.bad(
                 where,
-                f"the messages' parent_message_uuid chain loops back to {current!r}",
+                f"the messages' parent_message_uuid chain loops back to {shown(current)}",
                 "each message's parent must be an earlier message",
             )
             return []
@@ -173,7 +174,7 @@ def _message(
         return
     speaker = _SENDERS.get(sender.strip().lower())
     if speaker is None:
-        tally.add(f"message(s) from sender {sender!r} (neither human nor assistant)", where)
+        tally.add(f"message(s) from sender {shown(sender)} (neither human nor assistant)", where)
         return
     segments = _attachments(parsed, tally, lists["attachments"], where)
     said = _blocks(parsed, tally, lists["content"], where)
@@ -265,14 +266,15 @@ def _blocks(parsed: Parsed, tally: Tally, blocks: list[Any], where: str) -> list
         elif kind == "thinking":
             tally.add("thinking block(s) (the model's reasoning before it answered)", where)
         elif kind != "token_budget":  # the model's own bookkeeping: nothing was said
-            tally.add(f"content block(s) of type {kind!r}", where)
+            tally.add(f"content block(s) of type {shown(kind)}", where)
     if "".join(text).strip():
         segments.append(Segment("".join(text)))
     return segments
 
 
 def _artifact(given: Any) -> Segment | None:
-    if not isinstance(given, dict) or given.get("command") not in _ARTIFACT_WRITES:
+    # `command` is compared, never hashed: a list or an object there is no write.
+    if not isinstance(given, dict) or not any(given.get("command") == c for c in _ARTIFACT_WRITES):
         return None
     content = given.get("content")
     if not isinstance(content, str) or not content.strip():

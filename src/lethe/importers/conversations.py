@@ -18,11 +18,17 @@ conversation adds only its new turns.
 from __future__ import annotations
 
 import json
+import lzma
+import os
+import re
+import struct
+import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lethe.errors import InvalidInput
 from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode
@@ -32,9 +38,11 @@ EXPORT_FILE = "conversations.json"
 MAX_UNZIPPED_BYTES = 2 * 1024**3
 """The most `conversations.json` read out of a zip may hold once inflated: a real export of
 years of chats is a few hundred MB, and a zip bomb must stop here, not in memory."""
+MAX_ZIP_ENTRIES = 1_000_000
+"""The most entries a zip may declare: an export with years of images holds tens of
+thousands; Python's zipfile would spend memory on each of millions before reading one."""
 _CHUNK = 1024 * 1024
-_SEPARATORS = ("\n\n", "\n", ". ", " ")
-"""Where a long turn is split, best first: paragraphs, lines, sentences, words."""
+_END_RECORD = 22
 _LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC).timestamp()
 
 
@@ -49,11 +57,17 @@ def read_export(path: Path, what: str) -> tuple[bytes, str]:
         if not inside.is_file():
             raise InvalidInput(f"{path} is a folder without {EXPORT_FILE}", hint=hint)
         path = inside
+    if path.exists() and not path.is_file():
+        # A device (/dev/zero never ends) or a pipe (opening it waits for a writer).
+        raise InvalidInput(
+            f"{path} is not a file (a device, a pipe or a socket)",
+            hint=f"save the export to a file and give its path; {hint}",
+        )
     try:
         with path.open("rb") as handle:
             head = handle.read(4)
             if head != b"PK\x03\x04":
-                return head + handle.read(), str(path)
+                return head + _read_all(handle, path, len(head)), str(path)
     except FileNotFoundError:
         raise InvalidInput(f"there is no file {path}", hint=hint) from None
     except OSError as exc:
@@ -61,8 +75,30 @@ def read_export(path: Path, what: str) -> tuple[bytes, str]:
     return _from_zip(path, hint), f"{path}:{EXPORT_FILE}"
 
 
+def _read_all(handle: BinaryIO, path: Path, size: int) -> bytes:
+    """The rest of a file, or a refusal once it holds more than `MAX_UNZIPPED_BYTES`."""
+    chunks: list[bytes] = []
+    while chunk := handle.read(_CHUNK):
+        size += len(chunk)
+        if size > MAX_UNZIPPED_BYTES:
+            raise InvalidInput(
+                f"{path} is over {_bytes(MAX_UNZIPPED_BYTES)}; it was not read",
+                hint="split its list of conversations into files under that size and import each",
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _from_zip(path: Path, hint: str) -> bytes:
+    redo = f"unzip it yourself and give {EXPORT_FILE}"
     try:
+        entries = _zip_entries(path)
+        if entries is not None and entries > MAX_ZIP_ENTRIES:
+            raise InvalidInput(
+                f"the zip {path} declares {entries:,} entries, over the {MAX_ZIP_ENTRIES:,} "
+                "an export holds; it was not read",
+                hint=redo,
+            )
         with zipfile.ZipFile(path) as archive:
             names = [
                 info
@@ -71,8 +107,16 @@ def _from_zip(path: Path, hint: str) -> bytes:
             ]
             if not names:
                 raise InvalidInput(f"the zip {path} holds no {EXPORT_FILE}", hint=hint)
-            # The shallowest one: an export puts it at the top, or in the one folder it has.
-            info = min(names, key=lambda i: (i.filename.count("/"), i.filename))
+            if len(names) > 1:
+                # Two exports zipped together, or one entry twice: reading either would
+                # leave the other's conversations out without a word.
+                listed = ", ".join(shown(i.filename) for i in names[:5])
+                raise InvalidInput(
+                    f"the zip {path} holds {len(names)} files named {EXPORT_FILE} ({listed}); "
+                    "it is not one export",
+                    hint=f"unzip it and give each {EXPORT_FILE} in turn",
+                )
+            [info] = names
             if info.file_size > MAX_UNZIPPED_BYTES:
                 raise _too_big(path)
             chunks: list[bytes] = []
@@ -85,24 +129,62 @@ def _from_zip(path: Path, hint: str) -> bytes:
                         raise _too_big(path)
                     chunks.append(chunk)
             return b"".join(chunks)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        NotImplementedError,
+        EOFError,
+        zlib.error,  # a damaged deflate stream
+        lzma.LZMAError,
+        OSError,  # bz2's damaged stream, or the disk
+    ) as exc:
         raise InvalidInput(
-            f"{path} looks like a zip but cannot be read ({exc})",
-            hint=f"unzip it yourself and give {EXPORT_FILE}",
+            f"{path} looks like a zip but cannot be read ({exc})", hint=redo
         ) from None
     except RuntimeError as exc:  # an encrypted member
-        raise InvalidInput(
-            f"cannot read {EXPORT_FILE} in {path}: {exc}",
-            hint=f"unzip it yourself and give {EXPORT_FILE}",
-        ) from None
+        raise InvalidInput(f"cannot read {EXPORT_FILE} in {path}: {exc}", hint=redo) from None
+
+
+def _zip_entries(path: Path) -> int | None:
+    """How many entries the zip's end record declares, read before Python's `zipfile` builds
+    an object for each (millions of them would fill the memory); None when there is no
+    end record to read (then `zipfile` says what is wrong)."""
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        tail_size = min(size, _END_RECORD + 0xFFFF)  # the record, then a comment
+        handle.seek(size - tail_size)
+        tail = handle.read(tail_size)
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or len(tail) < at + _END_RECORD:
+            return None
+        (entries,) = struct.unpack_from("<H", tail, at + 10)
+        locator = at - 20  # a Zip64 archive counts its entries in another record
+        if entries != 0xFFFF or locator < 0 or tail[locator : locator + 4] != b"PK\x06\x07":
+            return int(entries)
+        (offset,) = struct.unpack_from("<Q", tail, locator + 8)
+        if offset > size - 56:
+            return None
+        handle.seek(offset)
+        record = handle.read(56)
+        if record[:4] != b"PK\x06\x06":
+            return None
+        (entries,) = struct.unpack_from("<Q", record, 32)
+        return int(entries)
 
 
 def _too_big(path: Path) -> InvalidInput:
     return InvalidInput(
-        f"{EXPORT_FILE} in {path} inflates to over {MAX_UNZIPPED_BYTES // 1024**3} GiB; "
-        "it was not read",
+        f"{EXPORT_FILE} in {path} inflates to over {_bytes(MAX_UNZIPPED_BYTES)}; it was not read",
         hint=f"unzip it yourself and give {EXPORT_FILE}, if it really is that large",
     )
+
+
+def _bytes(count: int) -> str:
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if count >= size:
+            return f"{count / size:g} {unit}"
+    return f"{count} bytes"
 
 
 def load_json(parsed: Parsed, data: bytes, hint: str) -> Any:
@@ -158,7 +240,7 @@ def iso_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | Non
     if when is None:
         parsed.bad(
             where,
-            f"{key} {_shown(value)} is not an ISO-8601 time",
+            f"{key} {shown(value)} is not an ISO-8601 time",
             f"write it like 2024-07-26T10:29:36Z, or remove {key}",
         )
         return None
@@ -177,14 +259,16 @@ def epoch_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | N
     if not number or not 0 < value <= _LATEST:
         parsed.bad(
             where,
-            f"{key} {_shown(value)} is not a time in seconds since 1970",
+            f"{key} {shown(value)} is not a time in seconds since 1970",
             "write it like 1704067200.5, or make it null",
         )
         return None
     return datetime.fromtimestamp(value, UTC)
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A value of the export as a message names it: its repr, cut to 60 characters (a hostile
+    export's id or type may be megabytes long)."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -192,25 +276,40 @@ def _shown(value: Any) -> str:
 def split(text: str, max_bytes: int) -> list[str]:
     """The text in consecutive parts of at most `max_bytes` (UTF-8), cut at the widest
     boundary that makes them fit; together they hold all of it, in order, less the
-    whitespace at the cuts."""
-    if len(text.encode("utf-8", "surrogatepass")) <= max_bytes:
-        return [text.strip()] if text.strip() else []
+    whitespace at the cuts. A text that fits once the whitespace around it is gone (the
+    store keeps no more) is one part."""
+    text = text.strip()
+    if _size(text) <= max_bytes:
+        return [text] if text else []
     parts = [part.strip() for part in _pack(text, max_bytes, 0)]
     return [part for part in parts if part]
 
 
+_BOUNDARIES = (
+    re.compile(r"(?<=\n\n)"),
+    re.compile(r"(?<=\n)"),
+    re.compile(r"(?<=[.!?]\s)|(?<=[\u3002\uff01\uff1f\uff0e])"),
+    re.compile(r"(?<=\s)"),
+)
+"""Where a long turn is split, best first: after a paragraph, a line, a sentence (`. `, or
+the ideographic full stop of Chinese and Japanese, which no space follows), a word. Each
+cut is zero-width: the pieces join back to the text exactly."""
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _pack(text: str, max_bytes: int, level: int) -> list[str]:
-    if len(text.encode("utf-8", "surrogatepass")) <= max_bytes:
+    if _size(text) <= max_bytes:
         return [text]
-    if level == len(_SEPARATORS):
+    if level == len(_BOUNDARIES):
         return _cut(text, max_bytes)
-    separator = _SEPARATORS[level]
-    pieces = text.split(separator)
-    units = [piece + separator for piece in pieces[:-1]] + [pieces[-1]]
+    units = [unit for unit in _BOUNDARIES[level].split(text) if unit]
     chunks: list[str] = []
     current, size = "", 0
     for unit in units:
-        unit_size = len(unit.encode("utf-8", "surrogatepass"))
+        unit_size = _size(unit)
         if size + unit_size <= max_bytes:
             current, size = current + unit, size + unit_size
             continue
@@ -221,28 +320,83 @@ def _pack(text: str, max_bytes: int, level: int) -> list[str]:
         else:
             *whole, current = _pack(unit, max_bytes, level + 1)
             chunks += whole
-            size = len(current.encode("utf-8", "surrogatepass"))
+            size = _size(current)
     if current:
         chunks.append(current)
     return chunks
 
 
 def _cut(text: str, max_bytes: int) -> list[str]:
-    """No boundary left (a line of 40,000 characters without a space): cut between
-    characters, never inside one."""
+    """No boundary left (a line of 40,000 characters without a space): cut between what a
+    reader sees as characters (an emoji with its skin tone or its ZWJ family, a flag, a
+    letter with its accents), never inside one, nor inside a UTF-8 sequence. Only a
+    "character" wider than a whole part (a letter under thousands of accents) is cut
+    between its code points."""
     chunks: list[str] = []
-    current: list[str] = []
-    size = 0
-    for char in text:
-        width = len(char.encode("utf-8", "surrogatepass"))
-        if size + width > max_bytes:
-            chunks.append("".join(current))
-            current, size = [], 0
-        current.append(char)
-        size += width
-    if current:
-        chunks.append("".join(current))
+    start = 0
+    while start < len(text):
+        end = _fit(text, start, max_bytes)
+        cut = end
+        while cut > start and cut < len(text) and _inside(text, cut, start):
+            cut -= 1
+        if cut == start:  # one character wider than a part
+            cut = end
+        chunks.append(text[start:cut])
+        start = cut
     return chunks
+
+
+def _fit(text: str, start: int, max_bytes: int) -> int:
+    """Where the most characters from `start` that fit in `max_bytes` end (at least one)."""
+    window = text[start : start + max_bytes]  # no character is narrower than a byte
+    encoded = window.encode("utf-8", "surrogatepass")
+    if len(encoded) <= max_bytes:
+        return start + len(window)
+    cut = max_bytes
+    while cut > 0 and encoded[cut] & 0xC0 == 0x80:  # back to where a character starts
+        cut -= 1
+    return start + max(1, len(encoded[:cut].decode("utf-8", "surrogatepass")))
+
+
+def _inside(text: str, at: int, start: int) -> bool:
+    """Whether `at` falls inside one character as a reader sees it (see `_joins`)."""
+    indicators = 0
+    while at - indicators > start and _regional(text[at - indicators - 1]):
+        indicators += 1
+    return _joins(text[at - 1], text[at], indicators)
+
+
+_ZWJ = "\u200d"
+
+
+def _joins(before: str, char: str, indicators: int) -> bool:
+    point = ord(char)
+    if before == "\r" and char == "\n":
+        return True
+    if before == _ZWJ or char == _ZWJ:
+        return True
+    if unicodedata.category(char) in ("Mn", "Mc", "Me"):
+        return True
+    if (
+        0xFE00 <= point <= 0xFE0F  # variation selectors (text or emoji style)
+        or 0xE0100 <= point <= 0xE01EF
+        or 0x1F3FB <= point <= 0x1F3FF  # skin tones
+        or 0xE0020 <= point <= 0xE007F  # tags (the flags of England, Scotland, Wales)
+    ):
+        return True
+    if _regional(before) and _regional(char):
+        return indicators % 2 == 1
+    previous = ord(before)
+    if 0x1160 <= point <= 0x11FF or 0xD7B0 <= point <= 0xD7FF:  # a jamo vowel or final
+        return 0x1100 <= previous <= 0x11FF or 0xAC00 <= previous <= 0xD7A3
+    # a leading jamo, then another or a syllable
+    return (0x1100 <= previous <= 0x115F or 0xA960 <= previous <= 0xA97F) and (
+        0x1100 <= point <= 0x115F or 0xA960 <= point <= 0xA97F or 0xAC00 <= point <= 0xD7A3
+    )
+
+
+def _regional(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
 
 
 @dataclass
