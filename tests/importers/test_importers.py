@@ -511,6 +511,22 @@ def test_cli_dry_run_creates_no_store(tmp_path: Path) -> None:
     assert not target.exists()
 
 
+def test_cli_refused_source_creates_no_store(tmp_path: Path) -> None:
+    """A failure leaves the store as it was: where there was none, there is still none."""
+    target = tmp_path / "new.db"
+    broken = write(tmp_path / "broken.jsonl", MCP_GRAPH + "{oops\n")
+    result = run(str(target), "import", "--from", "mcp-memory", str(broken), "--json")
+    assert result.exit_code == 1 and json.loads(result.stdout)["refused"] is True
+    assert list(tmp_path.iterdir()) == [broken]
+
+    graph = write(tmp_path / "memory.jsonl", MCP_GRAPH)
+    result = run(str(target), "import", "--from", "mcp-memory", str(graph), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["imported"] == 5
+    with Lethe.open(target) as mem:
+        assert mem.list_memories().total == 5
+
+
 def test_names_are_changed_only_when_lethe_refuses_them() -> None:
     from lethe.importers.names import link_kind, namespace_for
 

@@ -45,9 +45,12 @@ def import_source(
     if not Path(path).exists():  # before the store is opened, which would create it
         raise fail(f"there is no file or folder {path}", hint="give the path of the source")
     try:
-        with _store(db, dry_run=dry_run) as mem:
-            batch = mem.read_source(source, path, namespace=namespace)
-            with progress("importing", batch.memories, show=not dry_run) as advance:
+        with _reader(db, dry_run=dry_run) as reader:
+            batch = reader.read_source(source, path, namespace=namespace)
+            with (
+                _store(db, reader, dry_run=dry_run) as mem,
+                progress("importing", batch.memories, show=not dry_run) as advance,
+            ):
                 report = mem.import_source(
                     batch,
                     dry_run=dry_run,
@@ -65,16 +68,29 @@ def import_source(
 
 
 @contextmanager
-def _store(db: str | None, *, dry_run: bool) -> Iterator[Lethe]:
-    """The store to import into. A dry run against a store file that does not exist yet
-    checks against an empty throwaway one, so it creates nothing where --db points."""
+def _reader(db: str | None, *, dry_run: bool) -> Iterator[Lethe]:
+    """The store the source is read and checked against. Where --db points to no store yet,
+    an empty throwaway one: a refused source (or a dry run) then creates nothing there, and
+    a new store has nothing purged to keep out anyway."""
     target = store_file(db)
-    if dry_run and target is not None and not target.exists():
+    if target is not None and not target.exists():
         with (
-            tempfile.TemporaryDirectory(prefix="lethe-dry-run-") as tmp,
-            open_lethe(str(Path(tmp) / "dry-run.db")) as mem,
+            tempfile.TemporaryDirectory(prefix="lethe-import-") as tmp,
+            open_lethe(str(Path(tmp) / "check.db")) as mem,
         ):
             yield mem
+        return
+    with open_lethe(db) as mem:
+        yield mem
+
+
+@contextmanager
+def _store(db: str | None, reader: Lethe, *, dry_run: bool) -> Iterator[Lethe]:
+    """The store to import into: the one read against, unless that was a throwaway and this
+    is no dry run (the source passed its checks, so the store is made now)."""
+    target = store_file(db)
+    if dry_run or target is None or target.exists():
+        yield reader
         return
     with open_lethe(db) as mem:
         yield mem
