@@ -1,6 +1,7 @@
 """Many LangGraph puts at once (issue 44, part 3): LetheStore's `abatch` of N new items, beside
-the same puts one at a time (the path every put took before a batch's new items were embedded
-together) and beside LangGraph's InMemoryStore, in one run, the variants taking turns.
+the same puts made concurrently (`asyncio.gather` of `aput`s, stored together as one batch),
+beside the same puts one at a time (the path every put took before a batch's new items were
+embedded together) and beside LangGraph's InMemoryStore, in one run, the variants taking turns.
 
 Each round writes N values under new keys into a fresh store (a fresh lethe SQLite file, the
 real MiniLM embedder loaded once). Reported: puts/s per variant (median of the rounds) and
@@ -46,6 +47,21 @@ def lethe_batch(embedder: Embedder, n: int, folder: Path) -> float:
         return time.perf_counter() - start
 
 
+def lethe_gathered(embedder: Embedder, n: int, folder: Path) -> float:
+    """What a graph's `asyncio.gather` of `aput`s does: each put its own call."""
+    with Lethe.open(folder / "gathered.db", embedder=embedder) as mem:
+        store = LetheStore(mem)
+
+        async def put_all() -> None:
+            await asyncio.gather(
+                *(store.aput(op.namespace, op.key, op.value) for op in ops(n))  # type: ignore[arg-type]
+            )
+
+        start = time.perf_counter()
+        asyncio.run(put_all())
+        return time.perf_counter() - start
+
+
 def lethe_one_by_one(embedder: Embedder, n: int, folder: Path) -> float:
     with Lethe.open(folder / "single.db", embedder=embedder) as mem:
         store = LetheStore(mem)
@@ -71,6 +87,7 @@ def main() -> None:
     embedder.embed(["warm the encoder up"])
     variants: dict[str, Callable[[Embedder, int, Path], float]] = {
         "LetheStore abatch": lethe_batch,
+        "LetheStore gather of aput": lethe_gathered,
         "LetheStore one put per batch": lethe_one_by_one,
         "InMemoryStore abatch": in_memory,
     }

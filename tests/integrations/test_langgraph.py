@@ -601,3 +601,60 @@ def test_a_batch_embeds_its_new_items_in_one_call(
         first = mem.list_memories({"namespace": "lg.s"}, limit=10).items
         ends = {m.metadata["langgraph"]["key"]: m.expires_at for m in first}
         assert ends["k0"] == clock.now + timedelta(minutes=10) and ends["k1"] is None
+
+
+def test_concurrent_aputs_are_stored_as_one_batch(db: str, embedder: Embedder) -> None:
+    """A graph's `asyncio.gather` of many `aput`s is embedded in one encoder call, not one per
+    put (LangGraph's own async stores batch the same way)."""
+    counting = _Counting(embedder)
+    with Lethe.open(db, embedder=counting) as mem:  # type: ignore[arg-type]
+        store = LetheStore(mem)
+
+        async def scenario() -> None:
+            await asyncio.gather(
+                *(store.aput(("g",), f"k{i}", {"text": f"fact number {i}"}) for i in range(40))
+            )
+
+        asyncio.run(scenario())
+        assert counting.calls == [40]
+        got = [store.get(("g",), f"k{i}") for i in range(40)]
+        assert [item.value if item else None for item in got] == [
+            {"text": f"fact number {i}"} for i in range(40)
+        ]
+
+
+def test_a_refused_put_among_concurrent_ones_fails_only_its_caller(
+    cmem: Lethe, store: LetheStore
+) -> None:
+    async def scenario() -> list[Any]:
+        return await asyncio.gather(
+            store.aput(("g",), "a", {"text": "the first fact"}),
+            store.aput(("g",), "bad", {"when": {1, 2}}),  # a set is not JSON
+            store.aput(("g",), "b", {"text": "the second fact"}),
+            return_exceptions=True,
+        )
+
+    first, bad, second = asyncio.run(scenario())
+    assert first is None and second is None
+    assert isinstance(bad, LetheError) and "not JSON" in str(bad)
+    assert store.get(("g",), "a").value == {"text": "the first fact"}  # type: ignore[union-attr]
+    assert store.get(("g",), "b").value == {"text": "the second fact"}  # type: ignore[union-attr]
+    assert store.get(("g",), "bad") is None
+    assert cmem.list_memories({"namespace": "lg.g"}).total == 2
+
+
+def test_a_put_cancelled_before_it_was_stored_stores_nothing(
+    cmem: Lethe, store: LetheStore
+) -> None:
+    async def scenario() -> None:
+        cancelled = asyncio.ensure_future(store.aput(("g",), "gone", {"text": "never mind"}))
+        kept = asyncio.ensure_future(store.aput(("g",), "kept", {"text": "keep this"}))
+        await asyncio.sleep(0)  # both are waiting for the batch
+        cancelled.cancel()
+        await kept
+        with pytest.raises(asyncio.CancelledError):
+            await cancelled
+
+    asyncio.run(scenario())
+    assert store.get(("g",), "gone") is None
+    assert store.get(("g",), "kept").value == {"text": "keep this"}  # type: ignore[union-attr]

@@ -30,6 +30,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -104,6 +105,8 @@ class LetheStore(BaseStore):
             )
         self.mem = mem
         self._writing = threading.RLock()
+        self._waiting: dict[asyncio.AbstractEventLoop, list[_Waiting]] = {}
+        self._storing: set[asyncio.Task[None]] = set()
         self.index_config = index
         self.ttl_config = ttl
         self.root = root
@@ -148,7 +151,48 @@ class LetheStore(BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        return await asyncio.to_thread(self.batch, list(ops))
+        """Puts made concurrently on one event loop (`asyncio.gather` of many `aput`s) are
+        stored as one batch, their new items embedded in one call; other operations run as
+        they come."""
+        ops = list(ops)
+        if not ops or not all(isinstance(op, PutOp) for op in ops):
+            return await asyncio.to_thread(self.batch, ops)
+        loop = asyncio.get_running_loop()
+        waiting = _Waiting(ops, loop.create_future())
+        queue = self._waiting.setdefault(loop, [])
+        queue.append(waiting)
+        if len(queue) == 1:
+            # Runs after every task already scheduled: those that put in this same pass of
+            # the loop join the batch.
+            task = loop.create_task(self._put_together(loop))
+            self._storing.add(task)  # a task nothing holds may be collected before it runs
+            task.add_done_callback(self._storing.discard)
+        return await waiting.done
+
+    async def _put_together(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Store the puts waiting on this loop as one batch. When that batch is refused, each
+        caller's puts are tried again on their own, so only the caller at fault gets the
+        error (a put that was stored already is unchanged the second time: it writes
+        nothing)."""
+        waiting = [w for w in self._waiting.pop(loop, []) if not w.done.done()]
+        if not waiting:
+            return
+        try:
+            await asyncio.to_thread(self.batch, [op for w in waiting for op in w.ops])
+        except Exception as exc:
+            if len(waiting) == 1:
+                _settle(waiting[0], error=exc)
+                return
+            for one in waiting:
+                try:
+                    await asyncio.to_thread(self.batch, one.ops)
+                except Exception as own:
+                    _settle(one, error=own)
+                else:
+                    _settle(one)
+            return
+        for one in waiting:
+            _settle(one)
 
     # -- operations ------------------------------------------------------------------------
 
@@ -537,3 +581,20 @@ def _operator(have: Any, op: str, want: Any) -> bool:
 
 
 __all__ = ["LetheStore"]
+
+
+@dataclass
+class _Waiting:
+    """An `abatch` of puts waiting to be stored with the others of its pass of the loop."""
+
+    ops: list[Op]
+    done: asyncio.Future[list[Result]]
+
+
+def _settle(waiting: _Waiting, *, error: BaseException | None = None) -> None:
+    if waiting.done.done():  # cancelled by its caller meanwhile
+        return
+    if error is None:
+        waiting.done.set_result([None] * len(waiting.ops))
+    else:
+        waiting.done.set_exception(error)
