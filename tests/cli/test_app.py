@@ -106,7 +106,30 @@ COMMANDS = [
 def test_help_lists_every_command() -> None:
     result = ok(None, "--help")
     for name in {c[0] for c in COMMANDS}:
-        assert re.search(rf"│ {name}\s", result.stdout), name
+        assert re.search(rf"^  {name}\s", result.stdout, re.M), name
+
+
+HELP_LOADS = """
+import sys
+from lethe.cli import main
+try:
+    main(["--help"])
+except SystemExit:
+    pass
+heavy = ("rich", "pydantic", "numpy", "lethe.model", "lethe.engine", "lethe.cli.render")
+print("loaded:", sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_help_loads_no_renderer_model_or_engine() -> None:
+    """`lethe --help` answers in about the time typer takes to load (bench/bench_cli_start.py):
+    the command modules import their renderers (rich), the records (pydantic) and the
+    engine (numpy) where a command runs, never at the top."""
+    done = subprocess.run(
+        [sys.executable, "-c", HELP_LOADS], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "loaded: []"
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)

@@ -125,7 +125,7 @@ COMMANDS = ["forget", "purge", "trash", "restore", "maintain", "report"]
 def test_help_lists_the_forgetting_commands() -> None:
     listing = runner.invoke(app, ["--help"]).stdout
     for name in COMMANDS:
-        assert f"│ {name} " in listing, name
+        assert f"\n  {name} " in listing, name
 
 
 @pytest.mark.parametrize("command", COMMANDS)

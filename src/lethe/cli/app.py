@@ -6,8 +6,6 @@ they can fix. Usage mistakes (unknown option, missing argument) are one such lin
 status 2 and the `--help` to read.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re
@@ -19,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from typer.core import TyperGroup
 
 from lethe.errors import InvalidInput, LetheError
@@ -27,6 +24,8 @@ from lethe.identifiers import DEFAULT_NAMESPACE, LAYERS
 from lethe.validate import MAX_OFFSET
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from lethe.engine import Lethe
     from lethe.filters import Filters
 
@@ -69,7 +68,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode="rich",
+    rich_markup_mode=None,
 )
 
 
@@ -118,13 +117,17 @@ def fail(message: str, hint: str | None = None) -> InvalidInput:
     return InvalidInput(message, hint=hint)
 
 
-def stdout() -> Console:
+def stdout() -> "Console":
     # Built per command so a console never outlives the stream it was created for (tests swap
     # sys.stdout, and colour support is decided when the console is made).
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
-def stderr() -> Console:
+def stderr() -> "Console":
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
 
 
@@ -141,7 +144,7 @@ def emit_items(items: Iterable[Any], **paging: Any) -> None:
 
 
 @contextmanager
-def open_lethe(db: str | None, *, existing: bool = False) -> Iterator[Lethe]:
+def open_lethe(db: str | None, *, existing: bool = False) -> "Iterator[Lethe]":
     """The engine on the store of --db / $LETHE_DB / the default path. `existing` is for
     commands that only read: where no store exists they say so and create nothing (no
     file, no folder)."""
@@ -259,7 +262,7 @@ def build_filters(
     since: str | datetime | None = None,
     until: str | datetime | None = None,
     not_accessed_since: datetime | None = None,
-) -> Filters:
+) -> "Filters":
     """Hand the options to the engine's own filter parsing, so every face rejects alike."""
     from lethe import validate
     from lethe.filters import filters_from_mapping, to_epoch
@@ -390,9 +393,11 @@ def main(args: list[str] | None = None) -> None:
     try:
         code = app(args=args, prog_name="lethe", standalone_mode=False)
     except typer.TyperException as exc:  # typer's own: usage errors, unreadable files
-        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: typer printed its help
-            raise SystemExit(2) from None
         ctx = getattr(exc, "ctx", None)
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group: its help, status 2
+            if ctx is not None:
+                typer.echo(ctx.get_help())
+            raise SystemExit(2) from None
         format_message = getattr(exc, "format_message", None)
         message = format_message() if callable(format_message) else str(exc)
         name = getattr(exc, "option_name", None)

@@ -11,15 +11,12 @@ No command lives here, so any command module may import it without changing the 
 which `lethe --help` lists them.
 """
 
-from __future__ import annotations
-
 import sys
 from contextlib import redirect_stdout
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lethe.cli import render, render_changes
 from lethe.cli.app import emit_json, stderr, stdout
 
 if TYPE_CHECKING:
@@ -76,13 +73,15 @@ def not_confirmed(what: str) -> typer.Exit:
 # -- update and revert ---------------------------------------------------------------------
 
 
-def carry_out_change(mem: Lethe, plan: UpdatePlan, *, yes: bool, json_: bool) -> None:
+def carry_out_change(mem: "Lethe", plan: "UpdatePlan", *, yes: bool, json_: bool) -> None:
     """Show an update or revert plan, get the go-ahead when the engine says it needs one,
     execute it and print the memory after it.
 
     With --json stdout carries exactly one document: the memory after the change, or the
     plan when it was not carried out (declined, or not confirmed: status 3).
     """
+    from lethe.cli import render_changes
+
     if not plan.changed:
         memory = mem.get(plan.memory_id, namespace=plan.namespace)
         _show_memory(memory, json_, note=plan.notes)
@@ -112,14 +111,18 @@ def carry_out_change(mem: Lethe, plan: UpdatePlan, *, yes: bool, json_: bool) ->
     _show_memory(memory, json_, note=render_changes.changed_line(plan, memory))
 
 
-def _show_plan(plan: UpdatePlan, json_: bool) -> None:
+def _show_plan(plan: "UpdatePlan", json_: bool) -> None:
+    from lethe.cli import render_changes
+
     if json_:
         emit_json(plan.model_dump(mode="json"))
     else:
         stdout().print(render_changes.change_view(plan))
 
 
-def _show_memory(memory: Memory, json_: bool, *, note: str) -> None:
+def _show_memory(memory: "Memory", json_: bool, *, note: str) -> None:
+    from lethe.cli import render
+
     if json_:
         emit_json(memory.model_dump(mode="json"))
         return
@@ -128,7 +131,7 @@ def _show_memory(memory: Memory, json_: bool, *, note: str) -> None:
     out.print(render.memory_detail(memory))
 
 
-def _would(plan: UpdatePlan) -> str:
+def _would(plan: "UpdatePlan") -> str:
     what = f"reverting {plan.memory_id}" if plan.op == "revert" else f"updating {plan.memory_id}"
     if plan.lost:
         return f"{what} takes away its protection ({'; '.join(plan.lost)})"
@@ -137,7 +140,7 @@ def _would(plan: UpdatePlan) -> str:
     return f"{what} rewrites a protected memory ({plan.protection})"
 
 
-def _question(plan: UpdatePlan) -> str:
+def _question(plan: "UpdatePlan") -> str:
     if plan.op == "revert":
         verb = f"Revert {plan.memory_id} to version {plan.revert_to}"
     else:

@@ -1,11 +1,8 @@
 """`lethe sweep`: the decay report, and under the `auto` policy its execution."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from lethe.cli import confirming
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, app, emit_json, open_lethe, stdout
@@ -61,7 +58,9 @@ def sweep(
         stdout().print(f"summary memories: {', '.join(result.summary_ids)}")
 
 
-def _show(plan: SweepPlan, json_: bool) -> None:
+def _show(plan: "SweepPlan", json_: bool) -> None:
+    from rich.table import Table
+
     if json_:
         emit_json(plan.model_dump(mode="json"))
         return

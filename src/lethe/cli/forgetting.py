@@ -6,15 +6,13 @@ deleted and the status is 3. Which items a plan deletes, skips or refuses is the
 decision, never this module's.
 """
 
-from __future__ import annotations
-
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lethe.cli import confirming, render
+from lethe.cli import confirming
 from lethe.cli.app import (
     AgentFilterOpt,
     AllTagsOpt,
@@ -281,8 +279,8 @@ def purge(
 
 
 def carry_out(
-    mem: Lethe,
-    plan: ForgetPlan,
+    mem: "Lethe",
+    plan: "ForgetPlan",
     *,
     execute: bool,
     yes: bool,
@@ -296,6 +294,7 @@ def carry_out(
     no-op that still reports what was skipped and refused. A purge's receipt goes to
     `receipt_to` when given (a purge that erased nothing has none).
     """
+    from lethe.cli import render
     from lethe.forget.plan import seed_json
 
     if not execute:
@@ -388,7 +387,8 @@ def _forget_mode(
         emit_json(session.approve())
 
 
-def _show_plan(plan: ForgetPlan, json_: bool) -> None:
+def _show_plan(plan: "ForgetPlan", json_: bool) -> None:
+    from lethe.cli import render
     from lethe.forget.plan import seed_json
 
     if json_:
@@ -397,7 +397,8 @@ def _show_plan(plan: ForgetPlan, json_: bool) -> None:
         stdout().print(render.plan_view(plan))
 
 
-def _show_result(result: ForgetResult, json_: bool, written: str | None = None) -> None:
+def _show_result(result: "ForgetResult", json_: bool, written: str | None = None) -> None:
+    from lethe.cli import render
     from lethe.cli.render_receipts import receipt_line
     from lethe.forget.results import result_json
 
@@ -413,7 +414,9 @@ def _show_result(result: ForgetResult, json_: bool, written: str | None = None) 
         out.print(receipt_line(result.receipt, written), soft_wrap=True)
 
 
-def _would(plan: ForgetPlan) -> str:
+def _would(plan: "ForgetPlan") -> str:
+    from lethe.cli import render
+
     verb = "forgotten" if plan.operation == "forget" else "erased for good"
     unprotected = sum(1 for item in plan.targets if item.was_protected)
     note = f" ({unprotected} of them protected until moments ago)" if unprotected else ""
@@ -421,7 +424,9 @@ def _would(plan: ForgetPlan) -> str:
     return f"{render.plural(len(plan.targets))} would be {verb}{note}{edits}"
 
 
-def _question(plan: ForgetPlan) -> str:
+def _question(plan: "ForgetPlan") -> str:
+    from lethe.cli import render
+
     count = render.plural(len(plan.targets))
     unprotected = [item.id for item in plan.targets if item.was_protected]
     # Unprotect-then-forget must not look routine: the question says so too.
@@ -444,7 +449,7 @@ def _question(plan: ForgetPlan) -> str:
     return f"Erase {count} for good?{warning} This cannot be undone."
 
 
-def _decline(mem: Lethe, plan: ForgetPlan) -> None:
+def _decline(mem: "Lethe", plan: "ForgetPlan") -> None:
     """A person said no: that is a declined confirmation, and the audit log records it."""
     from lethe.engine.forgetting import MAX_IDS
 
@@ -453,9 +458,11 @@ def _decline(mem: Lethe, plan: ForgetPlan) -> None:
         mem.decline(ids[start : start + MAX_IDS], session=plan.actor, operation=plan.operation)
 
 
-def _check(plan: ForgetPlan, result: ForgetResult) -> None:
+def _check(plan: "ForgetPlan", result: "ForgetResult") -> None:
     """Status 1 when something asked for was not done: a target that changed or vanished
     since the preview, or an id named on the command line that is protected or unknown."""
+    from lethe.cli import render
+
     vanished = [i for i in result.not_found if i not in plan.not_found]
     if result.stale or vanished:
         count = render.plural(len(result.stale) + len(vanished))
@@ -477,6 +484,6 @@ def _check(plan: ForgetPlan, result: ForgetResult) -> None:
     raise fail(f"could not {verb} " + "; ".join(problems), hint=hint)
 
 
-def _refusal(item: PlanItem) -> str:
+def _refusal(item: "PlanItem") -> str:
     why = f"{item.id}: {item.protection or item.reason}"
     return f"{why} ({item.hint})" if item.hint else why

@@ -2,8 +2,6 @@
 `records`). The engine reads, checks and writes; this module only opens the store, draws the
 bar and prints the report."""
 
-from __future__ import annotations
-
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -68,7 +66,7 @@ def import_source(
 
 
 @contextmanager
-def _reader(db: str | None, *, dry_run: bool) -> Iterator[Lethe]:
+def _reader(db: str | None, *, dry_run: bool) -> "Iterator[Lethe]":
     """The store the source is read and checked against. Where --db points to no store yet,
     an empty throwaway one: a refused source (or a dry run) then creates nothing there, and
     a new store has nothing purged to keep out anyway."""
@@ -85,7 +83,7 @@ def _reader(db: str | None, *, dry_run: bool) -> Iterator[Lethe]:
 
 
 @contextmanager
-def _store(db: str | None, reader: Lethe, *, dry_run: bool) -> Iterator[Lethe]:
+def _store(db: str | None, reader: "Lethe", *, dry_run: bool) -> "Iterator[Lethe]":
     """The store to import into: the one read against, unless that was a throwaway and this
     is no dry run (the source passed its checks, so the store is made now)."""
     target = store_file(db)
@@ -96,7 +94,7 @@ def _store(db: str | None, reader: Lethe, *, dry_run: bool) -> Iterator[Lethe]:
         yield mem
 
 
-def _print_refusal(refused: SourceRefused, *, json_: bool) -> None:
+def _print_refusal(refused: "SourceRefused", *, json_: bool) -> None:
     if json_:
         emit_json(
             {
@@ -120,7 +118,7 @@ def _print_refusal(refused: SourceRefused, *, json_: bool) -> None:
         err.print(f"  … and {refused.total - len(refused.problems)} more", markup=False)
 
 
-def _print_report(report: SourceReport) -> None:
+def _print_report(report: "SourceReport") -> None:
     out = stdout()
     verb = "would import" if report.dry_run else "imported"
     parts = [f"{verb} {report.imported} of {report.memories} memories"]

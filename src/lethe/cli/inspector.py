@@ -1,7 +1,5 @@
 """`lethe ui`: the web inspector on this machine (see docs/inspector.md)."""
 
-from __future__ import annotations
-
 import os
 from typing import Annotated
 

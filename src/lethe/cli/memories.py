@@ -1,13 +1,9 @@
 """Commands that write and read single memories: remember, recall, show, update, list."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.text import Text
 
-from lethe.cli import render, render_changes
 from lethe.cli.app import (
     AgentFilterOpt,
     AllTagsOpt,
@@ -167,6 +163,10 @@ def remember(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from rich.text import Text
+
+    from lethe.cli import render, render_changes
+
     metadata = parse_metadata(meta, metadata_json)
     if text == "-":
         text = read_stdin("the memory")
@@ -248,7 +248,7 @@ def remember(
         )
 
 
-def _superseded_text(mem: Lethe, memory: Remembered) -> str:
+def _superseded_text(mem: "Lethe", memory: "Remembered") -> str:
     """The preview of the text a supersede replaced ('' when nothing was superseded)."""
     if memory.superseded_version is None:
         return ""
@@ -303,6 +303,8 @@ def recall(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     filters = build_filters(
         namespace=namespace,
         agent=agent,
@@ -338,6 +340,8 @@ def recall(
     "moment (its links are today's)."
 )
 def show(memory_id: IdArg, as_of: AsOfOpt = None, db: DbOpt = None, json_: JsonOpt = False) -> None:
+    from lethe.cli import render
+
     with open_lethe(db, existing=True) as mem:
         memory = mem.get(memory_id, as_of=as_of)
         links = mem.links(memory_id)
@@ -458,6 +462,8 @@ def list_(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     filters = build_filters(
         namespace=namespace,
         agent=agent,

@@ -1,7 +1,5 @@
 """`lethe model`: the embedding model, fetched ahead of time."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """Progress bars for long work, drawn on stderr and only on a terminal."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 

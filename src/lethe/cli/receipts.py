@@ -5,15 +5,12 @@ the receipts the store keeps. `write_receipt` and `receipt_target` are also what
 `lethe purge --receipt FILE` writes with: a receipt file is never written over.
 """
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from lethe.cli import render_receipts
 from lethe.cli.app import (
     DbOpt,
     JsonOpt,
@@ -117,6 +114,8 @@ def verify(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render_receipts
+
     receipt = _read(file)
     with open_lethe(db, existing=True) as mem:
         problems = mem.verify_receipt(receipt)
@@ -145,6 +144,8 @@ def list_(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render_receipts
+
     with open_lethe(db, existing=True) as mem:
         receipts = mem.receipts(limit, offset)
     if json_:

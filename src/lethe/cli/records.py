@@ -1,7 +1,5 @@
 """Commands over the whole store: the audit log, export, import, and the demo tour."""
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -12,7 +10,6 @@ from typing import IO, Annotated, Any
 import typer
 
 from lethe import validate
-from lethe.cli import render
 from lethe.cli.app import (
     DbOpt,
     JsonOpt,
@@ -45,6 +42,8 @@ def audit(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     validate.offset(after, "--after")  # named as the option, not as the engine's after_seq
     with open_lethe(db, existing=True) as mem:
         events = mem.audit(
@@ -245,6 +244,8 @@ def import_(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     if from_ is not None:
         from lethe.cli.importing import import_source
 

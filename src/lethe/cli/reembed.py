@@ -1,7 +1,5 @@
 """`lethe reembed`: move a store to another embedding model."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated

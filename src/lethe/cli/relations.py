@@ -1,13 +1,9 @@
 """Commands that relate memories: link, unlink and episodes."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
-from lethe.cli import render
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, _Group, app, emit_json, open_lethe, stdout
 from lethe.identifiers import DEFAULT_NAMESPACE
 
@@ -28,6 +24,8 @@ def link(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     with open_lethe(db) as mem:
         made = mem.link(a, b, kind=kind, confidence=confidence)
     if json_:
@@ -38,6 +36,8 @@ def link(
 
 @app.command(help="Remove the link of this kind between two memories.")
 def unlink(a: A, b: B, kind: KindOpt = "related", db: DbOpt = None, json_: JsonOpt = False) -> None:
+    from rich.text import Text
+
     with open_lethe(db) as mem:
         mem.unlink(a, b, kind=kind)
     if json_:
@@ -70,6 +70,8 @@ def episode_create(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     with open_lethe(db) as mem:
         episode = mem.create_episode(summary, ids, importance=importance, namespace=namespace)
     if json_:
@@ -89,6 +91,8 @@ def episode_show(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     with open_lethe(db, existing=True) as mem:
         view = mem.get_episode(episode_id)
     if json_:

@@ -1,7 +1,5 @@
 """`lethe mcp`: serve the memory to MCP clients over stdio or streamable HTTP."""
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -94,14 +92,14 @@ def mcp(
 
     from lethe.mcp.loader import EngineLoader
 
-    def open_engine() -> Lethe:
+    def open_engine() -> "Lethe":
         from lethe.engine import Lethe
 
         return Lethe.open(db)
 
     loader = EngineLoader(open_engine)
 
-    def build() -> MCPServer[Any]:
+    def build() -> "MCPServer[Any]":
         # Serving has begun (a refused start creates no store): the store and the model load
         # from now on, beside the SDK's import (see lethe.mcp.loader).
         loader.start()

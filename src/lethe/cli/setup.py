@@ -2,8 +2,6 @@
 that it can work there. The rules (where clients keep their configuration, how it is edited,
 what is checked) live in `lethe.clients` and `lethe.doctor`."""
 
-from __future__ import annotations
-
 import json
 import os
 import shlex
@@ -11,7 +9,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.text import Text
 
 from lethe import clients
 from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, fail, stdout
@@ -158,6 +155,8 @@ def _say_setup(
     dry_run: bool,
     notes: list[str],
 ) -> None:
+    from rich.text import Text
+
     out = stdout()
 
     def say(text: str, style: str = "") -> None:
@@ -209,6 +208,8 @@ _STYLES = {"ok": "green", "note": "cyan", "warn": "yellow", "fail": "bold red", 
 
 
 def _say_report(report: Any) -> None:
+    from rich.text import Text
+
     out = stdout()
     width = max(len(c.name) for c in report.checks)
     for check in report.checks:

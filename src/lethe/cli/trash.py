@@ -1,14 +1,10 @@
 """Commands for what forgetting leaves behind: the trash, restore, maintenance, the report."""
 
-from __future__ import annotations
-
 from datetime import datetime
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
-from lethe.cli import render
 from lethe.cli.app import (
     DbOpt,
     JsonOpt,
@@ -40,6 +36,8 @@ def trash(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     with open_lethe(db, existing=True) as mem:
         items, total = mem.list_trash(namespace=namespace, limit=limit, offset=offset)
     if json_:
@@ -70,6 +68,8 @@ def restore(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from rich.text import Text
+
     with open_lethe(db) as mem:
         memory = mem.restore(memory_id, actor=actor)
     if json_:
@@ -86,6 +86,8 @@ def restore(
     "confirmations. Both are recorded in the audit log.",
 )
 def maintain(db: DbOpt = None, json_: JsonOpt = False) -> None:
+    from lethe.cli import render
+
     with open_lethe(db) as mem:
         report = mem.maintain()
     if json_:
@@ -112,6 +114,8 @@ def report(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render
+
     with open_lethe(db, existing=True) as mem:
         deletions = mem.deletion_report(since=since, namespace=namespace)
     if json_:

@@ -5,13 +5,10 @@ them and `revert` makes one current again, as a new version (the history keeps t
 reverted from too). A revert that weakens protection is confirmed like an update or a forget.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
 
-from lethe.cli import render_changes
 from lethe.cli.app import DbOpt, JsonOpt, app, emit_items, open_lethe, stdout
 from lethe.cli.confirming import YesOpt, carry_out_change
 from lethe.cli.memories import ChangeActorOpt, ChangeReasonOpt, IdArg, InNamespaceOpt
@@ -29,6 +26,8 @@ def history(
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
+    from lethe.cli import render_changes
+
     with open_lethe(db, existing=True) as mem:
         versions = mem.history(memory_id, namespace=namespace)
     if json_:

@@ -1,7 +1,5 @@
 """`lethe workspace`: the markdown projection of the database."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
