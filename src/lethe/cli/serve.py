@@ -101,7 +101,11 @@ def mcp(
 
     def build() -> "MCPServer[Any]":
         # Serving has begun (a refused start creates no store): the store and the model load
-        # from now on, beside the SDK's import (see lethe.mcp.loader).
+        # from now on, beside the SDK's import (see lethe.mcp.loader). The engine's modules
+        # are imported here first: two threads importing at once take longer than one after
+        # the other, while opening (mostly native work) overlaps the SDK's import well.
+        import lethe.engine  # noqa: F401
+
         loader.start()
         from lethe.mcp.runtime import Runtime
         from lethe.mcp.server import build_server
