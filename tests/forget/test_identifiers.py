@@ -38,6 +38,13 @@ CASES = [
     ("forget the cat aged 1", "a 1-year-old cat", True),
     ("注文ORD-2024-5035は消して", "Order ORD-2024-5035 from Zara", True),
     ("forget the dentist at 10 am", "Dentist at 10am", True),
+    # A key given without the words its stored form goes on with (issue 45) — never a key
+    # that goes on with other characters.
+    ("forget the API key sk-17quami0uz", "API key issued to ops: sk-17quami0uz-secret.", True),
+    ("forget ORD-2024-001", "ORD-2024-001-secret was the test order", True),
+    ("forget ORD-2024-001", "Order ORD-2024-001-B shipped", False),
+    ("forget sk-17quami0uz", "key sk-17quami0uzx-secret", False),
+    ("forget sk-17quami0uz", "key sk-17quami0uz-9-live", False),
 ]
 
 

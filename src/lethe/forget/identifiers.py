@@ -17,7 +17,9 @@ and only whole: a number written in parts ("+1 (555) 010-4477", "555 010 4477", 
 between digits, or by - _ . ( ) / + :) spells the same characters; "ORD2024001" is held by
 "ORD-2024-001". A country code given on one side ("+1 …") may be missing on the other when
 ten or more digits remain. An identifier is held only as a whole run: "4821" is not held by
-"48213", "555-0104" not by "555 0104 99", nor "order_2024_001" by "order_2024_0010".
+"48213", "555-0104" not by "555 0104 99", nor "order_2024_001" by "order_2024_0010"; a run
+that goes on after a separator with words only holds it ("sk-17quami0uz-secret" holds the key
+sk-17quami0uz: a tail such as -secret, -prod or -live names the key's use, not another key).
 """
 
 from __future__ import annotations
@@ -134,12 +136,13 @@ _BREAK = re.compile(r":\s|\s\+")
 _DIGITS_GLUE = re.compile(r"[\s\-_.()/+:]*")
 
 
-def _runs(text: str) -> list[tuple[list[str], bool]]:
+def _runs(text: str) -> list[tuple[list[str], bool, list[bool]]]:
     """The text's groups in runs — the parts of one identifier as it may have been written:
     groups joined by - _ . ( ) / + : (or by spaces between two digit groups, or by a comma
-    before three digits: 1,200). Each run says whether a + came right before it."""
+    before three digits: 1,200). Each run says whether a + came right before it, and for each
+    group whether a separator came before it inside the run ("sk-17quami": no, yes, no)."""
     folded = _fold(text)
-    runs: list[tuple[list[str], bool]] = []
+    runs: list[tuple[list[str], bool, list[bool]]] = []
     last_end, last = -1, ""
     for m in _GROUP.finditer(folded):
         group = m.group()
@@ -154,8 +157,9 @@ def _runs(text: str) -> list[tuple[list[str], bool]]:
         )
         if glued:
             runs[-1][0].append(group)
+            runs[-1][2].append(bool(between))
         else:
-            runs.append(([group], folded[: m.start()].rstrip(" (").endswith("+")))
+            runs.append(([group], folded[: m.start()].rstrip(" (").endswith("+"), [False]))
         last_end, last = m.end(), group
     return runs
 
@@ -192,7 +196,7 @@ def holds(text: str, wanted: Identifier) -> bool:
     full = "".join(plain)
     dropped = "".join(plain[1:]) if plain is not wanted and len(plain) > 1 else None
     runs = _runs(text)
-    for i, (run, plus) in enumerate(runs):
+    for i, (run, plus, separated) in enumerate(runs):
         # A country code may be missing on one side, never different on both (+44 … is not
         # +1 …), and only when ten or more digits remain to compare.
         spellings = {full}
@@ -219,7 +223,7 @@ def holds(text: str, wanted: Identifier) -> bool:
             # Whole runs, one after another: "10 am" holds 10am, "ord 2024 001" ORD-2024-001,
             # "DE 3094 5961 …" the IBAN DE3 094 596 ….
             groups = list(form)
-            for following, _ in runs[i + 1 :]:
+            for following, _, _ in runs[i + 1 :]:
                 if len(groups) >= len(plain) and len("".join(groups)) >= len(full):
                     break
                 # Across a space only where letters meet digits ("DE 3094"): "1, 200" is
@@ -230,7 +234,20 @@ def holds(text: str, wanted: Identifier) -> bool:
                     return True
             if tuple(groups) == plain or tuple(form) == plain:
                 return True
+        if _word_tail(run, separated, plain):
+            return True
     return False
+
+
+def _word_tail(run: list[str], separated: list[bool], plain: Identifier) -> bool:
+    """A stored identifier that goes on after a separator with words only is the one asked
+    for: "sk-17quami0uz-secret" holds sk-17quami0uz, a key given without its tail. A tail of
+    digits or short groups is another identifier ("ORD-2024-001-B", "order_2024_0010"), and so
+    is a tail glued on without a separator ("sk-17quami0uzx")."""
+    n = len(plain)
+    if len(run) <= n or tuple(run[:n]) != plain or not separated[n]:
+        return False
+    return all(group.isalpha() and len(group) >= 3 for group in run[n:])
 
 
 def holds_all(text: str, wanted: list[Identifier]) -> bool:
