@@ -1031,3 +1031,42 @@ def test_a_month_in_the_new_fact_does_not_narrow_who_is_a_rival() -> None:
     personal = _memory(2, "E-mail (personal) of the user: sam.rossi@example.com.")
     named = likely_superseded(new, [(work, 0.9), (personal, 0.45)])
     assert work.id not in [s.id for s in named if s.confidence >= 0.9]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "memory"),
+    [
+        ("Kim employer", "Kim works at Stripe."),
+        ("Kim job employer", "Kim works at Stripe."),
+        ("forget Tara's diet", "Tara is vegan and follows that strictly."),
+        ("Liam address", "Liam lives at 89 Aspen Street."),
+    ],
+)
+def test_a_label_naming_an_attribute_marks_the_memory_stating_it(
+    request_text: str, memory: str
+) -> None:
+    """An agent's key-like request ("Kim employer") shares no word with the memory; the
+    attribute its noun names, stated by the memory's construction, is what they share
+    (issue 45)."""
+    memories = [(memory, 0.6), ("The conference room moved to the 4th floor.", 0.1)]
+    assert _marked(request_text, memories) == [memory]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "memory"),
+    [
+        ("Kim employer", "Kim moved to Porto."),
+        ("Kim employer", "Kim's mother works at Stripe."),
+        ("Kim employer", "Kim visited the Stripe office for a tour."),
+        ("Liam address", "Liam lived in Tokyo for two years."),
+        ("Tara diet", "Tara had a burger for lunch."),
+    ],
+)
+def test_a_label_never_marks_a_memory_that_does_not_state_its_attribute(
+    request_text: str, memory: str
+) -> None:
+    """Not a reading that could be a home as well ("moved to Porto"), not another person's
+    attribute, not a visit for an employer, not a city once lived in for an address, not a
+    meal for a diet."""
+    memories = [(memory, 0.6), ("The conference room moved to the 4th floor.", 0.1)]
+    assert _marked(request_text, memories) == []

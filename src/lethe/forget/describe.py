@@ -342,6 +342,13 @@ def _unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     if lacking:
         lacking -= wording.said_otherwise(lacking, r.words)
     if lacking:
+        # The noun of an attribute is said by a memory stating it now in any construction:
+        # "Kim employer" by "Kim works at Stripe", "Tara diet" by "Tara went vegan"; not by
+        # one that says it was so ("lived in Tokyo for two years" is no address), nor by a
+        # reading that could be either of two ("moved to Porto": a home or an employer).
+        stated = frozenset() if attributes.uncertain(r.text) else attributes.stated(r.text)
+        lacking -= {w for w in lacking if attributes.named(frozenset({w})) & stated}
+    if lacking:
         lacking -= wording.said_by_holding(lacking, r.text)
     if lacking:
         lacking -= wording.said_by_using(obj, lacking, r.text)
