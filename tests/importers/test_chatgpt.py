@@ -8,30 +8,18 @@ store and the real MiniLM embedder."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from lethe import Lethe
-from lethe.cli import app
-from lethe.filters import Filters
 from lethe.importers import SourceRefused
-from lethe.model import Memory
 from tests.backends import run_sql, snapshot, sqlite_only
+from tests.importers.support import by_content, everything, run
 
-runner = CliRunner()
 T0 = 1717236000.0  # 2024-06-01 10:00:00 UTC
-
-
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [n for n in os.environ if n.startswith("LETHE_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("LETHE_CONFIG", str(tmp_path / "no-config.toml"))
 
 
 def msg(
@@ -153,21 +141,6 @@ def standard(tmp_path: Path) -> Path:
         tmp_path / "conversations.json",
         [linear("conv-weekend", "Weekend plans", WEEKEND), linear("conv-bread", "Bread", BAKING)],
     )
-
-
-def everything(mem: Lethe) -> list[Memory]:
-    return sorted(
-        (
-            m
-            for namespace in mem.namespaces()
-            for m in mem.list_memories(Filters(namespace=namespace), limit=1000).items
-        ),
-        key=lambda m: (m.created_at, m.content),
-    )
-
-
-def by_content(mem: Lethe) -> dict[str, Memory]:
-    return {m.content: m for m in everything(mem)}
 
 
 def test_each_turn_is_a_memory_of_its_conversation(db: str, mem: Lethe, tmp_path: Path) -> None:
@@ -539,10 +512,6 @@ def test_every_bad_record_is_listed(mem: Lethe, tmp_path: Path) -> None:
 
 
 # -- the command line --------------------------------------------------------------------------
-
-
-def run(db: str, *args: str) -> Any:
-    return runner.invoke(app, [*args, "--db", str(db)])
 
 
 @sqlite_only

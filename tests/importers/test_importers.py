@@ -6,28 +6,15 @@ re-imports that add nothing — on both stores, through the API and the CLI."""
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
 from lethe import Lethe
-from lethe.cli import app
-from lethe.filters import Filters
 from lethe.importers import SourceRefused
-from lethe.model import Memory
 from tests.backends import snapshot, sqlite_only
-
-runner = CliRunner()
-
-
-@pytest.fixture(autouse=True)
-def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in [n for n in os.environ if n.startswith("LETHE_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("LETHE_CONFIG", str(tmp_path / "no-config.toml"))
+from tests.importers.support import by_content, everything, run
 
 
 def lines(*records: object) -> str:
@@ -55,18 +42,6 @@ MCP_GRAPH = lines(
     relation("Acme Corp", "Nobody", "employs"),
     relation("Ghost", "Acme Corp", "haunts"),
 )
-
-
-def everything(mem: Lethe) -> list[Memory]:
-    return [
-        m
-        for namespace in mem.namespaces()
-        for m in mem.list_memories(Filters(namespace=namespace), limit=500).items
-    ]
-
-
-def by_content(mem: Lethe) -> dict[str, Memory]:
-    return {m.content: m for m in everything(mem)}
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -449,10 +424,6 @@ def test_namespace_option_puts_everything_there(mem: Lethe, tmp_path: Path) -> N
 # -- the command line --------------------------------------------------------------------------
 
 
-def run(db: str, *args: str) -> Result:
-    return runner.invoke(app, [*args, "--db", str(db)])
-
-
 def test_cli_imports_each_source_and_reports(db: str, tmp_path: Path) -> None:
     graph = write(tmp_path / "memory.jsonl", MCP_GRAPH)
     result = run(db, "import", "--from", "mcp-memory", str(graph), "--json")
@@ -509,6 +480,18 @@ def test_cli_dry_run_creates_no_store(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["imported"] == 5
     assert not target.exists()
+
+
+def test_a_mem0_time_no_instant_can_be_is_a_malformed_record(mem: Lethe, tmp_path: Path) -> None:
+    """Year 1 minus an offset is before any instant: refused by its place, not a traceback."""
+    source = write(
+        tmp_path / "mem0.json",
+        json.dumps([{"memory": "Likes tea", "created_at": "0001-01-01T00:00:00+05:00"}]),
+    )
+    with pytest.raises(SourceRefused) as refused:
+        mem.read_source("mem0", source)
+    assert refused.value.problems[0].where == "[0]"
+    assert "not an ISO-8601 time" in refused.value.problems[0].what
 
 
 def test_cli_refused_source_creates_no_store(tmp_path: Path) -> None:

@@ -29,14 +29,13 @@ from lethe.importers.conversations import (
     Tally,
     Turns,
     epoch_time,
-    load_json,
     message_id,
-    read_export,
+    read_conversations,
     session_id,
-    shown,
+    type_name,
 )
 from lethe.importers.names import agent_for
-from lethe.importers.parsed import Parsed
+from lethe.importers.parsed import Parsed, shown
 
 SOURCE = "chatgpt"
 AGENT = agent_for("chatgpt")
@@ -48,45 +47,34 @@ _HINT = (
 
 
 def read(path: Path, *, namespace: str | None, max_bytes: int) -> Parsed:
-    data, origin = read_export(path, "ChatGPT")
-    parsed = Parsed(SOURCE, origin)
-    export = load_json(parsed, data, _HINT)
-    if parsed.problems:
-        return parsed
-    prefix = ""
-    if isinstance(export, dict) and isinstance(export.get("conversations"), list):
-        prefix, conversations = "conversations", export["conversations"]
-    elif isinstance(export, list):
-        conversations = export
-    else:
-        parsed.bad("file", f"expected a list of conversations, got {_kind(export)}", _HINT)
-        return parsed
-    turns = Turns(parsed, SOURCE, AGENT, namespace, max_bytes)
-    tally = Tally()
-    for index, conversation in enumerate(conversations):
-        parsed.records += 1
-        _conversation(parsed, turns, tally, conversation, f"{prefix}[{index}]")
-    turns.report_split()
-    tally.report(parsed)
-    return parsed
+    return read_conversations(
+        path,
+        source=SOURCE,
+        app="ChatGPT",
+        agent=AGENT,
+        hint=_HINT,
+        conversation=_conversation,
+        namespace=namespace,
+        max_bytes=max_bytes,
+    )
 
 
 def _conversation(parsed: Parsed, turns: Turns, tally: Tally, record: Any, where: str) -> None:
     if not isinstance(record, dict):
-        parsed.bad(where, f"expected a conversation object, got {_kind(record)}", _HINT)
+        parsed.bad(where, f"expected a conversation object, got {type_name(record)}", _HINT)
         return
     problems = len(parsed.problems)
     key = "conversation_id" if record.get("conversation_id") is not None else "id"
     session = session_id(parsed, record.get(key), key, where, _HINT)
     title = record.get("title")
     if title is not None and not isinstance(title, str):
-        parsed.bad(where, f"the conversation's title must be text, got {_kind(title)}", _HINT)
+        parsed.bad(where, f"the conversation's title must be text, got {type_name(title)}", _HINT)
     mapping = record.get("mapping")
     if not isinstance(mapping, dict):
         parsed.bad(where, "mapping is missing or not an object of message nodes", _HINT)
     current = record.get("current_node")
     if current is not None and not isinstance(current, str):
-        parsed.bad(where, f"current_node must be a node id, got {_kind(current)}", _HINT)
+        parsed.bad(where, f"current_node must be a node id, got {type_name(current)}", _HINT)
     started = epoch_time(parsed, record.get("create_time"), "create_time", where)
     if len(parsed.problems) > problems or session is None or not isinstance(mapping, dict):
         return
@@ -167,12 +155,14 @@ def _path(
             return None
         node = mapping[node_id]
         if not isinstance(node, dict):
-            parsed.bad(_node_where(where, node_id), f"expected a node object, got {_kind(node)}")
+            parsed.bad(
+                _node_where(where, node_id), f"expected a node object, got {type_name(node)}"
+            )
             return None
         parent = node.get("parent")
         if parent is not None and not isinstance(parent, str):
             parsed.bad(
-                _node_where(where, node_id), f"parent must be a node id, got {_kind(parent)}"
+                _node_where(where, node_id), f"parent must be a node id, got {type_name(parent)}"
             )
             return None
         chain.append(node_id)
@@ -231,7 +221,7 @@ def _message(
     if message is None:
         return 0  # the root, or a placeholder the app keeps: nothing was said
     if not isinstance(message, dict):
-        parsed.bad(where, f"message must be an object or null, got {_kind(message)}", _HINT)
+        parsed.bad(where, f"message must be an object or null, got {type_name(message)}", _HINT)
         return 0
     problems = len(parsed.problems)
     author = message.get("author")
@@ -244,7 +234,7 @@ def _message(
         parsed.bad(where, "the message needs content as an object with a content_type", _HINT)
     metadata = message.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        parsed.bad(where, f"the message's metadata must be an object, got {_kind(metadata)}")
+        parsed.bad(where, f"the message's metadata must be an object, got {type_name(metadata)}")
     uuid = message_id(parsed, message.get("id", node.get("id")), "id", where, _HINT)
     created = epoch_time(parsed, message.get("create_time"), "create_time", where)
     if (
@@ -322,12 +312,12 @@ def _text(
         if isinstance(text, str):
             return text
         if text is not None:
-            parsed.bad(where, f"content.text must be text, got {_kind(text)}", _HINT)
+            parsed.bad(where, f"content.text must be text, got {type_name(text)}", _HINT)
             return None
         tally.add(f"message(s) of content type {shown(content_type)} without text", where)
         return None
     if not isinstance(parts, list):
-        parsed.bad(where, f"content.parts must be a list, got {_kind(parts)}", _HINT)
+        parsed.bad(where, f"content.parts must be a list, got {type_name(parts)}", _HINT)
         return None
     pieces: list[str] = []
     for n, part in enumerate(parts):
@@ -348,11 +338,7 @@ def _text(
                 tally.add(f"message part(s) of type {shown(kind)} (not text)", where)
         else:
             parsed.bad(
-                where, f"content.parts[{n}] must be text or an object, got {_kind(part)}", _HINT
+                where, f"content.parts[{n}] must be text or an object, got {type_name(part)}", _HINT
             )
             return None
     return "\n\n".join(piece for piece in pieces if piece.strip())
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__

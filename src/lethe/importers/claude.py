@@ -26,15 +26,13 @@ from lethe.importers.conversations import (
     Segment,
     Tally,
     Turns,
-    iso_time,
-    load_json,
     message_id,
-    read_export,
+    read_conversations,
     session_id,
-    shown,
+    type_name,
 )
 from lethe.importers.names import agent_for
-from lethe.importers.parsed import Parsed
+from lethe.importers.parsed import Parsed, iso_time, shown
 
 SOURCE = "claude"
 AGENT = agent_for("claude")
@@ -47,38 +45,27 @@ _HINT = (
 
 
 def read(path: Path, *, namespace: str | None, max_bytes: int) -> Parsed:
-    data, origin = read_export(path, "Claude.ai")
-    parsed = Parsed(SOURCE, origin)
-    export = load_json(parsed, data, _HINT)
-    if parsed.problems:
-        return parsed
-    prefix = ""
-    if isinstance(export, dict) and isinstance(export.get("conversations"), list):
-        prefix, conversations = "conversations", export["conversations"]
-    elif isinstance(export, list):
-        conversations = export
-    else:
-        parsed.bad("file", f"expected a list of conversations, got {_kind(export)}", _HINT)
-        return parsed
-    turns = Turns(parsed, SOURCE, AGENT, namespace, max_bytes)
-    tally = Tally()
-    for index, conversation in enumerate(conversations):
-        parsed.records += 1
-        _conversation(parsed, turns, tally, conversation, f"{prefix}[{index}]")
-    turns.report_split()
-    tally.report(parsed)
-    return parsed
+    return read_conversations(
+        path,
+        source=SOURCE,
+        app="Claude.ai",
+        agent=AGENT,
+        hint=_HINT,
+        conversation=_conversation,
+        namespace=namespace,
+        max_bytes=max_bytes,
+    )
 
 
 def _conversation(parsed: Parsed, turns: Turns, tally: Tally, record: Any, where: str) -> None:
     if not isinstance(record, dict):
-        parsed.bad(where, f"expected a conversation object, got {_kind(record)}", _HINT)
+        parsed.bad(where, f"expected a conversation object, got {type_name(record)}", _HINT)
         return
     problems = len(parsed.problems)
     session = session_id(parsed, record.get("uuid"), "uuid", where, _HINT)
     title = record.get("name")
     if title is not None and not isinstance(title, str):
-        parsed.bad(where, f"the conversation's name must be text, got {_kind(title)}", _HINT)
+        parsed.bad(where, f"the conversation's name must be text, got {type_name(title)}", _HINT)
     messages = record.get("chat_messages")
     if not isinstance(messages, list):
         parsed.bad(where, "chat_messages is missing or not a list of messages", _HINT)
@@ -158,18 +145,18 @@ def _message(
     extra: dict[str, Any],
 ) -> None:
     if not isinstance(record, dict):
-        parsed.bad(where, f"expected a message object, got {_kind(record)}", _HINT)
+        parsed.bad(where, f"expected a message object, got {type_name(record)}", _HINT)
         return
     problems = len(parsed.problems)
     uuid = message_id(parsed, record.get("uuid"), "uuid", where, _HINT)
     sender = record.get("sender")
     if not isinstance(sender, str):
-        parsed.bad(where, f"the message's sender must be text, got {_kind(sender)}", _HINT)
+        parsed.bad(where, f"the message's sender must be text, got {type_name(sender)}", _HINT)
     created = iso_time(parsed, record.get("created_at"), "created_at", where)
     lists = {k: _list(parsed, record, k, where) for k in ("content", "attachments", "files")}
     text = record.get("text")
     if text is not None and not isinstance(text, str):
-        parsed.bad(where, f"the message's text must be text, got {_kind(text)}", _HINT)
+        parsed.bad(where, f"the message's text must be text, got {type_name(text)}", _HINT)
     if len(parsed.problems) > problems or uuid is None or not isinstance(sender, str):
         return
     speaker = _SENDERS.get(sender.strip().lower())
@@ -204,7 +191,7 @@ def _list(parsed: Parsed, record: dict[str, Any], key: str, where: str) -> list[
     if value is None:
         return []
     if not isinstance(value, list):
-        parsed.bad(where, f"{key} must be a list, got {_kind(value)}", _HINT)
+        parsed.bad(where, f"{key} must be a list, got {type_name(value)}", _HINT)
         return []
     return value
 
@@ -215,7 +202,7 @@ def _attachments(parsed: Parsed, tally: Tally, attachments: list[Any], where: st
     segments: list[Segment] = []
     for n, attachment in enumerate(attachments):
         if not isinstance(attachment, dict):
-            parsed.bad(where, f"attachments[{n}] must be an object, got {_kind(attachment)}")
+            parsed.bad(where, f"attachments[{n}] must be an object, got {type_name(attachment)}")
             continue
         name, text = attachment.get("file_name"), attachment.get("extracted_content")
         if text is not None and not isinstance(text, str):
@@ -238,13 +225,13 @@ def _blocks(parsed: Parsed, tally: Tally, blocks: list[Any], where: str) -> list
     broken = False
     for n, block in enumerate(blocks):
         if not isinstance(block, dict):
-            parsed.bad(where, f"content[{n}] must be an object, got {_kind(block)}", _HINT)
+            parsed.bad(where, f"content[{n}] must be an object, got {type_name(block)}", _HINT)
             continue
         kind = block.get("type")
         if kind == "text":
             value = block.get("text")
             if value is not None and not isinstance(value, str):
-                parsed.bad(where, f"content[{n}].text must be text, got {_kind(value)}", _HINT)
+                parsed.bad(where, f"content[{n}].text must be text, got {type_name(value)}", _HINT)
             elif value:
                 if broken and text:
                     text.append("\n\n")
@@ -288,7 +275,3 @@ def _artifact(given: Any) -> Segment | None:
         "artifact",
     )
     return Segment(content, {"artifact": title})
-
-
-def _kind(value: Any) -> str:
-    return "null" if value is None else type(value).__name__

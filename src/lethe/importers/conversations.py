@@ -25,13 +25,14 @@ import struct
 import unicodedata
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from lethe.errors import InvalidInput
-from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode
+from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode, shown
 from lethe.validate import MAX_LABEL_CHARS, unreadable_json
 
 EXPORT_FILE = "conversations.json"
@@ -187,6 +188,52 @@ def _bytes(count: int) -> str:
     return f"{count} bytes"
 
 
+Conversation = Callable[[Parsed, "Turns", "Tally", Any, str], None]
+"""An importer's reader of one conversation record: its turns go to `Turns`, what it leaves
+out to `Tally`, its malformed parts to `Parsed.bad` (at the place given)."""
+
+
+def read_conversations(
+    path: Path,
+    *,
+    source: str,
+    app: str,
+    agent: str,
+    hint: str,
+    conversation: Conversation,
+    namespace: str | None,
+    max_bytes: int,
+) -> Parsed:
+    """A chat export read whole: a list of conversations (or `{"conversations": [...]}`),
+    each read by `conversation`; nothing is validated against lethe's rules yet."""
+    data, origin = read_export(path, app)
+    parsed = Parsed(source, origin)
+    export = load_json(parsed, data, hint)
+    if parsed.problems:
+        return parsed
+    prefix = ""
+    if isinstance(export, dict) and isinstance(export.get("conversations"), list):
+        prefix, conversations = "conversations", export["conversations"]
+    elif isinstance(export, list):
+        conversations = export
+    else:
+        parsed.bad("file", f"expected a list of conversations, got {type_name(export)}", hint)
+        return parsed
+    turns = Turns(parsed, source, agent, namespace, max_bytes)
+    tally = Tally()
+    for index, record in enumerate(conversations):
+        parsed.records += 1
+        conversation(parsed, turns, tally, record, f"{prefix}[{index}]")
+    turns.report_split()
+    tally.report(parsed)
+    return parsed
+
+
+def type_name(value: Any) -> str:
+    """A JSON value's type as a refusal names it."""
+    return "null" if value is None else type(value).__name__
+
+
 def load_json(parsed: Parsed, data: bytes, hint: str) -> Any:
     """The export's JSON, or None with the reason in `parsed.problems`: whatever the bytes
     hold, the answer is a refusal naming where, never a traceback."""
@@ -226,27 +273,6 @@ def message_id(parsed: Parsed, value: Any, key: str, where: str, hint: str) -> s
     return value
 
 
-def iso_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | None:
-    """An ISO-8601 time (Claude's `2024-07-26T10:29:36.630547Z`); one without a zone is UTC."""
-    if value is None:
-        return None
-    when: datetime | None = None
-    if isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value.strip())
-            when = (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
-        except (ValueError, OverflowError):  # year 1 minus an offset is no instant
-            when = None
-    if when is None:
-        parsed.bad(
-            where,
-            f"{key} {shown(value)} is not an ISO-8601 time",
-            f"write it like 2024-07-26T10:29:36Z, or remove {key}",
-        )
-        return None
-    return when
-
-
 def epoch_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | None:
     """Seconds since 1970 (ChatGPT's `1704067200.123`). ChatGPT writes 0 or null for a time
     it does not know: that is no time, not 1970."""
@@ -264,13 +290,6 @@ def epoch_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | N
         )
         return None
     return datetime.fromtimestamp(value, UTC)
-
-
-def shown(value: Any) -> str:
-    """A value of the export as a message names it: its repr, cut to 60 characters (a hostile
-    export's id or type may be megabytes long)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def split(text: str, max_bytes: int) -> list[str]:

@@ -11,14 +11,14 @@ two users' memories stay apart in lethe too.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from lethe import validate
 from lethe.errors import InvalidInput
 from lethe.importers.names import agent_for, namespace_for
-from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode, read_bytes
+from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode, iso_time, read_bytes
 
 SOURCE = "mem0"
 _OWN = {"memory", "metadata", "created_at", "updated_at", "expiration_date", "categories"}
@@ -78,8 +78,8 @@ def _memory(parsed: Parsed, record: Any, where: str, namespace: str | None, now:
     metadata = record.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
         parsed.bad(where, f"metadata must be an object, got {type(metadata).__name__}")
-    times = {k: _time(parsed, record.get(k), k, where) for k in ("created_at", "updated_at")}
-    expires = _time(parsed, record.get("expiration_date"), "expiration_date", where)
+    times = {k: iso_time(parsed, record.get(k), k, where) for k in ("created_at", "updated_at")}
+    expires = iso_time(parsed, record.get("expiration_date"), "expiration_date", where)
     if len(parsed.problems) > problems:
         return
     if expires is not None and expires <= now:
@@ -115,27 +115,6 @@ def _namespace(parsed: Parsed, user: str | None) -> str:
     if user and user.strip() and namespace != user:
         parsed.namespaces[user] = namespace
     return namespace
-
-
-def _time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | None:
-    """An ISO-8601 time (a date alone is its midnight); one without a zone is UTC, as
-    everywhere in lethe."""
-    if value is None:
-        return None
-    when: datetime | None = None
-    if isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value.strip())
-        except ValueError:
-            when = None
-    if when is None:
-        parsed.bad(
-            where,
-            f"{key} {value!r} is not an ISO-8601 time",
-            f"write it like 2024-07-26T10:29:36-07:00, or remove {key}",
-        )
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def _metadata(

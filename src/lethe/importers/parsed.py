@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,32 @@ def decode(data: bytes) -> str | tuple[int, str]:
 
 
 NOT_UTF8_HINT = "convert the file to UTF-8, e.g. iconv -f latin1 -t utf-8 FILE > NEW"
+
+
+def shown(value: Any) -> str:
+    """A value of the export as a message names it: its repr, cut to 60 characters (a hostile
+    export's id or type may be megabytes long)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def iso_time(parsed: Parsed, value: Any, key: str, where: str) -> datetime | None:
+    """An ISO-8601 time (a date alone is its midnight); one without a zone is UTC, as
+    everywhere in lethe. One no instant can be (year 1 minus an offset) is malformed too."""
+    if value is None:
+        return None
+    when: datetime | None = None
+    if isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value.strip())
+            when = (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+        except (ValueError, OverflowError):  # year 1 minus an offset is no instant
+            when = None
+    if when is None:
+        parsed.bad(
+            where,
+            f"{key} {shown(value)} is not an ISO-8601 time",
+            f"write it like 2024-07-26T10:29:36Z, or remove {key}",
+        )
+        return None
+    return when
