@@ -12,7 +12,7 @@ original is never modified):
 - `purge`: `execute(plan_purge([id]))` — erasure, event redaction, full-text merge and WAL
   truncation (the last two make purge the slow one, by design: erased text must not linger);
 - `query_plan`: `plan_forget(query="forget …")` — embedding, hybrid search, the description
-  planner (forget/describe.py); `query_plan_before`: the cosine planner it replaced, timed
+  planner (lethe/planner/); `query_plan_before`: the cosine planner it replaced, timed
   interleaved with it on the same requests.
 
     python bench/bench_forget.py --db /tmp/lethe-bench/lethe-100000.db

@@ -11,7 +11,11 @@ or `edit`) are compared with the case's expected set. Reported per kind and plan
 - abstention rate: the request marked nothing;
 - for `nothing` cases, the false-mark rate (any mark at all);
 - plan latency p50/p95 (embedding of the request included, small namespaces: this is not the
-  100k-memory latency of bench_forget.py).
+  100k-memory latency of bench_forget.py);
+- per planner rule (`rule_effects.py`, today's planner): on how many requests it fired and how
+  often it changed a verdict, right or wrong by the case's expected marks (each request is
+  planned again without each rule that fired; not counted in the latency). `--no-rules`
+  skips it.
 
 `planners` maps a name to a callable (mem, request, namespace) -> the memories its plan acts
 on, so a second planner can be measured beside today's in the same run. `correction` and
@@ -45,12 +49,13 @@ from typing import Any
 import forget_cases
 from common import log, machine, stats_ms, write_json
 from forget_cases import FUNCTION_WORDS, KINDS, Case, words
+from rule_effects import Marks, RuleEffects, print_rules
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
 from lethe.forget.corrections import likely_superseded
-from lethe.forget.describe import MARK_BAR
 from lethe.model import Draft
+from lethe.planner.judgement import MARK_BAR
 
 
 @dataclass(frozen=True)
@@ -220,7 +225,9 @@ def score(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run(cases: list[Case], planners: dict[str, Planner], keep: Path | None) -> dict[str, Any]:
+def run(
+    cases: list[Case], planners: dict[str, Planner], keep: Path | None, effects: RuleEffects | None
+) -> dict[str, Any]:
     embedder = load_default_embedder()
     with tempfile.TemporaryDirectory(prefix="lethe-forget-plan-") as tmp:
         path = keep or Path(tmp) / "cases.db"
@@ -232,7 +239,7 @@ def run(cases: list[Case], planners: dict[str, Planner], keep: Path | None) -> d
                 start = time.perf_counter()
                 load(mem, cases)
                 log(f"  loaded in {time.perf_counter() - start:.1f} s")
-            return plan_all(mem, cases, planners)
+            return plan_all(mem, cases, planners, effects)
 
 
 def calibration(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -256,7 +263,27 @@ def calibration(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def plan_all(mem: Lethe, cases: list[Case], planners: dict[str, Planner]) -> dict[str, Any]:
+def measured(
+    mem: Lethe, case: Case, namespace: str, index: dict[str, int], effects: RuleEffects
+) -> dict[str, Mark]:
+    """Today's plan, with what each planner rule that fired changed (`rule_effects`)."""
+    found: list[dict[str, Mark]] = []
+
+    def plan() -> Marks:
+        found.append(current_planner(mem, case.request, namespace))
+        return frozenset((i, m.action) for i, m in found[-1].items())
+
+    def quality(marks: Marks) -> tuple[int, int]:
+        right = sum(expected_action(case, index[i]) == action for i, action in marks)
+        return len(marks) - right, right
+
+    effects.measure(plan, quality)
+    return found[0]
+
+
+def plan_all(
+    mem: Lethe, cases: list[Case], planners: dict[str, Planner], effects: RuleEffects | None
+) -> dict[str, Any]:
     for planner in planners.values():  # warm the index and the encoder
         planner(mem, "warm up", namespace_of(cases[0]))
     per_planner: dict[str, Any] = {}
@@ -268,6 +295,10 @@ def plan_all(mem: Lethe, cases: list[Case], planners: dict[str, Planner]) -> dic
             t0 = time.perf_counter()
             if case.kind in SUPERSEDING and name == "current":
                 found = superseded(mem, case.request, namespace_of(case))
+            elif name == "current" and effects is not None:
+                aside = effects.seconds
+                found = measured(mem, case, namespace_of(case), index, effects)
+                t0 += effects.seconds - aside  # the latency is the plan's, not the table's
             else:
                 found = planner(mem, case.request, namespace_of(case))
             durations.append(time.perf_counter() - t0)
@@ -360,11 +391,18 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, help="keep the loaded store in this file and reuse it next time"
     )
+    parser.add_argument(
+        "--no-rules",
+        dest="rules",
+        action="store_false",
+        help="skip the per-rule table (each request planned again without each rule that fired)",
+    )
     args = parser.parse_args()
+    effects = RuleEffects() if args.rules and "current" in (args.planner or PLANNERS) else None
     cases = forget_cases.cases(args.cases_per_kind, args.seed, args.kind or KINDS)
     planners = {k: v for k, v in PLANNERS.items() if not args.planner or k in args.planner}
     at_start = machine()
-    per_planner = run(cases, planners, args.keep)
+    per_planner = run(cases, planners, args.keep, effects)
     result = {
         "seed": args.seed,
         "cases_per_kind": args.cases_per_kind,
@@ -373,9 +411,16 @@ def main() -> None:
         "machine": at_start,
         "loadavg_at_end": machine()["loadavg_1_5_15"],
         "planners": per_planner,
+        "rules": effects.rows() if effects else [],
     }
     path = write_json(f"forget-plan-{args.seed}-{args.cases_per_kind}.json", result)
     print_table(per_planner)
+    if effects is not None:
+        print_rules(
+            "planner rules (current, all but superseding kinds): fired (requests), changed a "
+            f"verdict (right / wrong / even); {effects.seconds:.0f} s planning again",
+            effects,
+        )
     log(f"written to {path}")
 
 

@@ -29,7 +29,11 @@ every case in turn (the order alternating from case to case):
   would remove. Supersede then remembers the new fact, as above.
 
 Reported per suite and mode: pass rate per family (per attack category for `adversarial`),
-overall, silent requests, crashes, wall time; then planner − top1 per suite. `--json` writes
+overall, silent requests, crashes, wall time; then planner − top1 per suite, and the planner's
+rules (`rule_effects.py`): per rule, on how many requests it fired and how often it changed a
+verdict, right or wrong by the case's truth (a mark is right on a memory holding a string the
+final recall must not show). The replanning that table needs is not counted in the planner's
+wall time; `--no-rules` skips it. `--json` writes
 every case's outcome (passed, silent, error) to bench/out/.
 
     OPENBLAS_NUM_THREADS=1 python bench/bench_forgeteval.py /path/to/forgeteval
@@ -53,6 +57,7 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from common import log, machine, write_json
+from rule_effects import Marks, RuleEffects, marks_of, print_rules
 
 from lethe import Lethe
 from lethe.embed import Embedder, load_default_embedder
@@ -115,11 +120,16 @@ class LetheAdapter:
     """ForgetEval's adapter interface (`reset`, `inscribe`, `recall_texts`, `supersede`,
     `release`, `purge`) over lethe's public API: one fresh store per case."""
 
-    def __init__(self, embedder: Embedder, mode: Mode) -> None:
+    def __init__(self, embedder: Embedder, mode: Mode, effects: RuleEffects | None = None) -> None:
         self.name = f"lethe ({mode})"
         self.mode = mode
         self.embedder = embedder
         self.stats = CaseStats()
+        self.effects = effects
+        """planner mode: what each planner rule changed (each request is planned again per
+        rule that fired, without it)."""
+        self.case: Case | None = None
+        """The case running: its `must_not_contain` is the truth the rules are judged by."""
         self._mem: Lethe | None = None
         self._dir: Path | None = None
 
@@ -162,13 +172,35 @@ class LetheAdapter:
     def _forget(self, description: str, *, purge: bool) -> int:
         """Plan the description, count a silent plan, act as the mode says; returns how many
         memories were removed or edited."""
-        plan = self.mem.plan_forget(query=description)
+        plan = self._plan(description)
         self.stats.requests += 1
         if not plan.targets and not plan.edits:
             self.stats.silent += 1
         if self.mode == "planner":
             return self._as_planned(plan, purge=purge)
         return self._first_candidate(plan, description, purge=purge)
+
+    def _plan(self, description: str) -> ForgetPlan:
+        if self.effects is None or self.case is None:
+            return self.mem.plan_forget(query=description)
+        made: list[ForgetPlan] = []
+
+        def plan() -> Marks:
+            made.append(self.mem.plan_forget(query=description))
+            return marks_of(made[-1].items)
+
+        self.effects.measure(plan, self._quality)
+        return made[0]
+
+    def _quality(self, marks: Marks) -> tuple[int, int]:
+        """(wrong, right) marks: a right one holds a string the case's final recall must not
+        show (the fact to forget, or one it superseded)."""
+        gone = [s.lower() for s in getattr(self.case, "must_not_contain", [])]
+        right = 0
+        for memory_id, _ in marks:
+            text = self.mem.get(memory_id).content.lower()
+            right += any(s in text for s in gone)
+        return len(marks) - right, right
 
     def _as_planned(self, plan: ForgetPlan, *, purge: bool) -> int:
         if not plan.targets and not plan.edits:
@@ -277,6 +309,7 @@ def file_digests(folder: Path) -> dict[str, str]:
 
 def run_case(case: Case, adapter: LetheAdapter) -> dict[str, Any]:
     error = None
+    adapter.case = case
     try:
         passed = bool(case.run(adapter))
     except Exception as exc:  # ForgetEval's run.py: an exception fails the case
@@ -304,9 +337,11 @@ def run_suite(suite: Suite, adapters: dict[Mode, LetheAdapter]) -> dict[str, Any
     for index, case in enumerate(suite.cases):
         order = MODES if index % 2 == 0 else MODES[::-1]
         for mode in order:
-            start = time.perf_counter()
+            effects = adapters[mode].effects
+            start, aside = time.perf_counter(), effects.seconds if effects else 0.0
             row = run_case(case, adapters[mode])
-            seconds[mode] += time.perf_counter() - start
+            aside = (effects.seconds if effects else 0.0) - aside
+            seconds[mode] += time.perf_counter() - start - aside
             rows[mode][case.id] = {"group": suite.group(case), **row}
             if "error" in row:
                 log(f"  {suite.name} {mode} {case.id}: {row['error']}")
@@ -319,7 +354,9 @@ def run_suite(suite: Suite, adapters: dict[Mode, LetheAdapter]) -> dict[str, Any
             )
     modes = {mode: summarize(suite, rows[mode], seconds[mode]) for mode in MODES}
     planner, top1 = modes["planner"], modes["top1"]
+    effects = adapters["planner"].effects
     return {
+        "rules": effects.rows() if effects else [],
         "source": suite.source,
         "cases": len(suite.cases),
         "wall_seconds": round(time.perf_counter() - started, 1),
@@ -404,6 +441,12 @@ def main() -> None:
         "--limit", type=int, help="at most this many cases per family / attack category"
     )
     parser.add_argument("--json", action="store_true", help="write the results to bench/out/")
+    parser.add_argument(
+        "--no-rules",
+        dest="rules",
+        action="store_false",
+        help="skip the per-rule table (each request planned again without each rule that fired)",
+    )
     args = parser.parse_args()
     names = [s.strip() for s in args.suites.split(",") if s.strip()]
     unknown = [s for s in names if s not in SUITES]
@@ -413,16 +456,31 @@ def main() -> None:
     suites = load_suites(folder, names, args.limit)
     generate = sys.modules["bench.forgeteval.generate"].generate
     embedder = load_default_embedder()
-    adapters: dict[Mode, LetheAdapter] = {mode: LetheAdapter(embedder, mode) for mode in MODES}
     at_start = machine()
     log(f"ForgetEval from {folder}; generate{inspect.signature(generate)}")
     results: dict[str, Any] = {}
+    effects: dict[str, RuleEffects | None] = {}
     for suite in suites:
         log(f"{suite.name}: {len(suite.cases)} cases ({suite.source})")
+        effects[suite.name] = RuleEffects() if args.rules else None
+        adapters: dict[Mode, LetheAdapter] = {
+            "planner": LetheAdapter(embedder, "planner", effects[suite.name]),
+            "top1": LetheAdapter(embedder, "top1"),
+        }
         results[suite.name] = run_suite(suite, adapters)
     print(f"ForgetEval from {folder} (embedder {embedder.name}), modes planner and top1\n")
     for name, result in results.items():
         print_suite(name, result)
+    if args.rules:
+        together = RuleEffects()
+        for found in effects.values():
+            if found is not None:
+                together.merge(found)
+        print_rules(
+            f"planner rules over {', '.join(results)}: fired (requests), changed a verdict "
+            f"(right / wrong / even); {together.seconds:.0f} s planning again",
+            together,
+        )
     print("planner − top1 (overall pass rate):")
     for name, result in results.items():
         planner = result["modes"]["planner"]["overall"]["rate"]

@@ -1,4 +1,4 @@
-"""Fit the forget planner's certainty (forget/describe.py WEIGHTS) on the development cases,
+"""Fit the forget planner's certainty (planner/score.py WEIGHTS) on the development cases,
 and check it on cases of another seed.
 
 For every fact decision the planner makes (the best candidate that holds what a request
@@ -25,7 +25,7 @@ from common import log
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
-from lethe.forget import describe
+from lethe.planner import score
 
 FEATURES = ("top", "lead", "share", "cosine", "said", "codes")
 FACT_KINDS = (
@@ -71,7 +71,7 @@ def fit(data: list[tuple[dict[str, float], bool]]) -> dict[str, float]:
 def calibration(data: list[tuple[dict[str, float], bool]]) -> list[dict[str, Any]]:
     out = []
     for low, high in [(0.9, 1.01), (0.7, 0.9), (0.5, 0.7), (0.0, 0.5)]:
-        hits = [right for f, right in data if low <= describe.certainty_of(f) < high]
+        hits = [right for f, right in data if low <= score.certainty_of(f) < high]
         out.append(
             {
                 "band": f"[{low}, {min(high, 1.0)})",
@@ -91,7 +91,7 @@ def main() -> None:
     dev = rows(args.keep, 17, 40)
     weights = fit(dev)
     print("fitted weights:", {k: round(v, 2) for k, v in weights.items()})
-    describe.WEIGHTS.update(weights)
+    score.WEIGHTS.update(weights)
     check = rows(args.keep2, args.check_seed, 40)
     for name, data in (("seed 17 (fit)", dev), (f"seed {args.check_seed} (check)", check)):
         print(name, f"{len(data)} decisions")

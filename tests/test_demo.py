@@ -31,7 +31,7 @@ from lethe.demo import (
 )
 from lethe.embed import Embedder
 from lethe.errors import MemoryNotFound
-from lethe.forget.request import read as read_request
+from lethe.planner.request import read as read_request
 
 HEADINGS = [
     "remember",

@@ -12,8 +12,8 @@ from jsonschema import Draft202012Validator
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.forget.compound import FORGOTTEN
 from lethe.forget.plan import ForgetPlan, VersionCut, seed_json
+from lethe.planner.compound import FORGOTTEN
 from lethe.schemas import load
 from tests.backends import run_sql, snapshot, sqlite_only
 from tests.clocks import Clock

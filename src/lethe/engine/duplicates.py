@@ -8,8 +8,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from lethe.forget.identifiers import plain_width
 from lethe.model import Draft, Memory, NearDuplicate
+from lethe.planner.identifiers import plain_width
 
 NEAR_DUPLICATE = "near_duplicate"
 """The link kind between a memory and a stored one it is nearly identical to."""

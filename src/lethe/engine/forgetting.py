@@ -25,9 +25,7 @@ from lethe.errors import InvalidInput
 from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
-from lethe.forget.describe import Candidate, Decision, decide
 from lethe.forget.guard import protection
-from lethe.forget.identifiers import holds_all, identifiers, needles, shown
 from lethe.forget.messages import (
     derived_notes,
     edit_notes,
@@ -52,13 +50,17 @@ from lethe.forget.plan import (
     notes_for,
     query_items,
 )
-from lethe.forget.request import read as read_request
 from lethe.forget.results import (
     ForgetResult,
     NotFoundItem,
 )
 from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.model import Memory, Pending
+from lethe.planner.ask import YEAR, RequestReading
+from lethe.planner.identifiers import holds_all, identifiers, needles, shown
+from lethe.planner.judgement import Decision
+from lethe.planner.pipeline import plan
+from lethe.planner.port import Candidate
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
@@ -72,8 +74,6 @@ SUBJECT_DEPTH = 500
 """A subject request ("everything about Alice") also takes this many full-text matches."""
 CANDIDATE_FLOOR = 0.2
 """Vector candidates below this cosine (and not found by full text) are not considered."""
-_YEAR = re.compile(r"(?:19|20)\d\d")
-"""A year says when a fact held; it names no memory to scan for."""
 _NAME = re.compile(
     r"(?<![A-Za-z\u00c0-\u024f])[A-Z][a-z\u00c0-\u024f]+(?:-[A-Z][a-z\u00c0-\u024f]+)*"
     r"(?![a-z\u00c0-\u024f])"
@@ -313,7 +313,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         """Memories whose earlier versions hold every identifier the request names while
         their current text does not: an update left the old text in history, and asking to
         forget it must find it there and cut it (the parts of each such version that hold an
-        identifier's groups, `forget/compound.without_fact`). Only for an identifier that
+        identifier's groups, `planner/compound.without_fact`). Only for an identifier that
         names one thing (a year or a short number is shared by many unrelated facts, and the
         cut is for good), and only within the namespace: a scope narrowed by other filters is
         the person's, and an earlier version cannot be read against it."""
@@ -339,10 +339,15 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         return items
 
     def _describe(self, query: str, flt: Filters) -> Decision:
-        """A request in words, decided by the planner in forget/describe.py. The search runs
-        on the request's object (its instruction words would pull in every memory about
-        remembering); a subject also brings every memory that names it."""
-        request = read_request(query)
+        """A request in words, decided by the planner (lethe/planner/) over the candidates
+        this engine gathers for it (`_gather`, its search port)."""
+        port = _PlannerSearch(self, flt)
+        return plan(query, port, margin=self.settings.forget_margin)
+
+    def _gather(self, reading: RequestReading, flt: Filters) -> list[Candidate]:
+        """The search runs on the request's object (its instruction words would pull in
+        every memory about remembering); a subject also brings every memory that names it."""
+        request = reading.request
         vector = self.embedder.embed([request.object])[0]
         ranked, similarity = self._hybrid_for(
             vector, request.object, flt, QUERY_DEPTH, every_own=True
@@ -354,7 +359,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         ]
         # An identifier inside text written without spaces (「認証コード779641を削除して」) is
         # no word of the full-text index: search its groups on their own.
-        codes = identifiers(request.object)
+        codes = list(reading.ask.written)
         groups = [g for code in codes for g in code if len(g) >= 3]
         # ... and its first characters, which a memory that groups it otherwise ("282 662 077
         # 7" stored as "2826-6207-77") holds as its first word.
@@ -371,7 +376,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             ids += [i for i in held if i not in set(ids)]
         # ... and inside a run of Japanese or Chinese, which no word of the index splits
         # (「メールの認証コードは５６６５３。」): a scan for its longest group as written.
-        naming = [c for c in codes if not _YEAR.fullmatch("".join(c))]
+        naming = [c for c in codes if not YEAR.fullmatch("".join(c))]
         if naming:
             inside = self.store.containing(needles(naming), flt, QUERY_DEPTH)
             missing = [i for i in inside if i not in similarity]
@@ -391,7 +396,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             Candidate(live[i], similarity.get(i, 0.0)) for i in dict.fromkeys(ids) if i in live
         ]
         candidates.sort(key=lambda c: -c.similarity)
-        return decide(query, candidates, margin=self.settings.forget_margin, similar=self._cosines)
+        return candidates
 
     def _cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         vector = self.embedder.embed([text])[0]
@@ -409,7 +414,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         candidates = sorted(
             ((live[i], similarity[i]) for i in ids if i in live), key=lambda pair: -pair[1]
         )
-        # Identifiers the request names decide by their exact tokens (forget/identifiers.py).
+        # Identifiers the request names decide by their exact tokens (planner/identifiers.py).
         wanted = identifiers(query) if exact else []
         held = {m.id for m, _ in candidates if holds_all(m.content, wanted)} if wanted else None
         eligible = [m for m, _ in candidates if held is None or m.id in held]
@@ -814,3 +819,18 @@ def _still_as_planned(
         refused.append(item.model_copy(update=update))
         return None
     return memory
+
+
+class _PlannerSearch:
+    """The planner's search port (`planner.port.SearchPort`) over this engine, within the
+    request's filters."""
+
+    def __init__(self, engine: ForgetOps, flt: Filters) -> None:
+        self._engine = engine
+        self._flt = flt
+
+    def gather(self, reading: RequestReading) -> list[Candidate]:
+        return self._engine._gather(reading, self._flt)
+
+    def cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
+        return self._engine._cosines(text, ids)

@@ -1,13 +1,13 @@
 """A forgotten fact is forgotten in the past too.
 
-Forgetting one fact of a memory that holds another (an `edit`, see `forget/compound.py`) writes
+Forgetting one fact of a memory that holds another (an `edit`, see `planner/compound.py`) writes
 the memory without it as a new version. The fact must not stay readable in what came before:
 `history`, `get` and `recall` as of a past moment (to any token that may read), a summary made
 from the memory, the indexes. So the plan previews, and its execution cuts in the same
 transaction:
 
 - the version the edit replaces: it keeps its place in the history with the edit's text;
-- every earlier version that says the fact (`forget/compound.without_fact`, cut the way the
+- every earlier version that says the fact (`planner/compound.without_fact`, cut the way the
   edit was cut, or the whole text when nothing else is in it or the cut is not clean);
 - the line of each text cut in the summaries made from the memory (and from those), live or in
   the trash, in their current text and their versions (`rewrite` events).
@@ -34,12 +34,12 @@ from datetime import datetime
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import normalise
 from lethe.engine.versions import VersionOps
-from lethe.forget import compound, evidence
-from lethe.forget.compound import word_diff
 from lethe.forget.decay import summary_line
-from lethe.forget.identifiers import Identifier
 from lethe.forget.plan import DerivedItem, PlanItem, VersionCut
 from lethe.model import Memory, MemoryVersion
+from lethe.planner import compound, evidence
+from lethe.planner.compound import word_diff
+from lethe.planner.identifiers import Identifier
 from lethe.store.base import Store, StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector

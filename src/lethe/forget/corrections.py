@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from lethe.forget import attributes, evidence, loans, wording
-from lethe.forget.evidence import USER, Reading
-from lethe.forget.identifiers import identifiers
 from lethe.model import Memory, Supersession
+from lethe.planner import attributes, evidence, loans, wording
+from lethe.planner.evidence import USER, Reading
+from lethe.planner.identifiers import identifiers
 
 SAME_KIND = 0.5
 """Cosine below which two memories are not taken to say the same attribute."""

@@ -17,10 +17,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from lethe.filters import Filters
-from lethe.forget.compound import word_diff
-from lethe.forget.describe import MARK_BAR, Judgement
 from lethe.forget.guard import protection
 from lethe.model import Memory
+from lethe.planner.compound import word_diff
+from lethe.planner.judgement import MARK_BAR, Judgement
 
 Tier = Literal["explicit", "criteria", "filter", "query"]
 Action = Literal["delete", "edit", "skip", "refuse"]
@@ -195,7 +195,7 @@ def _item(
 
 
 def described_item(judgement: Judgement) -> PlanItem:
-    """A planner judgement (forget/describe.py) as a plan item."""
+    """A planner judgement (lethe/planner/) as a plan item."""
     memory = judgement.memory
     guard = protection(memory)
     delete = judgement.verdict == "delete"

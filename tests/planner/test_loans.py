@@ -1,12 +1,12 @@
-"""One debt said from either side (forget/loans.py): the planner compares who lent to whom,
+"""One debt said from either side (planner/loans.py): the planner compares who lent to whom,
 not whose sentence it is."""
 
 from __future__ import annotations
 
 import pytest
 
-from lethe.forget.evidence import USER
-from lethe.forget.loans import parties
+from lethe.planner.evidence import USER
+from lethe.planner.loans import parties
 
 
 @pytest.mark.parametrize(

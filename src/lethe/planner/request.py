@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
-from lethe.forget.request_ja import read_japanese
+from lethe.planner.request_ja import read_japanese
 
 Scope = Literal["fact", "subject"]
 

@@ -5,7 +5,7 @@ tokens (dates, numbers) that the request qualifies must be qualified in the memo
 from __future__ import annotations
 
 from lethe import Lethe
-from tests.planner_support import marked
+from tests.planner.support import marked
 
 ISSUE = [
     "ユーザーは東京に住んでいる",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from lethe import Lethe
-from lethe.forget import compound, evidence
 from lethe.forget.plan import ForgetPlan
+from lethe.planner import compound, evidence
 from tests.backends import snapshot
 
 USER = frozenset({"user"})

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import snowballstemmer  # type: ignore[import-untyped]
 
-from lethe.forget.identifiers import plain_width
+from lethe.planner.identifiers import plain_width
 
 USER = "@user"
 CALENDAR = frozenset(

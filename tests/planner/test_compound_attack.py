@@ -1,4 +1,4 @@
-"""A hostile tester against the compound edit (forget/compound.py, its use in describe.py):
+"""A hostile tester against the compound edit (planner/compound.py, its use in pipeline.py):
 a memory that holds two facts must lose only the one asked for, a memory that is one fact
 must not be cut, and no input may crash the planner. Passing tests record attacks that are
 defended; `xfail(strict=True)` ones record what goes wrong today."""
@@ -11,9 +11,11 @@ from datetime import UTC, datetime
 import pytest
 
 from lethe import Lethe
-from lethe.forget import compound, evidence
-from lethe.forget.describe import Candidate, Judgement, decide
 from lethe.model import Memory
+from lethe.planner import compound, evidence
+from lethe.planner.judgement import Judgement
+from lethe.planner.pipeline import decide
+from lethe.planner.port import Candidate
 
 USER = frozenset({"user"})
 # Other memories, far from every request here, so that the one under test is judged alone.

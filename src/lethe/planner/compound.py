@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lethe.forget import evidence
+from lethe.planner import evidence
 
 # Where one fact ends and another begins: sentence ends, semicolons, and ", and" / "and" /
 # "but" before a clause (a verb or a subject follows; see `_clause_start`).

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from lethe.forget.describe import Candidate, decide
 from lethe.model import Memory
+from lethe.planner.pipeline import decide
+from lethe.planner.port import Candidate
 
 
 def memory(n: int, text: str) -> Memory:

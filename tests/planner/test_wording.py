@@ -1,12 +1,12 @@
-"""Words a memory says another way (forget/wording.py): the head word naming an identifier,
+"""Words a memory says another way (planner/wording.py): the head word naming an identifier,
 and words of one attribute — never a qualifier, a value or a word of the same kind."""
 
 from __future__ import annotations
 
 import pytest
 
-from lethe.forget import evidence
-from lethe.forget.wording import (
+from lethe.planner import evidence
+from lethe.planner.wording import (
     identifier_names,
     names_identifiers,
     naming_words,

@@ -1,4 +1,4 @@
-"""The planner for forgetting by description (forget/request.py, evidence.py, describe.py,
+"""The planner for forgetting by description (planner/request.py, evidence.py, describe.py,
 corrections.py): the request read apart from its instruction, and only the memories the
 request means marked — on both stores with the real MiniLM embedder."""
 
@@ -9,11 +9,12 @@ from datetime import UTC, datetime
 import pytest
 
 from lethe import Lethe
-from lethe.forget import evidence
 from lethe.forget.corrections import likely_superseded
-from lethe.forget.describe import Candidate, decide
-from lethe.forget.request import read
 from lethe.model import Draft, Memory
+from lethe.planner import evidence
+from lethe.planner.pipeline import decide
+from lethe.planner.port import Candidate
+from lethe.planner.request import read
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.forget import evidence
-from lethe.forget.identifiers import identifiers, needles
-from lethe.forget.wording import identifier_names
-from tests.planner_support import marked
+from lethe.planner import evidence
+from lethe.planner.identifiers import identifiers, needles
+from lethe.planner.wording import identifier_names
+from tests.planner.support import marked
 
 GLUED = "メールの認証コードは５６６５３。"
 NEAR = [

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from lethe.forget import evidence
-from tests.planner_support import marked
+from lethe.planner import evidence
+from tests.planner.support import marked
 
 
 def _marked(request: str, texts: list[str]) -> list[str]:

@@ -8,9 +8,9 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.forget.attributes import stated, uncertain
 from lethe.forget.corrections import ATTRIBUTE_SURE, likely_superseded
-from tests.planner_support import memory as _memory
+from lethe.planner.attributes import stated, uncertain
+from tests.planner.support import memory as _memory
 
 
 def _sure(new: str, texts: list[str]) -> list[str]:

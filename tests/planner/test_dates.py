@@ -5,11 +5,11 @@ the benchmark's."""
 
 from __future__ import annotations
 
-from lethe.forget import wording
-from lethe.forget.attributes import stated, stated_ever
 from lethe.forget.corrections import likely_superseded
-from tests.planner_support import marked as _marked
-from tests.planner_support import memory as _memory
+from lethe.planner import wording
+from lethe.planner.attributes import stated, stated_ever
+from tests.planner.support import marked as _marked
+from tests.planner.support import memory as _memory
 
 
 def test_a_memory_that_states_the_named_attribute_needs_no_close_vector() -> None:

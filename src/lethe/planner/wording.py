@@ -33,8 +33,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from lethe.forget import evidence
-from lethe.forget.identifiers import holds_all, identifiers, plain_width
+from lethe.planner import evidence
+from lethe.planner.identifiers import holds_all, identifiers, plain_width
 
 _GROUPS = (
     "phone telephone mobile cell cellphone reach reached reachable call",

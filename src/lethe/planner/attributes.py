@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lethe.forget import evidence
+from lethe.planner import evidence
 
 EMPLOYER = "employer"
 RESIDENCE = "residence"

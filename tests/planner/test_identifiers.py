@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lethe import Lethe
-from lethe.forget.identifiers import holds, holds_all, identifiers
+from lethe.planner.identifiers import holds, holds_all, identifiers
 
 CASES = [
     ("forget my address 150 Elm Road", "My address is 160 Elm Road", False),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lethe.forget.evidence import USER, fold
+from lethe.planner.evidence import USER, fold
 
 _PARTY = r"(?:[A-Z][a-zA-Z\u00c0-\u024f-]+|I|me|[Tt]he\s+user|[Uu]ser)"
 _CJK_PARTY = r"(?:[A-Z][a-zA-Z\u00c0-\u024f-]*|我|私|僕|俺)"

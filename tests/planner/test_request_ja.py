@@ -1,4 +1,4 @@
-"""Reading forget requests in Japanese (forget/request_ja.py): the instruction is peeled off
+"""Reading forget requests in Japanese (planner/request_ja.py): the instruction is peeled off
 the end in layers, so every combination of matter phrase, scope word and politeness reads
 the same object and scope."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lethe.forget.request import read
+from lethe.planner.request import read
 
 
 @pytest.mark.parametrize(

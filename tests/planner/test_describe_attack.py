@@ -1,4 +1,4 @@
-"""Attack review of forgetting by description (forget/request.py, evidence.py, describe.py,
+"""Attack review of forgetting by description (planner/request.py, evidence.py, describe.py,
 identifiers.py; engine/forgetting.py `_describe`). Plain cases are attacks the planner
 defends (it marks the right memory, or nothing); `bug` cases are strict xfails: a memory the
 request does not mean is marked, or a short text takes seconds. Abstaining is never a bug.
@@ -11,7 +11,7 @@ import time
 import pytest
 
 from lethe import Lethe
-from lethe.forget.request import read
+from lethe.planner.request import read
 
 
 def _marked(mem: Lethe, store: list[str], request: str) -> set[str]:

@@ -1,0 +1,140 @@
+"""Whether a memory says what a request says, in any wording.
+
+A request and the memory it means rarely share every word: "Kim employer" is said by "Kim
+works at Stripe", "allergic to" by "reacts badly to", "licence plate HB-7017" by a memory
+holding HB-7017 bare. `unsaid` is the request's words a memory does not say in any of these
+ways; each way is a named rule (`rules`), tried only while words are still lacking, since
+this is asked of every candidate.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lethe.planner import attributes, evidence, loans, rules, wording
+from lethe.planner.evidence import Reading
+from lethe.planner.identifiers import identifiers
+from lethe.scripts import has_cjk
+
+BARE_IDENTIFIER = rules.rule(
+    "bare-identifier",
+    "holding an identifier bare says whatever the request calls it ('licence plate HB-7017')",
+)
+OTHERWISE = rules.rule(
+    "said-otherwise",
+    "another word of the same group says it ('allergic' by 'reacts badly')",
+)
+ATTRIBUTE = rules.rule(
+    "attribute-stated",
+    "the noun of an attribute is said by a memory stating it now ('Kim employer' by 'Kim "
+    "works at Stripe'); not by a past statement or a reading that could be either of two",
+)
+HOLDING = rules.rule("said-by-holding", "what a memory holds names it ('a code' by '4471')")
+USING = rules.rule("said-by-using", "a verb of use says its object's noun ('the car I drive')")
+HAVING = rules.rule("said-by-having", "'have/own' in the request is said by any statement of it")
+DEBT = rules.rule("debt-words", "the words of a debt are said by any memory stating the same one")
+PHRASE = rules.rule("said-by-phrase", "a phrase of the request is said in another phrase")
+
+_DEBT_WORDS = evidence.words("lend lent lends loan loaned owe owes owed debt borrow borrowed")
+
+
+def unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
+    """The request's words a memory does not say, in any wording (`wording`)."""
+    lacking = plain - r.words
+    named = wording.naming_words(obj) | wording.identifier_names(obj)
+    if lacking & named and rules.on(BARE_IDENTIFIER) and not wording.names_identifiers(r.text):
+        lacking = _said(BARE_IDENTIFIER, lacking, named)
+    if lacking and rules.on(OTHERWISE):
+        lacking = _said(OTHERWISE, lacking, wording.said_otherwise(lacking, r.words))
+    if lacking and rules.on(ATTRIBUTE):
+        stated = frozenset() if attributes.uncertain(r.text) else attributes.stated(r.text)
+        found = {w for w in lacking if attributes.named(frozenset({w})) & stated}
+        lacking = _said(ATTRIBUTE, lacking, frozenset(found))
+    if lacking and rules.on(HOLDING):
+        lacking = _said(HOLDING, lacking, wording.said_by_holding(lacking, r.text))
+    if lacking and rules.on(USING):
+        lacking = _said(USING, lacking, wording.said_by_using(obj, lacking, r.text))
+    if lacking and rules.on(HAVING):
+        lacking = _said(HAVING, lacking, wording.said_by_having(obj, lacking))
+    debt = loans.parties(obj) if lacking and rules.on(DEBT) else None
+    if debt and debt == loans.parties(r.text):
+        lacking = _said(DEBT, lacking, _DEBT_WORDS)
+    if lacking and rules.on(PHRASE):
+        lacking = _said(PHRASE, lacking, wording.said_by_phrase(obj, lacking, r.text, r.words))
+    return lacking
+
+
+def _said(name: str, lacking: frozenset[str], said: frozenset[str]) -> frozenset[str]:
+    if lacking & said:
+        rules.fire(name)
+    return lacking - said
+
+
+def says(obj: str, plain: frozenset[str], r: Reading) -> int:
+    """How many of the request's words a memory says, in any wording. A count, not a
+    weighted share: a rare word of another value ("licence plate" beside a black Skoda)
+    must not outweigh the several words the best match says ("drives a green Fiat")."""
+    return len(plain - unsaid(obj, plain, r))
+
+
+def copy(a: Reading, b: Reading) -> bool:
+    """The same fact stored twice: the same identifiers, names and words (case, punctuation
+    and function words aside)."""
+    return (
+        a.words == b.words
+        and set(a.names) == set(b.names)
+        and set(identifiers(a.text)) == set(identifiers(b.text))
+    )
+
+
+def states_what_is_named(obj: str, content: frozenset[str], r: Reading) -> bool:
+    """The memory states the attribute the request names by its noun ("my old car" against
+    "the user used to drive a grey VW Golf", "my 2018 address" against "in 2018 the user
+    lived at …") and says every other word of it: the vector, which barely relates the
+    two wordings, is not needed to tell it is the fact."""
+    asked = attributes.named(content)
+    return bool(asked & attributes.stated_ever(r.text)) and not unsaid(obj, content, r)
+
+
+def says_all_without_spaces(obj: str, content: frozenset[str], r: Reading) -> bool:
+    """A request in Japanese or Chinese whose every word the memory says: an English model
+    gives text it cannot read about the same cosine whatever it says (0.5-0.7), so a
+    memory closer by it that leaves a word of the request unsaid is no rival."""
+    return has_cjk(obj) and bool(content) and not unsaid(obj, content, r)
+
+
+def lower_words(text: str) -> frozenset[str]:
+    """The words a text writes in lower case (`evidence.words` folds case away)."""
+    return evidence.words(" ".join(_LOWER.findall(text)))
+
+
+_LOWER = re.compile(r"(?<![\w'-])[a-z][a-z'-]*")
+
+
+def as_verb(text: str) -> frozenset[str]:
+    """Words the text uses as a verb: right after its subject ("Kenji works", "I cook")."""
+    return frozenset(w for m in _SUBJECT_VERB.finditer(text) for w in evidence.words(m.group(1)))
+
+
+def only_as_noun(text: str, wanted: frozenset[str], before: re.Pattern[str] | None = None) -> bool:
+    """Every time the text says one of the words, a determiner or a preposition comes right
+    before it ("for work mail", "a cook")."""
+    seen = False
+    for m in re.finditer(r"[A-Za-z]+", text):
+        if not evidence.words(m.group(0)) & wanted:
+            continue
+        seen = True
+        if not (before or _NOUN_BEFORE).search(text[: m.start()]):
+            return False
+    return seen
+
+
+_SUBJECT_VERB = re.compile(r"\b(?:I|we|you|he|she|they|[A-Z][a-z]+)\s+([a-z]{3,})\b")
+_NOUN_BEFORE = re.compile(
+    r"(?i)\b(?:a|an|the|my|his|her|their|your|our|its|for|of|at|from|by|with)\s+$"
+)
+POSSESSED = re.compile(r"(?i)(?:\b(?:a|an|the|my|his|her|their|your|our|its)|\w's)\s+$")
+"""A noun right after a determiner or a possessive ("the user's work laptop")."""
+
+MARKERS = frozenset((evidence.PAST, evidence.PRESENT, evidence.NOT))
+"""Words that say when or whether a fact holds, never what it is about."""

@@ -1,0 +1,310 @@
+"""A whole subject: every memory of it ("everything about Nina", "all about my trip to Japan").
+
+A person is their memories: those whose fact is theirs (a debt they are party to, their
+family's part), while one that mentions them beside someone else is listed for review. An
+identifier asked for everywhere is every memory holding it. A topic ("my trip to Japan",
+"my old flat") is the memories holding its anchor (the name it gives, or the one its
+closest memories share), that are the user's, and do not say the opposite qualifier
+(old/previous against now/current/new).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from lethe.planner import evidence, loans, rules, saying, wording
+from lethe.planner.ask import YEAR, Ask
+from lethe.planner.doubts import FLOOR
+from lethe.planner.evidence import USER, Reading
+from lethe.planner.identifiers import holds_all, shown
+from lethe.planner.judgement import Judgement
+from lethe.planner.pool import Pool
+from lethe.planner.port import Candidate
+from lethe.planner.saying import MARKERS
+
+PERSON = rules.rule(
+    "subject-person", "a person named as the subject: every memory whose fact is theirs"
+)
+HOLDING = rules.rule(
+    "subject-identifier", "an identifier asked for everywhere: every memory holding it"
+)
+ANOTHER_THING = rules.rule(
+    "topic-another-thing", "the topic's name qualifies another noun there ('Dijon mustard')"
+)
+FAR_APART = rules.rule(
+    "topic-far-apart", "names the topic but says none of its words and is far in meaning"
+)
+ACTED_ON = rules.rule(
+    "topic-acted-on", "names the topic only as what a verb acts on ('writes Java'): another sense"
+)
+_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE)
+
+_FRIEND = re.compile(
+    r"^(?:my\s+)?(?:(?:good|best|old|dear)\s+)?(?:friend|colleague|coworker|co-worker|boss|"
+    r"manager|neighbour|neighbor|sister|brother|mother|father|mum|mom|dad|cousin|aunt|uncle|"
+    r"partner|wife|husband|son|daughter)?\s*",
+    re.IGNORECASE,
+)
+
+
+def subject(ask: Ask, pool: Pool) -> list[Judgement] | None:
+    """The judgements of a whole-subject request, or None when it names no subject (it is
+    then judged as a fact)."""
+    wanted = ask.reading
+    person = _person(ask.text, wanted)
+    if person is not None and rules.on(PERSON):
+        return _about_person(person, pool.candidates, pool.readings)
+    if (
+        ask.written
+        and any(not YEAR.fullmatch("".join(c)) for c in ask.written)
+        and rules.on(HOLDING)
+    ):
+        codes = list(ask.written)
+        names = [n for n in wanted.names if n != wanted.owner]
+        return _holding(ask.text, wanted, codes, names, pool.candidates, pool.readings)
+    return _about_topic(ask.text, wanted, pool.candidates, pool.readings)
+
+
+def _person(obj: str, wanted: Reading) -> str | None:
+    """The object is a person ("Nina", "my friend Carol", "Nina from work", 田中さん)."""
+    rest = _FRIEND.sub("", obj.strip(), count=1)
+    rest = re.sub(r"\s+(?:from|at)\s+(?:work|school|the\s+\w+|\w+)$", "", rest)
+    rest = re.sub(r"(?:さん|様|くん|君|ちゃん|氏)?(?:の)?$", "", rest)
+    folded = evidence.fold(rest).strip()
+    folded = folded[:-2] if folded.endswith("'s") else folded
+    return folded if folded and folded in wanted.names else None
+
+
+def _about_person(
+    person: str, candidates: Sequence[Candidate], readings: dict[str, Reading]
+) -> list[Judgement]:
+    out = []
+    for c in candidates:
+        r = readings[c.memory.id]
+        j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
+        if not evidence.holds_names(r, [person]):
+            j.reason = f"does not name {person.title()}: never a target"
+        elif r.owner == person and not r.shared_owner:
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a fact about {person.title()} (whose fact it is)"
+            j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
+        elif person in (loans.parties(c.memory.content) or ()):
+            # "Maria owes Bill $1750": a debt is a fact of both its parties.
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
+            j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
+        elif r.owner is not None and r.owner.startswith(person + ":") and not r.shared_owner:
+            # "Alice's parents' house Wi-Fi": her family's part of what is known about her.
+            relative = r.owner.split(":", 1)[1]
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a fact of {person.title()}'s {relative} (part of what is known of her/him)"
+            j.evidence = [f"{person.title()}'s {relative}", f"cosine {c.similarity:.2f}"]
+        else:
+            j.certainty = 0.5
+            j.reason = (
+                f"mentions {person.title()} beside someone else: listed for review, not deleted"
+            )
+        out.append(j)
+    return out
+
+
+def _holding(
+    obj: str,
+    wanted: Reading,
+    codes: list[tuple[str, ...]],
+    names: list[str],
+    candidates: Sequence[Candidate],
+    readings: dict[str, Reading],
+) -> list[Judgement]:
+    """Every memory that holds the identifiers: the request asks to forget them everywhere.
+    A word the request says besides ("1月24日の予定": the plans on that day) must be said by
+    the holder too, in any wording; one that does not (the birthday on that day) is listed
+    for review, not deleted."""
+    plain = (
+        wanted.words
+        - evidence.words(" ".join(names))
+        - evidence.words(" ".join(t for c in codes for t in c))
+    ) - MARKERS
+    naming = wording.identifier_names(obj)
+    out = []
+    for c in candidates:
+        r = readings[c.memory.id]
+        j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
+        absent = [n for n in names if not evidence.holds_names(r, [n])]
+        if absent:
+            j.reason = f"does not name {', '.join(absent)} (named in the request): never a target"
+        elif holds_all(c.memory.content, codes):
+            other = saying.unsaid(obj, evidence.sayable(plain, r.text), r) - naming
+            j.evidence = [f"holds {shown(codes)}"]
+            if other:
+                j.certainty = 0.5
+                j.reason = (
+                    f"holds {shown(codes)}, but does not say {', '.join(sorted(other))}, "
+                    "which the request says: listed for review, not deleted"
+                )
+            else:
+                j.verdict, j.certainty = "delete", 0.95
+                j.reason = f"holds {shown(codes)}, which the request asks to forget everywhere"
+        else:
+            j.reason = f"does not hold {shown(codes)} (named in the request): never a target"
+        out.append(j)
+    return out
+
+
+def _years(text: str) -> set[str]:
+    return set(_YEARS.findall(text))
+
+
+_YEARS = re.compile(r"(?<![\d.,])((?:19|20)\d\d)(?![\d.,]\d)")
+
+
+def _as_entity(text: str, anchors: list[str]) -> bool:
+    """The memory names the anchor as the place or the company itself: right after a
+    preposition ("In Iceland the user lost…", "the commute to Spotify")."""
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b", text):
+            if _PREPOSITION_BEFORE.search(text[: m.start()].rstrip()):
+                return True
+    return False
+
+
+def _another_thing(text: str, anchors: list[str], head: frozenset[str]) -> str | None:
+    """ "Dijon mustard", "Turkey sandwiches", "the Java course": every time the memory names
+    the anchor, the name qualifies a noun that is none of the request's words — another thing
+    than the one asked about ("the Dijon office", "the Java trip")."""
+    seen: list[str] = []
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b(\s+([a-z]+))?", text):
+            noun = m.group(2)
+            before = text[: m.start()].rstrip()
+            # After a preposition ("the commute to Atlassian took…") the name is the place or
+            # the company itself, whatever follows.
+            entity = bool(_PREPOSITION_BEFORE.search(before))
+            if entity or noun is None or _VERB.fullmatch(noun) or _FINITE_WORD.fullmatch(noun):
+                return None
+            if not evidence.words(noun) or evidence.words(noun) & head:
+                return None
+            seen.append(f"{text[m.start() : m.end()]}")
+    return seen[0] if seen else None
+
+
+def _acted_on(text: str, anchors: list[str]) -> str | None:
+    """Every time the memory names the anchor, a verb acts on it ("writes Java", "uses Slack"):
+    the name is a thing, not a place or a company one goes to."""
+    seen: list[str] = []
+    for anchor in anchors:
+        for m in re.finditer(rf"(?i)\b{re.escape(anchor)}\b", text):
+            before = re.search(r"([a-z]+)\s+$", text[: m.start()])
+            if before is None or not _ACTING.fullmatch(before.group(1)):
+                return None
+            seen.append(f"{before.group(1)} {text[m.start() : m.end()]}")
+    return seen[0] if seen else None
+
+
+_ACTING = re.compile(r"[a-z]{2,}(?:[^s]s|ed|ing)|uses|does")
+"""A verb's inflected form ("writes", "coded", "learning"); "visited" and "to" are in
+_PREPOSITION_BEFORE, which is looked at first."""
+
+_PREPOSITION_BEFORE = re.compile(
+    r"(?i)\b(?:to|in|at|from|of|for|with|near|about|around|across|visit|visited|visiting)$"
+)
+_FINITE_WORD = re.compile(r"[a-z]+(?:ed|ing)|took|went|made|had|was|were|is|are|has|did|got")
+
+
+def _about_topic(
+    obj: str, wanted: Reading, candidates: Sequence[Candidate], readings: dict[str, Reading]
+) -> list[Judgement] | None:
+    past = evidence.PAST in wanted.words
+    anchors = [n for n in wanted.names if n != wanted.owner]
+    # A year qualifies the topic ("my 2019 trip to Portugal"): its members need not say it,
+    # but one that gives another year is another trip.
+    years = _years(obj)
+
+    def fits(r: Reading) -> str | None:
+        mine = {None, wanted.owner} | ({USER} if wanted.owner in (None, USER) else set())
+        # The user's topic takes in the user's relatives' part of it ("the user's manager at
+        # Spotify was Alice" belongs to "my old job").
+        relative = r.owner is not None and r.owner.startswith(USER + ":")
+        if wanted.owner in (None, USER) and relative:
+            return "says now/current/new" if past and evidence.PRESENT in r.words else None
+        if r.owner not in mine and r.owner not in anchors and str(r.owner) not in obj.casefold():
+            return "is the user's fact" if r.owner == USER else f"is {str(r.owner).title()}'s fact"
+        if past and evidence.PRESENT in r.words:
+            return "says now/current/new: the request asks about the old one"
+        other_years = _years(r.text) - years
+        if years and other_years and not years & _years(r.text):
+            given, asked = ", ".join(sorted(other_years)), ", ".join(sorted(years))
+            return f"says {given}, the request asks about {asked}"
+        return None
+
+    words: frozenset[str] = frozenset()
+    # Only a name the person said can be a word in another sense; a name the closest memories
+    # share (for "my previous apartment") is the topic's by construction.
+    said = bool(anchors)
+    if not anchors:
+        seeds = [c for c in candidates if fits(readings[c.memory.id]) is None][:3]
+        counts: dict[str, int] = {}
+        for c in seeds:
+            for n in readings[c.memory.id].names:
+                if n not in (USER, wanted.owner):
+                    counts[n] = counts.get(n, 0) + 1
+        shared = [n for n, k in counts.items() if k >= 2]
+        if len(shared) == 1:
+            anchors = shared
+        else:
+            # No name to hold on to: the topic is its words ("歯医者", "the dentist").
+            words = (
+                wanted.words - {evidence.PAST, evidence.PRESENT} - evidence.words("old previous")
+            )
+            if not words:
+                return None
+
+    def holds(r: Reading) -> bool:
+        return evidence.holds_names(r, anchors) if anchors else words <= r.words
+
+    # A name that qualifies a thing ("the Vienna office", "my trip to Japan"): a memory that
+    # names it but says none of that thing's words must at least be close in meaning —
+    # "Vienna sausages" uses the name in another sense.
+    head = wanted.words - evidence.words(" ".join(anchors)) - {evidence.PAST, evidence.PRESENT}
+    out = []
+    label = ", ".join(a.title() for a in anchors) or "the words " + ", ".join(sorted(words))
+    for c in candidates:
+        r = readings[c.memory.id]
+        j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
+        unfit = fits(r)
+        other = (
+            _another_thing(r.text, anchors, head)
+            if said and head and rules.on(ANOTHER_THING)
+            else None
+        )
+        if other and not unfit:
+            unfit = f"names another thing ({other}): the name is used in another sense"
+            rules.fire(ANOTHER_THING, c.memory.id)
+        entity = said and _as_entity(r.text, anchors)
+        apart = said and head and not (head & r.words) and not unfit and not entity
+        if apart and c.similarity < FLOOR and rules.on(FAR_APART):
+            rules.fire(FAR_APART, c.memory.id)
+            unfit = (
+                f"says none of {', '.join(sorted(head))} and is far in meaning "
+                f"({c.similarity:.2f}): the name may be used in another sense"
+            )
+        elif apart and rules.on(ACTED_ON) and (acted := _acted_on(r.text, anchors)):
+            # "writes Java at work" beside "the Java trip": a name that is only ever the thing
+            # a verb acts on, with none of the request's words, is a language, a product…
+            rules.fire(ACTED_ON, c.memory.id)
+            unfit = (
+                f"says none of {', '.join(sorted(head))} and names it as what is acted on "
+                f"({acted}): the name may be used in another sense"
+            )
+        if not holds(r):
+            j.reason = f"does not name {label}: never a target"
+        elif unfit:
+            j.certainty = 0.3
+            j.reason = f"names {label} but {unfit}: not a target"
+        else:
+            j.verdict, j.certainty = "delete", 0.92
+            j.reason = f"part of the subject ({label})"
+            j.evidence = [f"names {label}", f"cosine {c.similarity:.2f}"]
+        out.append(j)
+    return out
