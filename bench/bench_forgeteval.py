@@ -21,12 +21,15 @@ every case in turn (the order alternating from case to case):
 - `planner`: the description goes to `plan_forget(query=…)`; release executes the plan (its
   `delete` items go to the trash, its `edit` items are rewritten as proposed); purge erases
   the plan's `delete` items with `plan_purge(ids)` and executes its `edit` items; supersede
-  forgets what the plan marks, then remembers the new fact. A plan that marks nothing is a
-  *silent* request (counted);
+  is lethe's own: the plan's first `delete` item takes the new text as its next version
+  (`remember(new, supersedes=id)`, as ForgetEval's reference adapter supersedes the memory
+  it finds), its other items are executed as planned, and a plan marking nothing (or only
+  edits) remembers the new fact anew. A plan that marks nothing is a *silent* request
+  (counted);
 - `top1`: the same plan is made, but its first candidate (the plan's items by similarity to
   the request, whatever their verdict; `recall(description, k=1)` when the plan lists none)
-  is forgotten by id, or erased for a purge: what an agent trusting the first search result
-  would remove. Supersede then remembers the new fact, as above.
+  is forgotten by id, erased for a purge, or superseded by the new fact: what an agent
+  trusting the first search result would change.
 
 Reported per suite and mode: pass rate per family (per attack category for `adversarial`),
 overall, silent requests, crashes, wall time; then planner − top1 per suite, and the planner's
@@ -160,8 +163,15 @@ class LetheAdapter:
         return [hit.memory.content for hit in self.mem.recall(query, k=k)]
 
     def supersede(self, old_query: str, new_text: str) -> None:
-        self._forget(old_query, purge=False)
-        self.mem.remember(new_text)
+        """lethe's supersede: the memory meant takes the new text as a new version of itself
+        (`remember(…, supersedes=id)`: recall then finds only the new text, and the memory
+        keeps what it is about); with no memory meant, the new fact is remembered anew."""
+        plan = self._planned(old_query)
+        if self.mode == "planner":
+            replaced = self._supersede_as_planned(plan)
+        else:
+            replaced = self._first(plan, old_query)
+        self.mem.remember(new_text, supersedes=replaced)
 
     def release(self, query: str) -> int:
         return self._forget(query, purge=False)
@@ -172,13 +182,31 @@ class LetheAdapter:
     def _forget(self, description: str, *, purge: bool) -> int:
         """Plan the description, count a silent plan, act as the mode says; returns how many
         memories were removed or edited."""
+        plan = self._planned(description)
+        if self.mode == "planner":
+            return self._as_planned(plan, purge=purge)
+        return self._first_candidate(plan, description, purge=purge)
+
+    def _planned(self, description: str) -> ForgetPlan:
         plan = self._plan(description)
         self.stats.requests += 1
         if not plan.targets and not plan.edits:
             self.stats.silent += 1
-        if self.mode == "planner":
-            return self._as_planned(plan, purge=purge)
-        return self._first_candidate(plan, description, purge=purge)
+        return plan
+
+    def _supersede_as_planned(self, plan: ForgetPlan) -> str | None:
+        """The plan's first `delete` item is the memory superseded; its other items (copies
+        to delete, compound memories to edit) are executed as planned. A plan of edits only
+        keeps each edited memory (it holds other facts): the new fact is then a memory of
+        its own."""
+        if not plan.targets:
+            self._as_planned(plan, purge=False)
+            return None
+        first, *others = plan.targets
+        rest = [*others, *plan.edits]
+        if rest:
+            self.mem.execute(plan.model_copy(update={"items": rest}))
+        return first.id
 
     def _plan(self, description: str) -> ForgetPlan:
         if self.effects is None or self.case is None:
@@ -218,16 +246,22 @@ class LetheAdapter:
         return removed
 
     def _first_candidate(self, plan: ForgetPlan, description: str, *, purge: bool) -> int:
+        first = self._first(plan, description)
+        if first is None:
+            return 0
+        chosen = self.mem.plan_purge([first]) if purge else self.mem.plan_forget([first])
+        return len(self.mem.execute(chosen).executed)
+
+    def _first(self, plan: ForgetPlan, description: str) -> str | None:
         first = first_candidate(plan)
         if first is None:
             hits = self.mem.recall(description, k=1, touch=False)
             if not hits:
                 self.stats.nothing += 1
-                return 0
+                return None
             self.stats.fallback += 1
             first = hits[0].memory.id
-        chosen = self.mem.plan_purge([first]) if purge else self.mem.plan_forget([first])
-        return len(self.mem.execute(chosen).executed)
+        return first
 
 
 def first_candidate(plan: ForgetPlan) -> str | None:

@@ -29,6 +29,10 @@ def _sure(new: str, texts: list[str]) -> list[str]:
         ("Ravi accepted a job offer from Canonical.", "employer"),
         ("Ravi got hired by a logistics firm in Hamburg.", "employer"),
         ("I just started working at Figma.", "employer"),
+        ("Omar started at Databricks in 2021.", "employer"),
+        ("Lena is at Snowflake as of 2025.", "employer"),
+        ("Ravi is a staff engineer at Monzo, based in Leeds.", "employer"),
+        ("Kofi is a nurse at the city hospital.", "employer"),
         ("My partner and I rent an apartment in Ghent.", "residence"),
         ("We settled in a small village near Utrecht.", "residence"),
         ("Tomás resides in Valparaíso.", "residence"),
@@ -66,6 +70,11 @@ def test_a_construction_states_its_attribute(text: str, attribute: str) -> None:
         "I listen to podcasts while commuting.",
         "Zara met Tom at a wedding.",
         "A free trial pass for Basic-Fit came in the post.",
+        "The meeting started at 9am.",
+        "Zara started at Leeds University in 2019.",
+        "Ben is at the dentist.",
+        "Ines is a regular at The Crown.",
+        "Noor is a volunteer at Oxfam.",
         # Said not to hold.
         "Lena does not work at Siemens.",
         "I never lived in Leeds.",
@@ -82,6 +91,11 @@ def test_moving_to_a_bare_name_could_be_a_home_or_an_employer() -> None:
     assert stated("Ana moved to a flat in Porto") == {"residence"}
     assert stated("Ana moved to a fintech startup") == {"employer"}
     assert not uncertain("Ana moved to a fintech startup")
+
+
+def test_a_role_held_as_a_member_or_a_student_is_no_employer() -> None:
+    assert stated("Tariq is a member at Anytime Fitness.") == {"gym"}
+    assert stated("Tariq is a student at Oxford.") == {"study"}
 
 
 OLD_JOB = "Priya works at Stripe as an analyst."

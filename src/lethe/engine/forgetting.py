@@ -8,6 +8,7 @@ transaction with its audit events, and protection is checked again at execution 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -393,10 +394,26 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             ids += [i for i in extra if i not in set(ids)]
         live = self.store.get_many(ids)
         candidates = [
-            Candidate(live[i], similarity.get(i, 0.0)) for i in dict.fromkeys(ids) if i in live
+            Candidate(live[i], similarity.get(i, 0.0), self._superseded_texts(live[i]))
+            for i in dict.fromkeys(ids)
+            if i in live
         ]
         candidates.sort(key=lambda c: -c.similarity)
         return candidates
+
+    def _superseded_texts(self, memory: Memory) -> tuple[str, ...]:
+        """The texts a memory superseded, newest first: each state made by a supersede
+        replaced the one before it (an update or a revert may say anything, so the chain
+        stops there)."""
+        if memory.version <= 1:
+            return ()
+        versions = self.store.versions(memory.id)
+        texts = []
+        for state, before in itertools.pairwise(versions):
+            if state.op != "supersede":
+                break
+            texts.append(before.content)
+        return tuple(texts)
 
     def _cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
         vector = self.embedder.embed([text])[0]

@@ -96,6 +96,28 @@ _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
         ),
         (
             EMPLOYER,
+            # "started at Google in 2020": a start at a named organisation is a job; at a
+            # school ("started at Stanford University") it is not.
+            r"\b(?:started|starts|starting|began|begins)\s+(?:out\s+)?at\s+"
+            rf"(?![^.,;]*\b(?:University|College|School|Academy)\b){_CAP_OBJECT}",
+        ),
+        (
+            EMPLOYER,
+            # "is at Snowflake as of 2025": a lasting stay at a named organisation.
+            rf"\b(?:is|are|am)\s+(?:now\s+)?at\s+{_CAP_OBJECT}\s+(?:as\s+of|since)\s+"
+            r"(?:(?:19|20)\d\d|last|this)\b",
+        ),
+        (
+            EMPLOYER,
+            # "is a senior engineer at Figma", "was a nurse at the city hospital": a role
+            # at an organisation, not a membership, a course or a visit.
+            r"\b(?:is|was|works\s+as|worked\s+as)\s+(?:a|an)\s+(?:[a-z-]+\s+){0,3}?[a-z-]+"
+            r"(?<!member)(?<!student)(?<!volunteer)(?<!regular)(?<!guest)(?<!patient)"
+            r"(?<!customer)(?<!visitor)(?<!fan)(?<!coach)(?<!intern)\s+(?:at|for)\s+"
+            rf"{_ORG}",
+        ),
+        (
+            EMPLOYER,
             rf"\b(?:[Jj]oin|[Jj]oins|[Jj]oined|[Jj]oining|[Mm]oved|[Mm]oves|[Ss]witched)\s+"
             rf"(?:over\s+)?to\s+{_DET}\s+{_WORDS}{_ORG_NOUN}\b",
         ),

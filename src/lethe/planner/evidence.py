@@ -274,6 +274,9 @@ class Reading:
     capitals: frozenset[str] = frozenset()
     """Every capitalised word as written (folded, possessive folded, not stemmed), wherever
     it stands: where names are looked for."""
+    earlier: tuple[str, ...] = ()
+    """The texts this memory superseded, newest first (`remember(…, supersedes=…)`): a
+    memory that replaced another states the same attribute of the same subject."""
 
 
 _AFTER_OF = re.compile(r"\b(?:of|for)\s+$")

@@ -72,7 +72,7 @@ def judge(
         return Decision(request, [], False)
     pool = pool_of(request.object, candidates)
     if request.scope == "subject":
-        judged = subject(reading.ask, pool)
+        judged = subject(reading, pool)
         if judged is not None:
             return Decision(request, judged, not any(j.verdict != "skip" for j in judged))
     if reading.parts and rules.on(LIST):

@@ -8,7 +8,7 @@ request, and every stage looks words up here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from lethe.planner import evidence
 from lethe.planner.evidence import Reading
@@ -30,7 +30,9 @@ class Pool:
 
     def rescored(self, cosines: dict[str, float]) -> Pool:
         """The same memories with other cosines (a part of a list), closest first."""
-        rescored = [Candidate(c.memory, cosines.get(c.memory.id, 0.0)) for c in self.candidates]
+        rescored = [
+            Candidate(c.memory, cosines.get(c.memory.id, 0.0), c.earlier) for c in self.candidates
+        ]
         rescored.sort(key=lambda c: -c.similarity)
         return Pool(tuple(rescored), self.readings, self.common, self.weights)
 
@@ -39,5 +41,8 @@ def pool_of(text: str, candidates: Sequence[Candidate]) -> Pool:
     texts = [text, *(c.memory.content for c in candidates)]
     common = evidence.lowercase_words(texts)
     named = evidence.named_words(texts)
-    readings = {c.memory.id: evidence.read(c.memory.content, common, named) for c in candidates}
+    readings = {
+        c.memory.id: replace(evidence.read(c.memory.content, common, named), earlier=c.earlier)
+        for c in candidates
+    }
     return Pool(tuple(candidates), readings, common, evidence.idf(list(readings.values())))

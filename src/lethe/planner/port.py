@@ -21,6 +21,8 @@ class Candidate:
     memory: Memory
     similarity: float
     """Cosine of the request's object to the memory."""
+    earlier: tuple[str, ...] = ()
+    """The texts it superseded, newest first: what it was said before each supersede."""
 
 
 class SearchPort(Protocol):

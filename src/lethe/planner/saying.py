@@ -10,6 +10,7 @@ this is asked of every candidate.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lethe.planner import attributes, evidence, loans, rules, wording
 from lethe.planner.evidence import Reading
@@ -29,7 +30,16 @@ ATTRIBUTE = rules.rule(
     "the noun of an attribute is said by a memory stating it now ('Kim employer' by 'Kim "
     "works at Stripe'); not by a past statement or a reading that could be either of two",
 )
+BEFORE = rules.rule(
+    "said-before",
+    "a label request ('Kim favorite color') is said by what a memory superseded: the memory "
+    "that replaced another states the same attribute of the same subject",
+)
 HOLDING = rules.rule("said-by-holding", "what a memory holds names it ('a code' by '4471')")
+SETTLED = rules.rule(
+    "settled-before",
+    "a reading that could be either of two attributes is settled by what the memory superseded",
+)
 USING = rules.rule("said-by-using", "a verb of use says its object's noun ('the car I drive')")
 HAVING = rules.rule("said-by-having", "'have/own' in the request is said by any statement of it")
 DEBT = rules.rule("debt-words", "the words of a debt are said by any memory stating the same one")
@@ -47,9 +57,10 @@ def unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     if lacking and rules.on(OTHERWISE):
         lacking = _said(OTHERWISE, lacking, wording.said_otherwise(lacking, r.words))
     if lacking and rules.on(ATTRIBUTE):
-        stated = frozenset() if attributes.uncertain(r.text) else attributes.stated(r.text)
-        found = {w for w in lacking if attributes.named(frozenset({w})) & stated}
+        found = {w for w in lacking if attributes.named(frozenset({w})) & _stated(r)}
         lacking = _said(ATTRIBUTE, lacking, frozenset(found))
+    if lacking and r.earlier and rules.on(BEFORE) and label(obj):
+        lacking = _said(BEFORE, lacking, evidence.words(" ".join(r.earlier)))
     if lacking and rules.on(HOLDING):
         lacking = _said(HOLDING, lacking, wording.said_by_holding(lacking, r.text))
     if lacking and rules.on(USING):
@@ -68,6 +79,33 @@ def _said(name: str, lacking: frozenset[str], said: frozenset[str]) -> frozenset
     if lacking & said:
         rules.fire(name)
     return lacking - said
+
+
+def _stated(r: Reading) -> frozenset[str]:
+    """The attributes a memory states now. A reading that could be either of two ("moved to
+    Porto": a home or an employer) is settled by what the memory superseded, which stated
+    the same attribute; without that, it states neither."""
+    stated = attributes.stated(r.text)
+    if not attributes.uncertain(r.text):
+        return stated
+    if not r.earlier or not rules.on(SETTLED):
+        return frozenset()
+    return stated & attributes.stated_ever(" ".join(r.earlier))
+
+
+@lru_cache(maxsize=4096)
+def label(obj: str) -> bool:
+    """The request is a label, a noun phrase naming an attribute ("Kim employer", "Dana
+    favorite color", "user dietary preference"), not a statement of a value: no verb, no
+    copula, nothing inflected as one."""
+    return not _VERB_LIKE.search(obj)
+
+
+_VERB_LIKE = re.compile(
+    r"\b(?:is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can|could|"
+    r"should|must|may|might|not|no|never)\b|\b[a-z]+(?:ed|ing)\b"
+    r"|(?:\b(?:I|we|you|he|she|they)|\b[A-Z][a-z]+)\s+[a-z]+s\b",
+)
 
 
 def says(obj: str, plain: frozenset[str], r: Reading) -> int:

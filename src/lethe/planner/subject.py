@@ -14,15 +14,20 @@ import re
 from collections.abc import Sequence
 
 from lethe.planner import evidence, loans, rules, saying, wording
-from lethe.planner.ask import YEAR, Ask
+from lethe.planner.ask import YEAR, Record, RequestReading
 from lethe.planner.doubts import FLOOR
 from lethe.planner.evidence import USER, Reading
-from lethe.planner.identifiers import holds_all, shown
+from lethe.planner.identifiers import holds_all, identifiers, shown
 from lethe.planner.judgement import Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.port import Candidate
 from lethe.planner.saying import MARKERS
 
+RECORD = rules.rule(
+    "subject-record",
+    "a request for someone's record ('Dana profile information', 'X medical record') is every "
+    "memory of theirs that says its qualifiers",
+)
 PERSON = rules.rule(
     "subject-person", "a person named as the subject: every memory whose fact is theirs"
 )
@@ -48,22 +53,62 @@ _FRIEND = re.compile(
 )
 
 
-def subject(ask: Ask, pool: Pool) -> list[Judgement] | None:
+def subject(reading: RequestReading, pool: Pool) -> list[Judgement] | None:
     """The judgements of a whole-subject request, or None when it names no subject (it is
     then judged as a fact)."""
+    ask = reading.ask
+    if reading.record is not None and rules.on(RECORD):
+        rules.fire(RECORD)
+        return _about_record(reading.record, pool)
     wanted = ask.reading
     person = _person(ask.text, wanted)
     if person is not None and rules.on(PERSON):
+        rules.fire(PERSON)
         return _about_person(person, pool.candidates, pool.readings)
-    if (
-        ask.written
-        and any(not YEAR.fullmatch("".join(c)) for c in ask.written)
-        and rules.on(HOLDING)
-    ):
+    if any(not YEAR.fullmatch("".join(c)) for c in ask.written) and rules.on(HOLDING):
+        rules.fire(HOLDING)
         codes = list(ask.written)
         names = [n for n in wanted.names if n != wanted.owner]
         return _holding(ask.text, wanted, codes, names, pool.candidates, pool.readings)
     return _about_topic(ask.text, wanted, pool.candidates, pool.readings)
+
+
+def _about_record(record: Record, pool: Pool) -> list[Judgement]:
+    """Someone's record ("Dana profile information", "Dana Kim medical record"): every memory
+    that names the subject and is its fact (or nobody's in particular: "Patient Dana Kim,
+    DOB …"); one that is someone else's fact, or shared, is listed for review. Qualifiers
+    ("medical") narrow it to the memories that say them, in any wording. An identifier's
+    record ("alice@example.com customer history") is every memory holding it."""
+    codes = identifiers(record.subject)
+    tokens = [w for w in evidence.fold(record.subject).split() if w] if not codes else []
+    asked = evidence.words(record.qualifiers) - MARKERS
+    label = record.subject
+    out = []
+    for c in pool.candidates:
+        r = pool.reading(c)
+        j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
+        whose = (r.owner or "").split(":", 1)[0]
+        if codes and not holds_all(r.text, codes):
+            j.reason = f"does not hold {shown(codes)}: never a target"
+        elif tokens and not evidence.holds_names(r, tokens):
+            j.reason = f"does not name {label}: never a target"
+        elif r.shared_owner or (r.owner is not None and whose not in tokens and not codes):
+            j.certainty = 0.5
+            j.reason = f"mentions {label} in someone else's fact: listed for review, not deleted"
+        elif asked and (
+            lacking := saying.unsaid(record.qualifiers, evidence.sayable(asked, r.text), r)
+        ):
+            j.certainty = 0.5
+            j.reason = (
+                f"part of {label}'s record, but does not say {', '.join(sorted(lacking))}: "
+                "listed for review, not deleted"
+            )
+        else:
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"part of {label}'s record"
+            j.evidence = [f"names {label}", f"cosine {c.similarity:.2f}"]
+        out.append(j)
+    return out
 
 
 def _person(obj: str, wanted: Reading) -> str | None:

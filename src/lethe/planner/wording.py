@@ -43,6 +43,7 @@ _GROUPS = (
     "occupation profession",
     "allergy allergies allergic allergen intolerant intolerance anaphylaxis",
     "medication medicine meds prescribed prescription dose dosage pill pills",
+    "medical diagnosed diagnosis diagnoses 医療 診断 医疗 诊断 确诊",
     "flight flights fly flies flew flying flown",
     "birthday birthdate",
     "owe owes owed debt",
@@ -55,7 +56,8 @@ _GROUPS = (
     "password passcode passphrase passkey",
 )
 """One relation per line: how a person is reached by phone, where they live, where they
-work, what they are allergic to, what they are prescribed, a flight, a birthday, a debt (who
+work, what they are allergic to, what they are prescribed, what they were diagnosed with (a
+medical fact), a flight, a birthday, a debt (who
 owes), a loan (who lent: the other direction, so not the same words), a membership, a
 partner, a booked visit, a car, e-mail, a secret that opens something. Kinds of one thing
 are not its words: a landline is not a mobile, a home address not a billing one, so
