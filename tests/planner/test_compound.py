@@ -64,6 +64,8 @@ def test_the_edit_keeps_the_other_fact_in_the_memorys_own_words(text: str, kept:
         ("Sofia's parrot is called Biscuit and is 8 years old.", "Sofia's parrot"),
         # A part that points back ("it costs") belongs to the part it points to.
         ("Hannah's gym membership number is 558865; it costs £32 a month.", "membership 558865"),
+        # "this" standing for the fact said before it is a detail of that fact, not another.
+        ("User does not have any pets and has stated this firmly.", "user pet ownership"),
         # One sentence, whatever the abbreviation's full stop.
         ("I am seeing Dr. Moreau on Monday.", "I see Dr. Moreau"),
     ],

@@ -47,5 +47,15 @@ def test_a_label_is_a_noun_phrase() -> None:
     assert label("Kim job employer")
     assert not label("Dana's favorite color is blue")
     assert not label("Alice likes pizza")
+    assert not label("I like olives")
     assert not label("the car I used to drive")
     assert not label("Dana moved to Berlin")
+
+
+def test_a_label_in_japanese_or_chinese_ends_on_its_noun() -> None:
+    assert label("田中の勤務先")
+    assert label("田中の好きな色")
+    assert not label("オリーブが好きなこと")
+    assert label("王芳的工作单位")
+    assert not label("我喜欢橄榄")
+    assert not label("올리브 좋아해요")

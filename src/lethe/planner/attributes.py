@@ -131,7 +131,8 @@ _FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
             # ("joined Maria for lunch", "joined Anna after the meeting") nor a club.
             r"\b(?:join|joins|joined|joining)\s+"
             rf"(?![^.;!?]*\b(?:[Cc]lub|[Tt]eam|[Bb]and|[Cc]hoir|[Ss]ociety|[Ll]eague)\b)"
-            rf"{_CAP_OBJECT}\s*(?:$|[.;!?]|\s+(?:as\s+an?|in\s+\d{{4}}\s+as)\b)",
+            rf"{_CAP_OBJECT}\s*(?:$|[.;!?]|\s+(?:as\s+an?|in\s+(?:[A-Z][a-z]+\s+)?\d{{4}}"
+            r"(?:\s+as)?)\b)",
         ),
         (
             EMPLOYER,
@@ -404,12 +405,12 @@ def _negated(text: str, match: re.Match[str]) -> bool:
 
 
 _NOUNS = {
-    EMPLOYER: "job employer workplace",
-    RESIDENCE: "address home flat apartment",
+    EMPLOYER: "job employer workplace employment",
+    RESIDENCE: "address home flat apartment residence",
     CAR: "car vehicle",
     PHONE: "phone mobile telephone cellphone",
-    DIET: "diet",
-    RELATIONSHIP: "relationship boyfriend girlfriend",
+    DIET: "diet dietary",
+    RELATIONSHIP: "relationship boyfriend girlfriend marital",
     GYM: "gym",
     COMMUTE: "commute",
     STUDY: "studies degree",

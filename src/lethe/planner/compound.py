@@ -41,7 +41,12 @@ _SUBJECT_WORDS = frozenset(
 # Adverbs that lean on a clause before them ("…, and the user is allergic to nuts too").
 _LEANING = re.compile(r"(?:,?\s+(?:too|as\s+well|also))(?=\s*[.!?]?\s*$)", re.IGNORECASE)
 _LEAD_IN = re.compile(r"^(?:also|too)\s+", re.IGNORECASE)
-_POINTS_BACK = re.compile(r"(?i)\b(?:it|its|there|them|these|those)\b|^\s*(?:this|that)\b")
+_POINTS_BACK = re.compile(
+    r"(?i)\b(?:it|its|there|them|these|those)\b|^\s*(?:this|that)\b"
+    # "this"/"that" standing for something said before ("has stated this firmly", "said that
+    # twice"): a pronoun, not before a noun of its own ("this car").
+    r"|\b(?:this|that)(?=\s*(?:$|[.,;!?]|\s+(?:[a-z]+ly|too|again|twice|before|since|often)\b))"
+)
 _PERSON_PRONOUN = re.compile(r"(?i)^(?:he|she|they|his|her|their)\b")
 _VERBISH = re.compile(
     r"^(?:is|are|was|were|am|has|have|had|does|do|did|can|will|would|should|could|used|"

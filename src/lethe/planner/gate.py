@@ -17,11 +17,16 @@ from lethe.planner.evidence import USER, Reading
 from lethe.planner.identifiers import holds_all, shown
 from lethe.planner.pool import Pool
 from lethe.planner.port import Candidate
+from lethe.planner.saying import label
 
 CODES = rules.rule("gate-identifiers", "a target holds every identifier the request names")
 NAMES = rules.rule("gate-names", "a target gives every name the request gives")
 TENSE = rules.rule("gate-tense", "old against now/current/new: the request asks for the other one")
-POLARITY = rules.rule("gate-polarity", "a target says it is so when the request does, or not")
+POLARITY = rules.rule(
+    "gate-polarity",
+    "a target says it is so when the request does, or not; a label ('user pet ownership') "
+    "states neither, so it means either",
+)
 DEBT = rules.rule("gate-debt", "a debt the other way round is not the debt meant")
 STRANGER = rules.rule(
     "gate-stranger",
@@ -77,6 +82,7 @@ def _shut(ask: Ask, r: Reading) -> tuple[str, str] | None:
     if (
         rules.on(POLARITY)
         and wanted.negated != r.negated
+        and not (label(ask.text) and not wanted.negated)
         and not _past_only(wanted, r)
         and not _part_agrees(wanted, r)
     ):

@@ -57,7 +57,8 @@ def unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
     if lacking and rules.on(OTHERWISE):
         lacking = _said(OTHERWISE, lacking, wording.said_otherwise(lacking, r.words))
     if lacking and rules.on(ATTRIBUTE):
-        found = {w for w in lacking if attributes.named(frozenset({w})) & _stated(r)}
+        stated = attributes.stated_ever(r.text) if _of_the_past(obj) else _stated(r)
+        found = {w for w in lacking if attributes.named(frozenset({w})) & stated}
         lacking = _said(ATTRIBUTE, lacking, frozenset(found))
     if lacking and r.earlier and rules.on(BEFORE) and label(obj):
         lacking = _said(BEFORE, lacking, evidence.words(" ".join(r.earlier)))
@@ -93,18 +94,41 @@ def _stated(r: Reading) -> frozenset[str]:
     return stated & attributes.stated_ever(" ".join(r.earlier))
 
 
+def _of_the_past(obj: str) -> bool:
+    """The request asks about a time ("my old address", "user residence Tokyo 2015"): a
+    memory that says the attribute held then ("lived in Tokyo from 2015 to 2018") states it."""
+    return evidence.PAST in evidence.words(obj) or bool(_YEAR.search(obj))
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
 @lru_cache(maxsize=4096)
 def label(obj: str) -> bool:
     """The request is a label, a noun phrase naming an attribute ("Kim employer", "Dana
     favorite color", "user dietary preference"), not a statement of a value: no verb, no
     copula, nothing inflected as one."""
+    if _HANGUL.search(obj):
+        return False
+    if _KANA.search(obj):
+        # Japanese: a noun phrase ends on its head noun (田中の勤務先, 好きな色), a statement
+        # on a verb or an adjective (好きなこと, 住んでいる).
+        return not _KANA.fullmatch(obj.rstrip()[-1:])
+    if has_cjk(obj):
+        # Chinese: a noun phrase joins its head with 的 (王芳的工作单位); "我喜欢橄榄" is a
+        # statement.
+        return "的" in obj.rstrip("的")
     return not _VERB_LIKE.search(obj)
+
+
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff]")
+_KANA = re.compile(r"[\u3041-\u309f]+")
 
 
 _VERB_LIKE = re.compile(
     r"\b(?:is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can|could|"
     r"should|must|may|might|not|no|never)\b|\b[a-z]+(?:ed|ing)\b"
-    r"|(?:\b(?:I|we|you|he|she|they)|\b[A-Z][a-z]+)\s+[a-z]+s\b",
+    r"|\b(?:I|we|you|he|she|they)\s+[a-z]+|\b[A-Z][a-z]+\s+[a-z]+s\b",
 )
 
 

@@ -1,0 +1,28 @@
+"""The gates (planner/gate.py): what a request names must be there. Polarity is one of them
+only for a request that states a fact: a label ("user pet ownership") states neither that
+the fact holds nor that it does not, so it means the memory either way."""
+
+from __future__ import annotations
+
+from lethe.planner import rules
+from tests.planner.support import marked
+
+NO_PETS = "User does not have any pets and has stated this firmly."
+STORED = [(NO_PETS, 0.62), ("User's apartment has a small balcony.", 0.35)]
+
+
+def test_a_label_means_the_fact_whichever_way_it_is_said() -> None:
+    assert marked("user pet ownership", STORED) == [NO_PETS]
+
+
+def test_a_statement_of_the_opposite_never_marks_it() -> None:
+    assert marked("forget that I have pets", STORED) == []
+
+
+def test_a_negated_label_still_needs_a_negated_memory() -> None:
+    assert marked("user not a pet owner", [("User has two cats.", 0.6)]) == []
+
+
+def test_without_the_polarity_gate_the_statement_would_mark_the_opposite() -> None:
+    with rules.without("gate-polarity"):
+        assert marked("forget that I have pets", STORED) == [NO_PETS]
