@@ -109,3 +109,23 @@ def test_one_number_spaced_another_way_or_with_its_country_code_glued() -> None:
     assert holds("Call Lucas on +14159713077 after 6 pm.", phone)
     assert not holds("Call Lucas on +14159713078 after 6 pm.", phone)
     assert not holds("items 1, 200", ("1200",)), "two numbers across a comma stay two"
+
+
+def test_a_word_alone_before_a_colon_labels_the_identifier_after_it() -> None:
+    """ "key:sk-8hmbr5xqt4-secret" and "https://api.acme.io/v2/events" hold the key and the
+    endpoint: the label and the scheme are no part of them; "10:30" stays one time."""
+    [key] = identifiers("API key sk-8hmbr5xqt4")
+    assert holds("运维使用的API key:sk-8hmbr5xqt4-secret。", key)
+    [url] = identifiers("api.acme.io/v2/events")
+    assert holds("Webhook endpoint https://api.acme.io/v2/events fires on push.", url)
+    assert identifiers("at 10:30") == [("10", "30")]
+    assert holds("the meeting at 10:30", ("10", "30"))
+
+
+def test_a_word_before_a_number_joined_by_its_own_separators_only_labels_it() -> None:
+    """ "SSN 123-45-6789" is the number 123-45-6789 (held by "SSN on file: 123-45-6789" and by
+    "123456789"); "PO 2024 0110", written in parts, keeps its word."""
+    assert identifiers("SSN 123-45-6789") == [("123", "45", "6789")]
+    assert holds("Customer alternate record: 123456789 (no dashes).", ("123", "45", "6789"))
+    assert identifiers("card 4111-1111-1111-1111") == [("4111", "1111", "1111", "1111")]
+    assert identifiers("Po 2024 0110") == [("po", "2024", "0110")]

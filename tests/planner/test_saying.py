@@ -14,7 +14,9 @@ FILLER = ("The print queue is down for maintenance.", 0.12)
 
 def marked(request: str, stored: list[tuple[str, float, tuple[str, ...]]]) -> list[str]:
     candidates = [Candidate(memory(n, t), c, earlier) for n, (t, c, earlier) in enumerate(stored)]
-    return [j.memory.content for j in decide(request, candidates).judgements if j.verdict == "delete"]
+    return [
+        j.memory.content for j in decide(request, candidates).judgements if j.verdict == "delete"
+    ]
 
 
 def test_a_label_is_said_by_what_the_memory_superseded() -> None:

@@ -35,13 +35,48 @@ def test_a_qualified_record_that_is_not_stored_marks_nothing() -> None:
     assert marked("Kim medical record", [("Kim likes sushi.", 0.55)]) == []
 
 
-def test_an_identifiers_record_is_every_memory_holding_it_that_says_its_qualifier() -> None:
+def test_an_identifiers_record_is_every_memory_holding_one_of_its_spellings() -> None:
+    """An identifier names one subject: its record is every memory holding it, whatever
+    else the memory says (a webhook's URL in the legacy docs is still that webhook)."""
     stored = [
         ("Customer alice@acme.org bought 3 items last week.", 0.6),
         ("Customer bob@acme.org placed an order yesterday.", 0.58),
         ("Ticket from alice@acme.org about the VPN.", 0.5),
     ]
-    assert marked("alice@acme.org customer history", stored) == [stored[0][0]]
+    assert sorted(marked("alice@acme.org customer history", stored)) == [
+        stored[0][0],
+        stored[2][0],
+    ]
+    projects = [
+        ("Project ID PRJ-ATLAS-2024 has 5 milestones.", 0.6),
+        ("The shortcut ATLAS-2024 is in the slides.", 0.5),
+        ("Project PRJ-HERMES-2024 has 2 milestones.", 0.55),
+    ]
+    assert sorted(marked("project ATLAS-2024 PRJ-ATLAS-2024 record", projects)) == sorted(
+        t for t, _ in projects[:2]
+    )
+
+
+def test_a_person_named_in_two_scripts_or_without_diacritics_is_one_subject() -> None:
+    stored = [
+        ("Customer 张伟 placed an order in March.", 0.4),
+        ("The same customer in pinyin: Zhang Wei subscribed to Plan A.", 0.6),
+        ("Customer Wei Chen placed an order in May.", 0.5),
+    ]
+    assert sorted(marked("customer Zhang Wei aka 张伟", stored)) == sorted(t for t, _ in stored[:2])
+    accents = [
+        ("Client François Müller paid the September invoice.", 0.5),
+        ("Same client Francois Muller (no accents) requested a refund.", 0.6),
+        ("Client Frank Miller paid in August.", 0.5),
+    ]
+    assert sorted(marked("Francois Muller / François Müller client", accents)) == sorted(
+        t for t, _ in accents[:2]
+    )
+
+
+def test_someone_elses_fact_that_mentions_the_subject_is_listed_not_marked() -> None:
+    stored = [("Kim works with Dana on Fridays.", 0.6), ("Dana speaks French.", 0.5)]
+    assert marked("Dana profile information", stored) == ["Dana speaks French."]
 
 
 def test_a_japanese_record_is_every_memory_of_its_subject() -> None:

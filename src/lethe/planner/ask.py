@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from lethe.planner import evidence
 from lethe.planner.evidence import USER, Reading
 from lethe.planner.identifiers import identifiers
+from lethe.planner.record import Record, record_of
 from lethe.planner.request import Request, read
 
 Code = tuple[str, ...]
@@ -50,17 +51,6 @@ class Ask:
 
 
 @dataclass(frozen=True)
-class Record:
-    """A request for what is kept about someone or something: "Dana profile information",
-    "Frank's details", "Dana Kim medical record", 「田中のプロフィール情報」, 「王芳的病历」."""
-
-    subject: str
-    """Whose or what record it is, as written (a name, an identifier)."""
-    qualifiers: str
-    """The words that say which part of the record ("medical", "customer", 医療), if any."""
-
-
-@dataclass(frozen=True)
 class RequestReading:
     """The request as a whole: its instruction split off, its object read, and its parts
     when it lists several things."""
@@ -76,59 +66,12 @@ class RequestReading:
 def read_request(text: str) -> RequestReading:
     request = read(text)
     ask = ask_of(request.object)
-    record = record_of(request.object, ask)
+    record = record_of(request.object, whole=request.scope == "subject")
     if record is not None:
         request = replace(request, scope="subject")
     split = parts(request.object)
     chosen = tuple(ask_of(p) for p in split) if len(split) > 1 else ()
     return RequestReading(request, ask, chosen, record)
-
-
-# -- records -------------------------------------------------------------------------------
-
-RECORD_NOUNS = (
-    "profile",
-    "profiles",
-    "information",
-    "info",
-    "data",
-    "details",
-    "record",
-    "records",
-    "file",
-    "files",
-    "history",
-    "dossier",
-    "everything",
-)
-"""Nouns that name what is kept about a subject as a whole, not one attribute of it."""
-_RECORD_TAIL = re.compile(
-    rf"^(?P<subject>.+?)(?:'s?)?\s+(?P<qualifiers>(?-i:(?:[a-z][a-z-]*\s+){{0,2}}?))"
-    rf"(?P<nouns>(?:{'|'.join(RECORD_NOUNS)})(?:\s+(?:{'|'.join(RECORD_NOUNS)}))*)$",
-    re.IGNORECASE,
-)
-_CJK_RECORD = re.compile(
-    r"^(?P<subject>[^\sの的]+?)\s*[の的]\s*(?P<qualifiers>\S*?)"
-    r"(?P<nouns>(?:プロフィール|個人情報|情報|記録|データ|履歴|カルテ|病歴|资料|档案|信息|记录|数据|病历|履历)+)$"
-)
-
-
-def record_of(obj: str, ask: Ask) -> Record | None:
-    """The object read as a record of a named person or an identifier: the subject must be
-    a name the request gives or an identifier, and what follows it only qualifiers and
-    record nouns ("Dana's job" is one attribute, not her record)."""
-    text = obj.strip()
-    m = _RECORD_TAIL.match(text) or _CJK_RECORD.match(text)
-    if m is None:
-        return None
-    subject = m.group("subject").strip()
-    folded = evidence.fold(subject)
-    folded = folded[:-2] if folded.endswith("'s") else folded
-    is_name = folded in ask.reading.names or all(w in ask.reading.names for w in folded.split())
-    cjk = m.re is _CJK_RECORD
-    if not (is_name or identifiers(subject) or cjk):
-        return None
-    return Record(subject.removesuffix("'s").removesuffix("'"), m.group("qualifiers").strip())
 
 
 def ask_of(obj: str) -> Ask:

@@ -396,6 +396,15 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
     )
 
 
+def acts(text: str, name: str) -> bool:
+    """The name is the subject of a clause: a verb follows it ("Kim works with Dana"), not a
+    noun ("Same customer as …", "Customer José García placed …")."""
+    for m in re.finditer(rf"(?i)\b{re.escape(name)}(?:'s)?\b", text):
+        if _SUBJECT_VERB.match(text, m.end()):
+            return True
+    return False
+
+
 def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 

@@ -98,6 +98,9 @@ _NOT_PREFIX = STOPWORDS | frozenset(
 )
 
 
+_JOINED = re.compile(r"[0-9][-./][0-9]")
+
+
 def _prefixed(chunks: list[str]) -> list[str]:
     """A short code word written apart from the number it starts ("PO 2024 0110", "DE83 2690
     7806 …") is part of it, when the number has parts of its own."""
@@ -105,7 +108,10 @@ def _prefixed(chunks: list[str]) -> list[str]:
     for chunk in chunks:
         prev = out[-1] if out else ""
         numeric = bool(_NUMBER.fullmatch(chunk)) and len(_GROUP.findall(chunk)) > 1
-        if numeric and _PREFIX.fullmatch(prev) and prev not in _NOT_PREFIX:
+        # A number whose parts are joined by its own separators ("SSN 123-45-6789", "card
+        # 4111-1111-1111-1111") is whole already: the word before it labels it.
+        whole = bool(_JOINED.search(chunk))
+        if numeric and not whole and _PREFIX.fullmatch(prev) and prev not in _NOT_PREFIX:
             out[-1] = f"{prev} {chunk}"
         else:
             out.append(chunk)
@@ -152,6 +158,9 @@ def _runs(text: str) -> list[tuple[list[str], bool, list[bool]]]:
             (
                 (_DIGITS_GLUE if digits else _RUN_GLUE).fullmatch(between) is not None
                 and not _BREAK.search(between)
+                # "key:sk-8h…", "https://api…": a word alone before a colon labels what
+                # follows, it is no part of it.
+                and not (":" in between and len(runs[-1][0]) == 1 and last.isalpha())
             )
             or (digits and between == "," and len(group) == 3)
         )

@@ -11,16 +11,19 @@ closest memories share), that are the user's, and do not say the opposite qualif
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lethe.planner import evidence, loans, rules, saying, wording
-from lethe.planner.ask import YEAR, Record, RequestReading
+from lethe.planner.ask import YEAR, RequestReading
 from lethe.planner.doubts import FLOOR
 from lethe.planner.evidence import USER, Reading
 from lethe.planner.identifiers import holds_all, identifiers, shown
 from lethe.planner.judgement import Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.port import Candidate
+from lethe.planner.record import Record
 from lethe.planner.saying import MARKERS
 
 RECORD = rules.rule(
@@ -74,29 +77,30 @@ def subject(reading: RequestReading, pool: Pool) -> list[Judgement] | None:
 
 
 def _about_record(record: Record, pool: Pool) -> list[Judgement]:
-    """Someone's record ("Dana profile information", "Dana Kim medical record"): every memory
-    that names the subject and is its fact (or nobody's in particular: "Patient Dana Kim,
-    DOB …"); one that is someone else's fact, or shared, is listed for review. Qualifiers
-    ("medical") narrow it to the memories that say them, in any wording. An identifier's
-    record ("alice@example.com customer history") is every memory holding it."""
-    codes = identifiers(record.subject)
-    tokens = [w for w in evidence.fold(record.subject).split() if w] if not codes else []
+    """Someone's record ("Dana profile information", "Ivan Petrov / Иван Петров"): every
+    memory that holds one of the subject's spellings and is its fact (or nobody's in
+    particular: "Patient Dana Kim, DOB …"); one in which another person acts ("Kim works with
+    Dana") is listed for review. Qualifiers ("medical") narrow it to the memories that say
+    them, in any wording. An identifier's record is every memory holding one of its
+    spellings, whatever else it says."""
+    spellings = [_spelling(s) for s in record.subjects]
     asked = evidence.words(record.qualifiers) - MARKERS
     label = record.subject
     out = []
     for c in pool.candidates:
         r = pool.reading(c)
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
-        whose = (r.owner or "").split(":", 1)[0]
-        if codes and not holds_all(r.text, codes):
-            j.reason = f"does not hold {shown(codes)}: never a target"
-        elif tokens and not evidence.holds_names(r, tokens):
+        held = [s for s in spellings if _holds_spelling(r, s)]
+        other = _another_person(r, [w for s in held for w in s.words])
+        if not held:
             j.reason = f"does not name {label}: never a target"
-        elif r.shared_owner or (r.owner is not None and whose not in tokens and not codes):
+        elif other and not record.identified:
             j.certainty = 0.5
-            j.reason = f"mentions {label} in someone else's fact: listed for review, not deleted"
-        elif asked and (
-            lacking := saying.unsaid(record.qualifiers, evidence.sayable(asked, r.text), r)
+            j.reason = f"a fact of {other.title()}'s that mentions {label}: listed for review"
+        elif (
+            asked
+            and not record.identified
+            and (lacking := saying.unsaid(record.qualifiers, evidence.sayable(asked, r.text), r))
         ):
             j.certainty = 0.5
             j.reason = (
@@ -106,9 +110,52 @@ def _about_record(record: Record, pool: Pool) -> list[Judgement]:
         else:
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"part of {label}'s record"
-            j.evidence = [f"names {label}", f"cosine {c.similarity:.2f}"]
+            j.evidence = [f"names {held[0].text}", f"cosine {c.similarity:.2f}"]
         out.append(j)
     return out
+
+
+@dataclass(frozen=True)
+class _Spelling:
+    text: str
+    codes: tuple[tuple[str, ...], ...]
+    words: tuple[str, ...]
+    """Its words without diacritics, case folded (José García: jose, garcia)."""
+
+
+def _spelling(text: str) -> _Spelling:
+    codes = tuple(identifiers(text))
+    words = () if codes else tuple(bare(w) for w in text.split())
+    return _Spelling(text, codes, words)
+
+
+def bare(text: str) -> str:
+    """Case folded, without diacritics: "José" and "Jose", "Müller" and "Muller" are one
+    name written two ways."""
+    decomposed = unicodedata.normalize("NFKD", evidence.fold(text))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _holds_spelling(r: Reading, spelling: _Spelling) -> bool:
+    if spelling.codes:
+        return holds_all(r.text, list(spelling.codes))
+    capitals = {bare(c) for c in (*r.capitals, *r.names)}
+    text = bare(r.text)
+    # A name in Latin letters is a capitalised word ("Frank", not "a frank discussion"); one in
+    # a script without case is found inside the text.
+    return all(w in capitals or (not w.isascii() and w in text) for w in spelling.words)
+
+
+def _another_person(r: Reading, mine: list[str]) -> str | None:
+    """The person a memory is about, when it is someone else than the subject: its owner,
+    acting as the subject of its clause ("Kim works with Dana"), or shared ("Dana and Kim
+    share a flat")."""
+    if r.owner is None or r.owner == USER:
+        return None
+    whose = r.owner.split(":", 1)[0]
+    if bare(whose) in mine:
+        return "someone else" if r.shared_owner else None
+    return whose if evidence.acts(r.text, whose) else None
 
 
 def _person(obj: str, wanted: Reading) -> str | None:
