@@ -22,6 +22,7 @@ from lethe.planner.judgement import Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.saying import MARKERS, POSSESSED
 from lethe.planner.score import Ranked
+from lethe.scripts import has_cjk
 
 UNSAID = 0.25
 """The best match may leave unsaid at most this share of the request's words that other
@@ -229,8 +230,11 @@ def _alike(ctx: Context) -> str | None:
 def _vector_disagrees(ctx: Context) -> str | None:
     """A memory the words rank lower is closer in meaning: neither signal is trusted alone.
     A closer memory that leaves a word unsaid is no rival when only the top states the
-    attribute the request names ("my previous address" against the old e-mail address)."""
-    if ctx.identifier_led:
+    attribute the request names ("my previous address" against the old e-mail address), nor
+    in a script the embedder cannot read."""
+    if ctx.identifier_led or has_cjk(ctx.ask.text):
+        # The embedder reads English: on Japanese or Chinese its cosines are about the same
+        # whatever the text says (0.5-0.7), so they cannot disagree with the words.
         return None
     top = ctx.top
     closer = [j for j, _ in ctx.ranked.rest if j.similarity > top.similarity + DISAGREE]
