@@ -118,9 +118,11 @@ def test_a_subject_marks_its_own_facts_and_lists_mentions() -> None:
     judged = {
         j.memory.content: j for j in decide("forget everything about Nina", candidates).judgements
     }
-    assert {t for t, j in judged.items() if j.verdict == "delete"} == {texts[0][0], texts[1][0]}
+    # A fact Nina shares ("Alice and Nina used to share a flat") is hers too: forgetting
+    # everything about her that kept it would keep her in memory.
+    deleted = {texts[0][0], texts[1][0], texts[4][0]}
+    assert {t for t, j in judged.items() if j.verdict == "delete"} == deleted
     assert "beside someone else" in judged[texts[2][0]].reason
-    assert "beside someone else" in judged[texts[4][0]].reason
     assert "never a target" in judged[texts[3][0]].reason
 
 
@@ -357,11 +359,11 @@ def test_a_request_for_the_old_one_means_the_memory_that_says_so() -> None:
 
 
 def test_a_persons_subject_takes_in_their_familys_facts() -> None:
-    """ "Everything about Alice" takes "Alice's parents' house Wi-Fi"; a memory that only
-    mentions her beside someone else is still listed for review."""
+    """ "Everything about Alice" takes "Alice's parents' house Wi-Fi"; a memory of someone
+    else's that only mentions her is still listed for review."""
     wifi = "Alice's parents' house Wi-Fi: comet-32."
     own = "Alice takes 25 mg of atorvastatin every morning."
-    mention = "Daniel and Alice used to share a flat in Porto."
+    mention = "Daniel's flatmate in Porto was Alice."
     marked = _marked("forget everything about Alice", [(own, 0.4), (wifi, 0.55), (mention, 0.3)])
     assert sorted(marked) == sorted([own, wifi])
 

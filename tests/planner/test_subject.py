@@ -86,3 +86,22 @@ def test_a_japanese_record_is_every_memory_of_its_subject() -> None:
         ("山本はトヨタで働いている。", 0.5),
     ]
     assert sorted(marked("田中のプロフィール情報", stored)) == sorted(t for t, _ in stored[:2])
+
+
+def test_a_person_acting_in_a_memory_that_a_label_begins_is_that_persons_fact() -> None:
+    stored = [
+        ("Engineer Uma works in the platform team and ships Go services.", 0.55),
+        ("Daniel's birthday party is on Monday; Uma is invited too.", 0.5),
+    ]
+    assert marked("forget everything about Uma", stored) == [stored[0][0]]
+
+
+def test_a_description_that_is_only_its_scope_and_subject_is_the_whole_subject() -> None:
+    stored = [
+        ("Frank works at Notion as a backend engineer.", 0.62),
+        ("Frank's favorite color is teal.", 0.46),
+        ("Last quarter's all-hands had a frank discussion about layoffs.", 0.4),
+    ]
+    assert sorted(marked("everything about Frank the engineer", stored)) == sorted(
+        t for t, _ in stored[:2]
+    )

@@ -181,3 +181,12 @@ def test_the_words_right_before_an_identifier_name_it(request_text: str, names: 
 def test_a_memory_that_holds_a_number_says_number(memory: str, said: bool) -> None:
     words = evidence.words("number")
     assert said_by_holding(words, memory) == (words if said else frozenset())
+
+
+def test_a_diet_the_languages_spoken_and_a_use_are_said_in_their_other_words() -> None:
+    from lethe.planner.wording import said_otherwise
+
+    said = evidence.words("User follows a vegan diet and speaks French; refuses to use Slack")
+    assert said_otherwise(evidence.words("dietary language usage"), said) == evidence.words(
+        "dietary language usage"
+    )

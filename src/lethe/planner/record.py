@@ -117,11 +117,12 @@ def record_of(obj: str, *, whole: bool = False) -> Record | None:
     spellings = _spellings(core)
     if not spellings:
         return None
-    if not (nouns or len(spellings) > 1 or (whole and apposition is not None)):
+    said_more = apposition is not None or qualifiers or start
+    if not (nouns or len(spellings) > 1 or (whole and said_more)):
         # "Dana's address" is one attribute: a subject named once, with no record noun,
-        # is a record only when the request asks for all of it and says which one it means
-        # ("everything about Frank the engineer"); "everything about Nina" is the subject
-        # as such (`subject._person`).
+        # is a record only when the request asks for all of it and says more ("everything
+        # about Frank the engineer", "… client Riya", "… Olivia's languages"); "everything
+        # about Nina" is the subject as such (`subject._person`).
         return None
     return Record(
         tuple(s.removesuffix("'s").removesuffix("'") for s in spellings),
@@ -149,7 +150,7 @@ def _spellings(core: str) -> list[str]:
     for part in _SPELLINGS.split(core):
         words = part.split()
         kinds = {_code(w) for w in words}
-        if len(kinds) > 1 and not all(_code(w) or _LABEL.fullmatch(w) for w in words):
+        if len(kinds) > 1:
             # A name beside an identifier ("Maria's 2020", "Po 2024 0110") is not two
             # spellings of one subject.
             return []

@@ -60,6 +60,12 @@ _DONT_REMEMBER = re.compile(
     r"(?:that\s+|about\s+)?",
     re.IGNORECASE,
 )
+_SCOPE_ALONE = re.compile(
+    rf"^\s*(?P<scope>everything|all|anything){_KNOW}\s+(?:about|on|regarding|concerning|of)\s+",
+    re.IGNORECASE,
+)
+"""A description that is its scope and subject alone ("everything about Alice"), as an agent
+passes it to a forget tool without the verb."""
 _NO_NEED = re.compile(
     r"^\s*(?:i'd\s+rather\s+you\s+didn't\s+(?:know|remember|keep|recall)"
     r"|you\s+(?:don't|do\s+not)\s+need\s+to\s+know"
@@ -115,7 +121,7 @@ def read(text: str) -> Request:
     raw = unicodedata.normalize("NFC", text).strip()
     obj = raw
     subject = False
-    for pattern in (_DONT_REMEMBER, _NO_NEED, _LEADING):
+    for pattern in (_DONT_REMEMBER, _NO_NEED, _LEADING, _SCOPE_ALONE):
         # Instructions are short: only the start is read, so a long or hostile request
         # costs no more than a short one (these patterns backtrack on long runs).
         m = pattern.match(obj[:WINDOW])

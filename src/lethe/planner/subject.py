@@ -148,14 +148,15 @@ def _holds_spelling(r: Reading, spelling: _Spelling) -> bool:
 
 def _another_person(r: Reading, mine: list[str]) -> str | None:
     """The person a memory is about, when it is someone else than the subject: its owner,
-    acting as the subject of its clause ("Kim works with Dana"), or shared ("Dana and Kim
-    share a flat")."""
+    acting as the subject of its clause ("Kim works with Dana"). A fact the subject shares
+    ("Dana and Kim share a flat") is theirs too."""
     if r.owner is None or r.owner == USER:
         return None
     whose = r.owner.split(":", 1)[0]
     if bare(whose) in mine:
-        return "someone else" if r.shared_owner else None
-    return whose if evidence.acts(r.text, whose) else None
+        return None
+    possessive = re.search(rf"(?i)\b{re.escape(whose)}'s?\b", r.text) is not None
+    return whose if possessive or evidence.acts(r.text, whose) else None
 
 
 def _person(obj: str, wanted: Reading) -> str | None:
@@ -177,21 +178,23 @@ def _about_person(
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if not evidence.holds_names(r, [person]):
             j.reason = f"does not name {person.title()}: never a target"
-        elif r.owner == person and not r.shared_owner:
-            j.verdict, j.certainty = "delete", 0.95
-            j.reason = f"a fact about {person.title()} (whose fact it is)"
-            j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
         elif person in (loans.parties(c.memory.content) or ()):
             # "Maria owes Bill $1750": a debt is a fact of both its parties.
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
             j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
-        elif r.owner is not None and r.owner.startswith(person + ":") and not r.shared_owner:
-            # "Alice's parents' house Wi-Fi": her family's part of what is known about her.
-            relative = r.owner.split(":", 1)[1]
+        elif _theirs(r, person):
+            # Theirs ("Uma works…"), their family's ("Alice's parents' house Wi-Fi"), one
+            # they share ("Hannah and Ivan share an office"), or one whose first word only
+            # labels them ("Engineer Uma works…").
             j.verdict, j.certainty = "delete", 0.95
-            j.reason = f"a fact of {person.title()}'s {relative} (part of what is known of her/him)"
-            j.evidence = [f"{person.title()}'s {relative}", f"cosine {c.similarity:.2f}"]
+            relative = r.owner.split(":", 1)[1] if r.owner and ":" in r.owner else None
+            j.reason = (
+                f"a fact of {person.title()}'s {relative} (part of what is known of her/him)"
+                if relative
+                else f"a fact about {person.title()}"
+            )
+            j.evidence = [f"names {person.title()}", f"cosine {c.similarity:.2f}"]
         else:
             j.certainty = 0.5
             j.reason = (
@@ -199,6 +202,17 @@ def _about_person(
             )
         out.append(j)
     return out
+
+
+def _theirs(r: Reading, person: str) -> bool:
+    """The memory is the person's fact: they own it (or a relative of theirs does, or they
+    share it), or they act as the subject of its clause while its first word only labels
+    them ("Engineer Uma works…"), not while someone else owns it ("Daniel's party…; Nina is
+    invited")."""
+    whose = (r.owner or "").split(":", 1)[0]
+    if whose == person:
+        return True
+    return evidence.acts(r.text, person) and _another_person(r, [bare(person)]) is None
 
 
 def _holding(
