@@ -118,11 +118,9 @@ def test_a_subject_marks_its_own_facts_and_lists_mentions() -> None:
     judged = {
         j.memory.content: j for j in decide("forget everything about Nina", candidates).judgements
     }
-    # A fact Nina shares ("Alice and Nina used to share a flat") is hers too: forgetting
-    # everything about her that kept it would keep her in memory.
-    deleted = {texts[0][0], texts[1][0], texts[4][0]}
-    assert {t for t, j in judged.items() if j.verdict == "delete"} == deleted
+    assert {t for t, j in judged.items() if j.verdict == "delete"} == {texts[0][0], texts[1][0]}
     assert "beside someone else" in judged[texts[2][0]].reason
+    assert "beside someone else" in judged[texts[4][0]].reason
     assert "never a target" in judged[texts[3][0]].reason
 
 

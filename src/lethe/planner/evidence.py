@@ -258,6 +258,15 @@ def named_words(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def capitalised(text: str) -> frozenset[str]:
+    """Every word the text writes capitalised, at a clause's start too (possessive folded)."""
+    out = set()
+    for m in _CAPITAL.finditer(text):
+        token = m.group(1).casefold()
+        out.add(token[:-2] if token.endswith("'s") else token)
+    return frozenset(out)
+
+
 @dataclass(frozen=True)
 class Reading:
     text: str
@@ -396,13 +405,9 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
     )
 
 
-def acts(text: str, name: str) -> bool:
-    """The name is the subject of a clause: a verb follows it ("Kim works with Dana"), not a
-    noun ("Same customer as …", "Customer José García placed …")."""
-    for m in re.finditer(rf"(?i)\b{re.escape(name)}(?:'s)?\b", text):
-        if _SUBJECT_VERB.match(text, m.end()):
-            return True
-    return False
+def verb_like(word: str) -> bool:
+    """The word reads as a finite verb after a subject ("works", "met", "lent", "is")."""
+    return _SUBJECT_VERB.match(" " + word) is not None
 
 
 def negated(text: str) -> bool:

@@ -40,7 +40,10 @@ class Pool:
 def pool_of(text: str, candidates: Sequence[Candidate]) -> Pool:
     texts = [text, *(c.memory.content for c in candidates)]
     common = evidence.lowercase_words(texts)
-    named = evidence.named_words(texts)
+    # The request names a person by writing them capitalised, wherever in it ("Charlie on
+    # the team"): a memory that starts with that word before a verb ("Charlie joined …") is
+    # about them, even when another memory writes the word in lower case (a charlie horse).
+    named = evidence.named_words(texts) | evidence.capitalised(text)
     readings = {
         c.memory.id: replace(evidence.read(c.memory.content, common, named), earlier=c.earlier)
         for c in candidates

@@ -91,12 +91,15 @@ def _about_record(record: Record, pool: Pool) -> list[Judgement]:
         r = pool.reading(c)
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         held = [s for s in spellings if _holds_spelling(r, s)]
-        other = _another_person(r, [w for s in held for w in s.words])
+        mine = [w for s in held for w in s.words]
         if not held:
             j.reason = f"does not name {label}: never a target"
-        elif other and not record.identified:
+        elif not record.identified and _debt_party(c.memory.content, mine):
+            j.verdict, j.certainty = "delete", 0.95
+            j.reason = f"a debt {label} is a party to (a fact of both parties)"
+        elif not record.identified and not _theirs(r, mine):
             j.certainty = 0.5
-            j.reason = f"a fact of {other.title()}'s that mentions {label}: listed for review"
+            j.reason = f"mentions {label} beside someone else: listed for review, not deleted"
         elif (
             asked
             and not record.identified
@@ -143,20 +146,21 @@ def _holds_spelling(r: Reading, spelling: _Spelling) -> bool:
     text = bare(r.text)
     # A name in Latin letters is a capitalised word ("Frank", not "a frank discussion"); one in
     # a script without case is found inside the text.
-    return all(w in capitals or (not w.isascii() and w in text) for w in spelling.words)
+    plain = _unaccented(r.text)
+    return all(
+        w in capitals
+        or (not w.isascii() and w in text)
+        or (w.isascii() and _capitalised_in(w, plain))
+        for w in spelling.words
+    )
 
 
-def _another_person(r: Reading, mine: list[str]) -> str | None:
-    """The person a memory is about, when it is someone else than the subject: its owner,
-    acting as the subject of its clause ("Kim works with Dana"). A fact the subject shares
-    ("Dana and Kim share a flat") is theirs too."""
-    if r.owner is None or r.owner == USER:
-        return None
-    whose = r.owner.split(":", 1)[0]
-    if bare(whose) in mine:
-        return None
-    possessive = re.search(rf"(?i)\b{re.escape(whose)}'s?\b", r.text) is not None
-    return whose if possessive or evidence.acts(r.text, whose) else None
+def _capitalised_in(word: str, text: str) -> bool:
+    """The name written capitalised in the text, diacritics aside ("Nguyễn" for nguyen)."""
+    for form in (word.capitalize(), word.upper()):
+        if re.search(rf"(?<!\w){re.escape(form)}(?!\w)", text):
+            return True
+    return False
 
 
 def _person(obj: str, wanted: Reading) -> str | None:
@@ -178,23 +182,20 @@ def _about_person(
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         if not evidence.holds_names(r, [person]):
             j.reason = f"does not name {person.title()}: never a target"
-        elif person in (loans.parties(c.memory.content) or ()):
+        elif _debt_party(c.memory.content, [bare(person)]):
             # "Maria owes Bill $1750": a debt is a fact of both its parties.
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
             j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
-        elif _theirs(r, person):
-            # Theirs ("Uma works…"), their family's ("Alice's parents' house Wi-Fi"), one
-            # they share ("Hannah and Ivan share an office"), or one whose first word only
-            # labels them ("Engineer Uma works…").
+        elif _theirs(r, [bare(person)]):
             j.verdict, j.certainty = "delete", 0.95
             relative = r.owner.split(":", 1)[1] if r.owner and ":" in r.owner else None
             j.reason = (
                 f"a fact of {person.title()}'s {relative} (part of what is known of her/him)"
                 if relative
-                else f"a fact about {person.title()}"
+                else f"a fact about {person.title()} (whose fact it is)"
             )
-            j.evidence = [f"names {person.title()}", f"cosine {c.similarity:.2f}"]
+            j.evidence = [f"{person.title()} is whose fact it is", f"cosine {c.similarity:.2f}"]
         else:
             j.certainty = 0.5
             j.reason = (
@@ -204,15 +205,40 @@ def _about_person(
     return out
 
 
-def _theirs(r: Reading, person: str) -> bool:
-    """The memory is the person's fact: they own it (or a relative of theirs does, or they
-    share it), or they act as the subject of its clause while its first word only labels
-    them ("Engineer Uma works…"), not while someone else owns it ("Daniel's party…; Nina is
-    invited")."""
-    whose = (r.owner or "").split(":", 1)[0]
-    if whose == person:
+def _theirs(r: Reading, mine: list[str]) -> bool:
+    """The memory is the subject's fact: they own it, alone (or a relative of theirs does:
+    "Alice's parents' house Wi-Fi"), or nobody is said to own it and they are named in it as
+    a person ("Patient Dana Kim, DOB …"), or its first word only labels them ("Engineer Uma
+    works…", "Customer José García placed…"). Not a fact they share ("Hannah and Daniel used
+    to share a flat": listed), nor someone else's that mentions them ("The user borrowed a
+    ladder from Nina; Tom had recommended it")."""
+    if r.shared_owner:
+        return False
+    names = {bare(n) for n in r.names}
+    if r.owner is None:
+        return all(w in names or not w.isascii() for w in mine)
+    whose = bare(r.owner.split(":", 1)[0])
+    if whose in mine:
         return True
-    return evidence.acts(r.text, person) and _another_person(r, [bare(person)]) is None
+    if not mine:
+        return False
+    # Words that label the subject at the start ("Engineer Uma", "User 김민지", "Same client
+    # Francois Muller"): the owner read there says what the subject is, not who else.
+    label = rf"^\W*[A-Z][\w-]*((?:[\s,]+[a-z][\w-]*){{0,3}})[\s:,]+(?i:{re.escape(mine[0])})\b"
+    m = re.match(label, _unaccented(r.text))
+    return m is not None and not any(
+        evidence.verb_like(w) for w in m.group(1).replace(",", " ").split()
+    )
+
+
+def _unaccented(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _debt_party(text: str, mine: list[str]) -> bool:
+    parties = loans.parties(text) or ()
+    return any(bare(p) in mine for p in parties)
 
 
 def _holding(
