@@ -26,3 +26,8 @@ def test_a_negated_label_still_needs_a_negated_memory() -> None:
 def test_without_the_polarity_gate_the_statement_would_mark_the_opposite() -> None:
     with rules.without("gate-polarity"):
         assert marked("forget that I have pets", STORED) == [NO_PETS]
+
+
+def test_a_contracted_statement_keeps_its_polarity() -> None:
+    stored = [("The user is not allergic to peanuts.", 0.7), ("The user likes tea.", 0.3)]
+    assert marked("forget that I'm allergic to peanuts", stored) == []

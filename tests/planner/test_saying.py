@@ -61,3 +61,17 @@ def test_a_label_in_japanese_or_chinese_ends_on_its_noun() -> None:
     assert label("王芳的工作单位")
     assert not label("我喜欢橄榄")
     assert not label("올리브 좋아해요")
+
+
+def test_a_contraction_is_a_verb_so_a_request_with_one_states_a_fact() -> None:
+    assert not label("I'm allergic to peanuts")
+    assert not label("we've moved to Leeds")
+    assert not label("Kim's not a smoker")
+    assert label("Kim's address")
+
+
+def test_a_memory_that_moved_on_to_another_attribute_no_longer_says_what_it_replaced() -> None:
+    now_email = ("Frank's email is frank@x.io.", 0.6, ("Frank's phone number is 555 0134.",))
+    assert marked("Frank phone number", [now_email, (*FILLER, ())]) == []
+    now_leeds = ("Dana lives in Leeds.", 0.6, ("Dana's phone number is 555 0199.",))
+    assert marked("Dana phone number", [now_leeds, (*FILLER, ())]) == []

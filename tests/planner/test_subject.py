@@ -105,3 +105,13 @@ def test_a_description_that_is_only_its_scope_and_subject_is_the_whole_subject()
     assert sorted(marked("everything about Frank the engineer", stored)) == sorted(
         t for t, _ in stored[:2]
     )
+
+
+def test_all_of_a_kind_is_its_instances_not_the_word_in_another_sense() -> None:
+    stored = [
+        ("The user has a dentist appointment on Tuesday at 3pm.", 0.6),
+        ("The user's optician appointment is on 12 June.", 0.55),
+        ("The appointment book is blue.", 0.5),
+        ("The user hates long appointments.", 0.5),
+    ]
+    assert sorted(marked("forget my appointments", stored)) == sorted(t for t, _ in stored[:2])

@@ -12,8 +12,9 @@ from __future__ import annotations
 from lethe.planner import compound, evidence, rules, saying, wording
 from lethe.planner.ask import Ask, plural_heads
 from lethe.planner.doubts import Context, doubts
+from lethe.planner.evidence import Reading
 from lethe.planner.gate import Gated
-from lethe.planner.identifiers import shown
+from lethe.planner.identifiers import identifiers, shown
 from lethe.planner.judgement import MARK_BAR, Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.saying import MARKERS
@@ -34,7 +35,9 @@ CUT = rules.rule(
     "compound-cut", "a marked memory holding another fact is edited to keep the other, or refused"
 )
 PLURAL = rules.rule(
-    "plural", "a plural request marks every qualifying candidate holding its noun (two or more)"
+    "plural",
+    "a plural request marks every qualifying instance of its noun, one that says when or "
+    "which (two or more)",
 )
 
 
@@ -137,6 +140,10 @@ def cut(j: Judgement, asked: frozenset[str], owners: frozenset[str]) -> None:
     )
 
 
+def _has_value(r: Reading) -> bool:
+    return bool(identifiers(r.text)) or any(n in evidence.CALENDAR for n in r.names)
+
+
 def widen_plural(judged: list[Judgement], ask: Ask, pool: Pool) -> list[Judgement]:
     """ "All my appointments": every candidate that qualifies and holds the plural noun's
     word (or, when fewer than two hold it, none beyond the fact decision: "afraid of
@@ -149,8 +156,15 @@ def widen_plural(judged: list[Judgement], ask: Ask, pool: Pool) -> list[Judgemen
     if not heads:
         return judged
     qualified = [j for j in judged if not j.reason.endswith("never a target")]
-    # The word itself, not another of its group: "a flight … booking ref" is no appointment.
-    holders = [j for j in qualified if heads & pool.readings[j.memory.id].words]
+    # The word itself, not another of its group: "a flight … booking ref" is no appointment;
+    # and an instance of the kind, which says when or which ("the dentist appointment on
+    # Tuesday at 3pm", "the Wi-Fi password is tangerine-82"), not the word in another sense
+    # ("the appointment book is blue", "afraid of flights of stairs").
+    holders = [
+        j
+        for j in qualified
+        if heads & pool.readings[j.memory.id].words and _has_value(pool.readings[j.memory.id])
+    ]
     if len(holders) < 2:
         return judged
     for j in holders:

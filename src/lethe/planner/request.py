@@ -27,9 +27,17 @@ Scope = Literal["fact", "subject"]
 
 _VERB = (
     r"(?:forget|delete|remove|erase|drop|wipe|clear|scrub|purge|discard|get\s+rid\s+of"
-    r"|stop\s+remembering|unlearn|lose)"
+    r"|stop\s+remembering|unlearn|lose"
+    # German, French, Spanish, Italian, Portuguese: the verbs of forgetting and deleting, in
+    # the forms a request uses (imperative, infinitive).
+    r"|vergiss|vergessen|vergesst|lösch(?:e|en|t)?|entfern(?:e|en|t)?"
+    r"|oublie[rz]?|supprime[rz]?|efface[rz]?|retire[rz]?"
+    r"|olvida[rd]?|borra[rd]?|elimina[rd]?|suprime"
+    r"|dimentica(?:re)?|cancella(?:re)?|esquece(?:r)?|apaga(?:r)?|remova)"
 )
-_POLITE = r"(?:(?:please|pls|kindly|now|then|also|just|and)\s*,?\s+)*"
+_POLITE = (
+    r"(?:(?:please|pls|kindly|now|then|also|just|and|bitte|por\s+favor|per\s+favore)\s*,?\s+)*"
+)
 _ASK = (
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     r"|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to\s+"
@@ -37,20 +45,26 @@ _ASK = (
 )
 _SCOPE_WORDS = (
     r"(?:everything|anything|all|every\s+memory|every\s+note|each\s+memory|whatever"
+    r"|alles|tout|todo|tutto|tudo"
     r"|what(?=\s+(?:you|that\s+you|u)\s+(?:know|remember|have|stored|saved|kept|recall)))"
 )
 _KNOW = (
     r"(?:\s+(?:you|that\s+you|u)\s+(?:know|remember|have|stored|saved|kept|recall)"
     r"(?:\s+(?:of|on))?)?"
 )
+_ABOUT = (
+    r"about|on|regarding|concerning|related\s+to|of|über|von|sur|à\s+propos\s+de|sobre|"
+    r"acerca\s+de|de|su|di"
+)
 _OBJECT_LEAD = (
     r"(?:(?:the\s+)?(?:fact|memory|memories|note|notes|thing|info|information|entry|entries)"
-    r"\s+(?:that|about|on|of|regarding)\s+|that\s+|about\s+|of\s+it\s+about\s+|of\s+that\s+about\s+"
+    r"\s+(?:that|about|on|of|regarding)\s+|(?:that|dass|que|qu'|che)\s*|about\s+|of\s+it\s+about\s+"
+    r"|of\s+that\s+about\s+"
     r"|(?:with|containing|mentioning)\s+)?"
 )
 _LEADING = re.compile(
-    rf"^\s*{_POLITE}{_ASK}{_POLITE}{_VERB}\s+(?:(?P<scope>{_SCOPE_WORDS}){_KNOW}"
-    rf"(?:\s+of\s+(?:it|that))?\s*(?:about|on|regarding|concerning|related\s+to|of)?\s+)?"
+    rf"^\s*{_POLITE}{_ASK}{_POLITE}{_VERB},?\s+(?:(?P<scope>{_SCOPE_WORDS}){_KNOW}"
+    rf"(?:\s+of\s+(?:it|that))?\s*(?:{_ABOUT})?\s+)?"
     rf"{_OBJECT_LEAD}",
     re.IGNORECASE,
 )
@@ -61,7 +75,7 @@ _DONT_REMEMBER = re.compile(
     re.IGNORECASE,
 )
 _SCOPE_ALONE = re.compile(
-    rf"^\s*(?P<scope>everything|all|anything){_KNOW}\s+(?:about|on|regarding|concerning|of)\s+",
+    rf"^\s*(?P<scope>everything|all|anything|alles|tout|todo){_KNOW}\s+(?:{_ABOUT})\s+",
     re.IGNORECASE,
 )
 """A description that is its scope and subject alone ("everything about Alice"), as an agent

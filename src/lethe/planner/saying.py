@@ -60,7 +60,7 @@ def unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
         stated = attributes.stated_ever(r.text) if _of_the_past(obj) else _stated(r)
         found = {w for w in lacking if attributes.named(frozenset({w})) & stated}
         lacking = _said(ATTRIBUTE, lacking, frozenset(found))
-    if lacking and r.earlier and rules.on(BEFORE) and label(obj):
+    if lacking and r.earlier and rules.on(BEFORE) and label(obj) and not _moved_on(obj, r):
         lacking = _said(BEFORE, lacking, evidence.words(" ".join(r.earlier)))
     if lacking and rules.on(HOLDING):
         lacking = _said(HOLDING, lacking, wording.said_by_holding(lacking, r.text))
@@ -80,6 +80,16 @@ def _said(name: str, lacking: frozenset[str], said: frozenset[str]) -> frozenset
     if lacking & said:
         rules.fire(name)
     return lacking - said
+
+
+def _moved_on(obj: str, r: Reading) -> bool:
+    """The memory now states another attribute or relation than the request names ("Frank's
+    email is …" after it superseded his phone number): what it replaced is no longer what it
+    is about."""
+    asked = evidence.words(obj)
+    if _stated(r) - attributes.named(asked):
+        return True
+    return bool(wording.relations(r.words) - wording.relations(asked))
 
 
 def _stated(r: Reading) -> frozenset[str]:
@@ -128,7 +138,11 @@ _KANA = re.compile(r"[\u3041-\u309f]+")
 _VERB_LIKE = re.compile(
     r"\b(?:is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can|could|"
     r"should|must|may|might|not|no|never)\b|\b[a-z]+(?:ed|ing)\b"
-    r"|\b(?:I|we|you|he|she|they)\s+[a-z]+|\b[A-Z][a-z]+\s+[a-z]+s\b",
+    r"|\b(?:I|we|you|he|she|they)\s+[a-z]+|\b[A-Z][a-z]+\s+[a-z]+s\b"
+    # Contractions are verbs: "I'm allergic", "we've moved", "Kim's not", "Kim's been".
+    r"|\b\w+'(?:m|re|ve|d|ll)\b|n't\b"
+    r"|'s\s+(?:not|no|never|been|got|gone|going|a|an|on|in|at|from|very|so|too|still|now|"
+    r"also|always|[a-z]+(?:ed|ing))\b",
 )
 
 

@@ -81,6 +81,17 @@ def _kin() -> dict[str, frozenset[str]]:
     return {s: frozenset(k) for s, k in out.items()}
 
 
+@lru_cache(maxsize=1)
+def _relation_of() -> dict[str, int]:
+    return {w: n for n, group in enumerate(_GROUPS) for w in evidence.words(group)}
+
+
+def relations(words: Iterable[str]) -> frozenset[int]:
+    """The relations (lines of the thesaurus) the words say: phone, address, work, …"""
+    of = _relation_of()
+    return frozenset(of[w] for w in words if w in of)
+
+
 def said_otherwise(lacking: Iterable[str], said: frozenset[str]) -> frozenset[str]:
     """The lacking words whose relation the memory's words say in another word, or that a
     word of a kind of it says (a 予約 is a 予定)."""
