@@ -31,3 +31,15 @@ def test_without_the_polarity_gate_the_statement_would_mark_the_opposite() -> No
 def test_a_contracted_statement_keeps_its_polarity() -> None:
     stored = [("The user is not allergic to peanuts.", 0.7), ("The user likes tea.", 0.3)]
     assert marked("forget that I'm allergic to peanuts", stored) == []
+
+
+def test_a_negation_in_german_french_or_spanish_is_the_opposite_fact() -> None:
+    assert marked("Vergiss, dass ich Oliven mag", [("Ich mag keine Oliven.", 0.8)]) == []
+    assert marked("Olvida que me gusta el fútbol", [("No me gusta el fútbol.", 0.8)]) == []
+    assert (
+        marked(
+            "Oublie que je suis allergique aux arachides",
+            [("Je ne suis pas allergique aux arachides.", 0.8)],
+        )
+        == []
+    )

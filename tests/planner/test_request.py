@@ -16,7 +16,9 @@ from lethe.planner.request import read
         ("forget everything about Alice", "Alice"),
     ],
 )
-def test_a_scope_and_a_subject_without_a_verb_ask_for_the_whole_subject(text: str, obj: str) -> None:
+def test_a_scope_and_a_subject_without_a_verb_ask_for_the_whole_subject(
+    text: str, obj: str
+) -> None:
     request = read(text)
     assert (request.object, request.scope) == (obj, "subject")
 

@@ -115,3 +115,17 @@ def test_all_of_a_kind_is_its_instances_not_the_word_in_another_sense() -> None:
         ("The user hates long appointments.", 0.5),
     ]
     assert sorted(marked("forget my appointments", stored)) == sorted(t for t, _ in stored[:2])
+
+
+def test_a_name_in_chinese_is_the_whole_name_at_the_start_of_the_memory() -> None:
+    stored = [
+        ("王芳是医生。", 0.6),
+        ("王芳芳喜欢唱歌。", 0.6),
+        ("李强是王芳的同事。", 0.6),
+    ]
+    assert marked("把王芳的资料全部删掉", stored) == ["王芳是医生。"]
+
+
+def test_someone_elses_fact_in_french_or_spanish_mentions_the_subject() -> None:
+    stored = [("Léa habite à Rennes.", 0.6), ("Hugo travaille avec Léa.", 0.6)]
+    assert marked("Oublie tout sur Léa", stored) == ["Léa habite à Rennes."]

@@ -9,12 +9,13 @@ certain (an id, a filter, an exact phrase) instead of marking it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from lethe.planner import evidence, loans, rules, saying
+from lethe.planner import attributes, evidence, loans, rules, saying
 from lethe.planner.ask import Ask
 from lethe.planner.evidence import Reading
 from lethe.planner.gate import Gated
@@ -196,6 +197,101 @@ def _twin(ctx: Context) -> str | None:
     return None
 
 
+def _another_kind(ctx: Context) -> str | None:
+    """The top names another kind of the thing the request names: the request says "shoe
+    size", "home phone", "favorite book", "annual income", the memory says the same head or
+    modifier with another word beside it ("T-shirt size", "mobile phone", "favorite movie",
+    "annual rent"). It is a different fact, however many words they share."""
+    lacking = ctx.lacking
+    if ctx.ask.naming or not lacking:
+        return None
+    asked = _content_tokens(ctx.ask.text, ctx.ask.reading.names)
+    have = _content_tokens(ctx.r.text, ctx.r.names)
+    for (a, a_word), (b, b_word) in itertools.pairwise(asked):
+        if not (a_word and b_word) or a_word.startswith("@") or b_word.startswith("@"):
+            continue  # a compound of two content words, neither a name nor a time word
+        if a_word in lacking and b_word not in lacking:
+            # "shoe size" against "T-shirt size": the word before the one said.
+            other = [x for x, (_, w) in enumerate(have) if w == b_word and x > 0]
+            found = [have[x - 1] for x in other]
+        elif b_word in lacking and a_word not in lacking:
+            # "annual income" against "annual rent": the word after the one said.
+            other = [x for x, (_, w) in enumerate(have) if w == a_word and x + 1 < len(have)]
+            found = [have[x + 1] for x in other]
+        else:
+            continue
+        for text, word in found:
+            if (
+                not word
+                or word.startswith("@")
+                or word in ctx.ask.reading.words
+                or word in _NOT_KIND
+                or evidence.verb_like(text.casefold())
+            ):
+                continue
+            said = a if b_word in lacking else b
+            shown = f"{text} {said}" if a_word in lacking else f"{said} {text}"
+            return f"says {shown}, another kind than the request's {a} {b}: not certain"
+    return None
+
+
+_NOT_KIND = evidence.words(
+    "via per about around over under into onto through across after before since until during "
+    "without within among toward towards upon also only just very really still now then "
+    "one two three four five six seven eight nine ten twelve several many few some both each "
+    "every other another more most new old"
+)
+"""Words beside a noun that say how, when or how many, never which kind."""
+_TOKEN = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def _content_tokens(text: str, names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The text's words in order, as written and as `evidence.words` reads them, function
+    words and names left out (a name beside a word is no kind of it)."""
+    out = []
+    for m in _TOKEN.finditer(text):
+        token = m.group(0)
+        if token.casefold().removesuffix("'s") in names:
+            out.append(("", ""))  # a name breaks a compound
+            continue
+        read = evidence.words(token)
+        if len(read) == 1:
+            out.append((token, next(iter(read))))
+        else:
+            out.append(("", ""))
+    return out
+
+
+_PEOPLE = evidence.words(
+    "sister brother wife husband mother father mum mom dad son daughter partner girlfriend "
+    "boyfriend friend boss manager colleague neighbour neighbor cousin aunt uncle niece nephew "
+    "grandmother grandfather grandma grandpa grandson granddaughter fiance fiancee kid kids "
+    "child children parent parents landlord roommate flatmate dentist doctor lawyer user"
+)
+"""Who a fact is of: words that say whose it is, not what it is."""
+
+
+def _relation_unsaid(ctx: Context) -> str | None:
+    """The request names an attribute ("my boss's address", "Kim's mother's address") and
+    the top says nothing of it but whose it would be ("The user's boss is Mr. Ortiz"): it
+    states the relation, not the attribute, which may not be stored."""
+    if ctx.ask.naming:
+        return None
+    lacking = ctx.lacking
+    if (ctx.content & ctx.r.words) - _PEOPLE:
+        # It says something of the request beyond who: the attribute may be worded so.
+        return None
+    # The nouns of attributes only ("address", "phone", "employer"): a word of the
+    # thesaurus may have another sense its stem shares ("books" read, "booked" a visit).
+    named = {w for w in lacking if attributes.named(frozenset({w}))}
+    if not named:
+        return None
+    return (
+        f"does not say {', '.join(sorted(named))} in any way, which the request asks for: "
+        "it may be a fact that is not stored"
+    )
+
+
 def _alike(ctx: Context) -> str | None:
     """ "the Vienna sausages" against two memories that both say it in its own words: the
     words do not tell them apart, and the vector alone never decides."""
@@ -280,6 +376,10 @@ DOUBTS: tuple[Doubt, ...] = (
     _doubt("barely-similar", "the top's cosine is under the floor", _barely_similar),
     _doubt("said-elsewhere", "words the top leaves unsaid are said by others", _said_elsewhere),
     _doubt("twin", "the same sentence is stored with another value", _twin),
+    _doubt("another-kind", "the top names another kind of what the request names", _another_kind),
+    _doubt(
+        "relation-unsaid", "the top does not state the relation the request names", _relation_unsaid
+    ),
     _doubt("alike", "another memory says every word the top says", _alike),
     _doubt("vector-disagrees", "a lower-ranked memory is closer in meaning", _vector_disagrees),
     _doubt("narrow-lead", "the top leads the next candidate by less than the margin", _narrow_lead),

@@ -110,7 +110,10 @@ def _alone(char: str, before: str, after: str) -> str:
 _NEGATION = re.compile(
     r"\b(?:not|never|no\s+longer|nor|neither|cannot|(?:do|does|did|is|are|was|were|ca|wo|"
     r"have|has|had|would|should|could)n't|dislikes?|disliked|hates?|hated|detests?|loathes?)\b"
-    r"|ない|ません|ず(?:に|、|。|$)|않|안\s|못\s|不|没有|沒有",
+    r"|ない|ません|ず(?:に|、|。|$)|않|안\s|못\s|不|没有|沒有"
+    # German, French, Spanish, Italian, Portuguese.
+    r"|\b(?:nicht|kein(?:e|en|er|em|es)?|nie|niemals|pas|jamais|aucun(?:e)?|nunca|jamás|"
+    r"tampoco|non|mai|não)\b|\bne\s+(?:\S+\s+)?(?:pas|plus|jamais)\b|^\s*no\s",
     re.IGNORECASE,
 )
 # A relative of the user or of a named person: "my sister's phone", "Frank's brother".

@@ -139,6 +139,8 @@ _VERB_LIKE = re.compile(
     r"\b(?:is|are|was|were|am|be|been|being|has|have|had|do|does|did|will|would|can|could|"
     r"should|must|may|might|not|no|never)\b|\b[a-z]+(?:ed|ing)\b"
     r"|\b(?:I|we|you|he|she|they)\s+[a-z]+|\b[A-Z][a-z]+\s+[a-z]+s\b"
+    # A pronoun as a subject in German, French, Spanish, Italian, Portuguese: a statement.
+    r"|\b(?i:ich|du|wir|je|tu|nous|vous|yo|nosotros|io|noi|eu|nós)\b|\bj'|(?i:^me\s)"
     # Contractions are verbs: "I'm allergic", "we've moved", "Kim's not", "Kim's been".
     r"|\b\w+'(?:m|re|ve|d|ll)\b|n't\b"
     r"|'s\s+(?:not|no|never|been|got|gone|going|a|an|on|in|at|from|very|so|too|still|now|"

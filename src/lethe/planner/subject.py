@@ -214,25 +214,78 @@ def _theirs(r: Reading, mine: list[str]) -> bool:
     ladder from Nina; Tom had recommended it")."""
     if r.shared_owner:
         return False
-    names = {bare(n) for n in r.names}
+    if not mine:
+        return False
     if r.owner is None:
-        return all(w in names or not w.isascii() for w in mine)
+        return _named_first(r.text, mine, r.names)
     whose = bare(r.owner.split(":", 1)[0])
     if whose in mine:
         return True
-    if not mine:
+    if r.owner != USER and whose not in _DETERMINING:
+        return False  # someone else's ("Hugo travaille avec Léa")
+    # Words that label the subject at the start ("User 김민지", "Same client Francois
+    # Muller"): the owner read there says what the subject is, not who else.
+    return _named_first(r.text, mine, r.names)
+
+
+_DETERMINING = frozenset(
+    ("same", "another", "other", "this", "that", "the", "new", "old", "former", "previous")
+)
+"""Words that start a memory capitalised and read as its owner, but only point at whom it is
+about ("Same customer as Jose Garcia …")."""
+
+
+def _named_first(text: str, mine: list[str], names: tuple[str, ...]) -> bool:
+    """The subject is who the memory is about: named first, at most after words that label
+    them ("Patient Dana Kim, DOB …", "Engineer Uma works…", "Customer 张伟 placed…", "患者王芳,
+    …"), not after someone else ("Hugo travaille avec Léa", "李强是王芳的同事"), and not as the
+    start of a longer name (王芳芳 is not 王芳)."""
+    name = mine[0]
+    plain = _unaccented(text)
+    if name.isascii():
+        # A word in the sense of a name ("Mark the calendar" is no person: `evidence.read`);
+        # a name written with letters it does not read ("Nguyễn") is one.
+        read = {bare(n) for n in names}
+        if any(w not in read and _capitalised_in(w, text) for w in mine if w.isascii()):
+            return False
+        label = (
+            r"^\W*(?:[A-Z][\w-]*((?:[\s,]+[a-z][\w-]*){0,4})[\s:,.(]+)?"
+            rf"(?i:{re.escape(name)})\b"
+        )
+        m = re.match(label, plain)
+        return m is not None and not any(
+            evidence.verb_like(w) for w in (m.group(1) or "").replace(",", " ").split()
+        )
+    folded = bare(plain)
+    at = folded.find(name)
+    if at < 0:
         return False
-    # Words that label the subject at the start ("Engineer Uma", "User 김민지", "Same client
-    # Francois Muller"): the owner read there says what the subject is, not who else.
-    label = rf"^\W*[A-Z][\w-]*((?:[\s,]+[a-z][\w-]*){{0,3}})[\s:,]+(?i:{re.escape(mine[0])})\b"
-    m = re.match(label, _unaccented(r.text))
-    return m is not None and not any(
-        evidence.verb_like(w) for w in m.group(1).replace(",", " ").split()
-    )
+    before, after = folded[:at], folded[at + len(name) :]
+    if any(ch in _AFTER_NAME for ch in before):
+        return False  # someone else's, with the name later in it ("李强是王芳的同事")
+    # A label of a word or two before the name (患者, 客户, "Customer", "Branch office").
+    latin = re.findall(r"[a-z]+", before)
+    other = re.sub(r"[\W\da-z_]", "", before)
+    if len(latin) > _LABEL_WORDS or len(other) > _LABEL_CHARS:
+        return False
+    return not (after[:1] and _ideograph(after[0]) and after[0] not in _AFTER_NAME)
+
+
+def _ideograph(char: str) -> bool:
+    return unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH")
+
+
+_LABEL_WORDS = 4
+_LABEL_CHARS = 3
+_AFTER_NAME = frozenset(
+    "是在有的和与喜住会说工去要也都不没已被把给对从向跟为于今现搬跳加入曾还就才"
+)
+"""What follows a name written in Chinese or Japanese kanji where the name ends: a verb, a
+particle, a conjunction (王芳是…, 王芳在…); another ideograph goes on with the name (王芳芳)."""
 
 
 def _unaccented(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.replace("ß", "ss"))
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
