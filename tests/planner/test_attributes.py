@@ -227,3 +227,25 @@ def test_remember_looks_further_than_the_linked_neighbours_for_what_it_replaces(
 )
 def test_a_trap_is_never_named_as_what_the_new_fact_replaces(new: str, memory: str) -> None:
     assert _sure(new, [memory]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute"),
+    [
+        ("黄丽2020年加入字节跳动。", "employer"),
+        ("谢辉在美团工作。", "employer"),
+        ("田中はソニーで働いている。", "employer"),
+        ("田中は2020年にソニーに入社した。", "employer"),
+        ("林杰住在长安街38号。", "residence"),
+        ("佐藤は東京に住んでいる。", "residence"),
+    ],
+)
+def test_a_construction_in_chinese_or_japanese_states_its_attribute(
+    text: str, attribute: str
+) -> None:
+    assert attribute in stated(text)
+
+
+def test_a_chinese_construction_said_not_to_hold_states_nothing() -> None:
+    assert stated("王芳不在美团工作。") == frozenset()
+    assert stated("李明喜欢打篮球") == frozenset()

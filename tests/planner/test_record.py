@@ -66,3 +66,7 @@ def test_a_whole_subject_request_reads_an_apposition_as_which_one_is_meant() -> 
     assert record_of("Frank the engineer", whole=True) == Record(("Frank",), "")
     assert record_of("Charlie on the team", whole=True) == Record(("Charlie",), "")
     assert record_of("Frank the engineer") is None
+
+
+def test_an_identifiers_record_in_japanese_is_every_holder() -> None:
+    assert record_of("grace@mail.jpの顧客記録") == Record(("grace@mail.jp",), "顧客", True)

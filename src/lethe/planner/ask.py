@@ -79,11 +79,16 @@ def ask_of(obj: str) -> Ask:
     written = tuple(identifiers(obj))
     codes = written + tuple(_codes_in_capitals(obj))
     names = tuple(n for n in reading.names if n != reading.owner or reading.owner != USER)
+
     named = evidence.words(" ".join(names)) | evidence.words(" ".join(t for c in codes for t in c))
     naming = tuple(c for c in codes if not YEAR.fullmatch("".join(c)))
     plural = bool(_PLURAL.search(obj) or _EVERY.search(obj)) and not written
-    return Ask(obj, reading, codes, written, names, reading.words - named, naming, plural)
+    # A pair of characters across a particle (芳的, の勤) is no word of the request.
+    plain = frozenset(w for w in reading.words - named if not _PARTICLE.search(w))
+    return Ask(obj, reading, codes, written, names, plain, naming, plural)
 
+
+_PARTICLE = re.compile(r"[的のはがをにで]")
 
 YEAR = re.compile(r"(?:19|20)\d\d")
 """A year qualifies a fact ("Maria's 2020 phone number"); it does not name it alone."""

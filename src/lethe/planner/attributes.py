@@ -315,6 +315,16 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
             past |= attrs
         else:
             settled |= attrs
+    for attrs, pattern in _CJK_FRAMES:
+        held = [m for m in pattern.finditer(text) if not _cjk_negated(text, m)]
+        if not held:
+            continue
+        if len(attrs) > 1:
+            ambiguous = True
+        elif all(_past(text, m) for m in held):
+            past |= attrs
+        else:
+            settled |= attrs
     ever = frozenset(settled | past)
     if ambiguous and not settled & _BOTH:
         return frozenset(settled | _BOTH), True, ever | _BOTH
@@ -322,6 +332,30 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
 
 
 _CLAUSE_END = re.compile(r"[.,;:!?]|\bbut\b")
+
+
+_CJK_FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
+    (frozenset(attrs.split()), re.compile(pattern))
+    for attrs, pattern in (
+        # Chinese: joining, working at, moving jobs to, taking up a post at an organisation.
+        (EMPLOYER, r"加入|入职|跳槽(?:到|至)|就职于|任职于|在[^，。,.]{1,12}(?:工作|上班|任职)"),
+        # Japanese: working at, joining, changing jobs to, being employed at.
+        (EMPLOYER, r"で働|に入社|(?:に|へ)転職|に勤め|に勤務"),
+        (RESIDENCE, r"住在|(?:搬到|搬去|搬进|搬至)|居住在|定居"),
+        (RESIDENCE, r"に住|(?:に|へ)引っ?越|に在住"),
+    )
+)
+"""Constructions of Japanese and Chinese text that state an employer or a home, read without
+English grammar: the clause's person comes first, so only a negation before them in the
+clause (不, 没, ない) undoes them."""
+_CJK_CLAUSE = re.compile(r"[。，、,.;；!?！？]")
+_CJK_NOT = re.compile(r"不|没|ない|ません")
+
+
+def _cjk_negated(text: str, match: re.Match[str]) -> bool:
+    before = _CJK_CLAUSE.split(text[: match.start()])[-1]
+    after = _CJK_CLAUSE.split(text[match.end() :])[0][:4]
+    return bool(_CJK_NOT.search(before[-3:]) or _CJK_NOT.search(after))
 
 
 _PAST = re.compile(
@@ -405,8 +439,8 @@ def _negated(text: str, match: re.Match[str]) -> bool:
 
 
 _NOUNS = {
-    EMPLOYER: "job employer workplace employment",
-    RESIDENCE: "address home flat apartment residence",
+    EMPLOYER: "job employer workplace employment 工作 单位 公司 职业 勤務 職場 会社 仕事",
+    RESIDENCE: "address home flat apartment residence 地址 住址 住所 居住",
     CAR: "car vehicle",
     PHONE: "phone mobile telephone cellphone",
     DIET: "diet dietary",

@@ -81,7 +81,8 @@ def record_of(obj: str, *, whole: bool = False) -> Record | None:
     text = obj.strip()
     m = _CJK_RECORD.match(text)
     if m is not None:
-        return Record((m.group("subject"),), m.group("qualifiers"))
+        subject = m.group("subject")
+        return Record((subject,), m.group("qualifiers"), _code(subject))
     if _VERB.search(text):
         return None
     tokens = text.split()

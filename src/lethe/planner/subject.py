@@ -279,9 +279,11 @@ _LABEL_WORDS = 4
 _LABEL_CHARS = 3
 _AFTER_NAME = frozenset(
     "是在有的和与喜住会说工去要也都不没已被把给对从向跟为于今现搬跳加入曾还就才"
+    "上下昨前刚正最常每很非一两几这那将经"
 )
 """What follows a name written in Chinese or Japanese kanji where the name ends: a verb, a
-particle, a conjunction (王芳是…, 王芳在…); another ideograph goes on with the name (王芳芳)."""
+particle, a conjunction, a time (王芳是…, 王芳在…, 周勇上个月…); another ideograph goes on
+with the name (王芳芳)."""
 
 
 def _unaccented(text: str) -> str:

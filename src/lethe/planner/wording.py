@@ -57,13 +57,14 @@ _GROUPS = (
     "diet dietary",
     "language languages speak speaks spoke spoken fluent fluently",
     "use uses used using usage",
+    "theme themes mode modes appearance テーマ モード 主题 模式 外观",
 )
 """One relation per line: how a person is reached by phone, where they live, where they
 work, what they are allergic to, what they are prescribed, what they were diagnosed with (a
 medical fact), a flight, a birthday, a debt (who
 owes), a loan (who lent: the other direction, so not the same words), a membership, a
 partner, a booked visit, a car, e-mail, a secret that opens something, a diet, the languages
-someone speaks, the use of something. Kinds of one thing
+someone speaks, the use of something, how an app looks (its theme: dark mode). Kinds of one thing
 are not its words: a landline is not a mobile, a home address not a billing one, so
 "landline", "home", "work address" stay words a memory must say; nor is a word whose other
 sense is as common ("reacts angrily", "a tablet", "a hard drive", "a plane tree", "gave
