@@ -730,8 +730,8 @@ def test_a_new_fact_about_the_person_it_names_supersedes_theirs_not_the_users() 
 
 def test_all_of_a_kind_marks_the_holders_of_its_word_and_no_other_wording() -> None:
     """ "Hannah's appointments" takes the memories that say "appointment"; a flight's
-    "booking" is no appointment, and one memory that says the word ("afraid of flights")
-    is not all of a kind."""
+    "booking" is no appointment, and a memory that says the word without saying when or which
+    ("afraid of flights") is no instance of the kind: Tom's flight to Oslo is."""
     request = "can you forget Hannah's appointments?"
     dentist = "Hannah has a dentist appointment with Dr. Tanaka on Tuesday 14 February."
     physio = "Hannah has a physiotherapist appointment with Dr. Okoro on Saturday 4 May."
@@ -740,7 +740,7 @@ def test_all_of_a_kind_marks_the_holders_of_its_word_and_no_other_wording() -> N
     assert sorted(marked) == sorted([dentist, physio])
     flies = "Tom flies to Oslo on Friday, ref QKLAUY."
     afraid = "Tom is afraid of flights."
-    assert _marked("please forget Tom's flights", [(flies, 0.64), (afraid, 0.6)]) == []
+    assert _marked("please forget Tom's flights", [(flies, 0.64), (afraid, 0.6)]) == [flies]
 
 
 def test_a_match_only_in_other_wordings_is_doubted_by_anyone_elses_words() -> None:

@@ -129,3 +129,32 @@ def test_a_name_in_chinese_is_the_whole_name_at_the_start_of_the_memory() -> Non
 def test_someone_elses_fact_in_french_or_spanish_mentions_the_subject() -> None:
     stored = [("Léa habite à Rennes.", 0.6), ("Hugo travaille avec Léa.", 0.6)]
     assert marked("Oublie tout sur Léa", stored) == ["Léa habite à Rennes."]
+
+
+def test_a_kinds_word_that_qualifies_another_noun_is_no_instance() -> None:
+    stored = [
+        ("The user's meeting room is 4B.", 0.7),
+        ("The user's booking app is Kayak since 2021.", 0.6),
+    ]
+    assert marked("forget my meetings", stored[:1]) == []
+    assert marked("forget my bookings", stored[1:]) == []
+    kept = [("The user has a meeting with Ana on Monday at 10.", 0.6)]
+    assert marked("forget my meetings", kept + stored[:1]) == [kept[0][0]]
+
+
+def test_a_command_that_starts_with_a_name_is_no_persons_fact() -> None:
+    stored = [
+        ("Mark the calendar for the dentist on Friday.", 0.6),
+        ("Mark the invoice 3312 as paid.", 0.6),
+        ("Mark down the Q3 budget by 5%.", 0.6),
+    ]
+    assert marked("Mark's information", stored) == []
+
+
+def test_a_chinese_request_for_a_person_is_their_memories_not_mentions() -> None:
+    stored = [
+        ("李明是医生。", 0.6),
+        ("李明明喜欢画画。", 0.6),
+        ("张三认识李明。", 0.6),
+    ]
+    assert marked("删除关于李明的所有信息", stored) == ["李明是医生。"]

@@ -320,6 +320,11 @@ _SUBJECT_VERB = re.compile(
 )
 
 
+_COMMAND = re.compile(r"\s+(?:the|a|an|my|your|our|this|that|these|those|down|up|off)\s")
+"""A word that starts a sentence right before an article or a particle is a verb in the
+imperative ("Mark the invoice 3312 as paid", "Mark down the Q3 budget")."""
+
+
 def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset()) -> Reading:
     """`common`: the words the texts around it write in lower case; `named`: those they
     also write as a name (`named_words`), which start a clause as a name when a verb
@@ -344,6 +349,9 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
             and _stem(stem) in common
             and not (stem in named and _SUBJECT_VERB.match(text, m.end()))
         ):
+            continue
+        if at_start and not possessive and _COMMAND.match(text, m.end()):
+            # "Mark the calendar …", "Mark down the budget": a command, not a person.
             continue
         if stem not in names:
             names.append(stem)

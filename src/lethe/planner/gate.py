@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from lethe.planner import compound, evidence, loans, rules
-from lethe.planner.ask import Ask
+from lethe.planner.ask import Ask, plural_heads
 from lethe.planner.evidence import USER, Reading
-from lethe.planner.identifiers import holds_all, shown
+from lethe.planner.identifiers import holds_all, identifiers, shown
 from lethe.planner.pool import Pool
 from lethe.planner.port import Candidate
 from lethe.planner.saying import label
@@ -33,6 +33,11 @@ STRANGER = rules.rule(
     "the user's fact is not one that names someone else and is not said to be theirs",
 )
 OWNER = rules.rule("gate-owner", "the request's owner (the user, a named person) is the target's")
+INSTANCE = rules.rule(
+    "gate-instance",
+    "all of a kind ('my meetings') means its instances, not its word qualifying another noun "
+    "('the meeting room is 4B')",
+)
 QUALIFIED = rules.rule(
     "gate-qualified",
     "a request for the old (current) one means a memory that says so, when one does",
@@ -51,8 +56,12 @@ class Gated:
 
 def gate(ask: Ask, pool: Pool) -> Gated:
     gated = Gated([])
+    heads = evidence.words(" ".join(plural_heads(ask.text))) if ask.plural else frozenset()
     for c in pool.candidates:
         found = _shut(ask, pool.reading(c))
+        r = pool.reading(c)
+        if found is None and heads & r.words and rules.on(INSTANCE) and not instance(r, heads):
+            found = (INSTANCE, "says the kind's word but is no instance of it (no when, no which)")
         if found is None:
             gated.eligible.append(c)
             continue
@@ -128,6 +137,25 @@ def _qualify(ask: Ask, pool: Pool, gated: Gated) -> None:
                     f"does not say it is the {what} one, and another memory does: never a target"
                 )
         gated.eligible = saying
+
+
+def instance(r: Reading, heads: frozenset[str]) -> bool:
+    """An instance of the kind says when or which (a day, a date, a time, an identifier) and
+    uses the kind's word as its own noun, not to qualify another ("the meeting room is 4B",
+    "the booking app is Kayak")."""
+    if not (identifiers(r.text) or any(n in evidence.CALENDAR for n in r.names)):
+        return False
+    tokens = _TOKENS.findall(r.text)
+    for i, token in enumerate(tokens):
+        if not evidence.words(token) & heads:
+            continue
+        following = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if not evidence.words(following) or evidence.verb_like(following.casefold()):
+            return True
+    return False
+
+
+_TOKENS = re.compile(r"[^\W\d_][\w'-]*|\d[\w:.-]*|[^\w\s]")
 
 
 def _part_agrees(wanted: Reading, r: Reading) -> bool:

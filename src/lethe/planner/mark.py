@@ -12,9 +12,8 @@ from __future__ import annotations
 from lethe.planner import compound, evidence, rules, saying, wording
 from lethe.planner.ask import Ask, plural_heads
 from lethe.planner.doubts import Context, doubts
-from lethe.planner.evidence import Reading
-from lethe.planner.gate import Gated
-from lethe.planner.identifiers import identifiers, shown
+from lethe.planner.gate import Gated, instance
+from lethe.planner.identifiers import shown
 from lethe.planner.judgement import MARK_BAR, Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.saying import MARKERS
@@ -140,10 +139,6 @@ def cut(j: Judgement, asked: frozenset[str], owners: frozenset[str]) -> None:
     )
 
 
-def _has_value(r: Reading) -> bool:
-    return bool(identifiers(r.text)) or any(n in evidence.CALENDAR for n in r.names)
-
-
 def widen_plural(judged: list[Judgement], ask: Ask, pool: Pool) -> list[Judgement]:
     """ "All my appointments": every candidate that qualifies and holds the plural noun's
     word (or, when fewer than two hold it, none beyond the fact decision: "afraid of
@@ -163,7 +158,7 @@ def widen_plural(judged: list[Judgement], ask: Ask, pool: Pool) -> list[Judgemen
     holders = [
         j
         for j in qualified
-        if heads & pool.readings[j.memory.id].words and _has_value(pool.readings[j.memory.id])
+        if heads & pool.readings[j.memory.id].words and instance(pool.readings[j.memory.id], heads)
     ]
     if len(holders) < 2:
         return judged

@@ -26,6 +26,8 @@ from lethe.planner.port import Candidate
 from lethe.planner.record import Record
 from lethe.planner.saying import MARKERS
 
+_CHINESE_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
+_KANA = re.compile(r"[\u3041-\u30ff]")
 RECORD = rules.rule(
     "subject-record",
     "a request for someone's record ('Dana profile information', 'X medical record') is every "
@@ -63,6 +65,11 @@ def subject(reading: RequestReading, pool: Pool) -> list[Judgement] | None:
     if reading.record is not None and rules.on(RECORD):
         rules.fire(RECORD)
         return _about_record(reading.record, pool)
+    if _CHINESE_NAME.fullmatch(ask.text) and not _KANA.search(reading.request.text):
+        # 「删除关于王芳的所有信息」: a Chinese request for a person, whose name no capital
+        # marks: their record, named first in each memory (not 李强是王芳的同事, not 王芳芳).
+        rules.fire(RECORD)
+        return _about_record(Record((ask.text,), ""), pool)
     wanted = ask.reading
     person = _person(ask.text, wanted)
     if person is not None and rules.on(PERSON):
