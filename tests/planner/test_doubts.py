@@ -30,3 +30,10 @@ def test_a_memory_of_the_relation_is_not_the_attribute_of_the_relative() -> None
     assert marked("forget my boss's address", [boss, FILLER]) == []
     with rules.without("relation-unsaid"):
         assert marked("forget my boss's address", [boss, FILLER]) == [boss[0]]
+
+
+def test_what_is_asked_of_a_thing_the_user_has_is_not_having_it() -> None:
+    cat = ("The user has a cat.", 0.75)
+    assert marked("user's cat's name", [cat, FILLER]) == []
+    named = ("The user's cat is called Miso.", 0.75)
+    assert marked("user's cat's name", [named, FILLER]) == [named[0]]

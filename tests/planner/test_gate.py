@@ -43,3 +43,10 @@ def test_a_negation_in_german_french_or_spanish_is_the_opposite_fact() -> None:
         )
         == []
     )
+
+
+def test_a_relatives_fact_in_japanese_spanish_or_french_is_not_the_users_own() -> None:
+    own = [("私の電話番号は090-1234-5678です", 0.8)]
+    assert marked("母の電話番号を忘れて", own) == []
+    birthday = [("Mi cumpleaños es el 4 de julio", 0.8)]
+    assert marked("Olvida el cumpleaños de mi hermana", birthday) == []

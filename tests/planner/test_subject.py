@@ -158,3 +158,16 @@ def test_a_chinese_request_for_a_person_is_their_memories_not_mentions() -> None
         ("张三认识李明。", 0.6),
     ]
     assert marked("删除关于李明的所有信息", stored) == ["李明是医生。"]
+
+
+def test_someone_who_shares_the_first_name_is_listed_when_the_one_meant_is_stored() -> None:
+    stored = [
+        ("Kim lives in Oslo.", 0.6),
+        ("Kim Jong-un was in the news.", 0.5),
+    ]
+    assert marked("Forget everything about Kim", stored) == ["Kim lives in Oslo."]
+
+
+def test_a_name_after_someone_elses_verb_is_a_mention_in_any_language() -> None:
+    stored = [("Léa habite à Rennes.", 0.6), ("Hugo a invité Léa au cinéma.", 0.6)]
+    assert marked("Oublie tout sur Léa", stored) == ["Léa habite à Rennes."]

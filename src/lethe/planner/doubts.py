@@ -271,6 +271,9 @@ _PEOPLE = evidence.words(
 """Who a fact is of: words that say whose it is, not what it is."""
 
 
+_POSSESSOR = re.compile(r"\b([A-Za-z]+)'s\b")
+
+
 def _relation_unsaid(ctx: Context) -> str | None:
     """The request names an attribute ("my boss's address", "Kim's mother's address") and
     the top says nothing of it but whose it would be ("The user's boss is Mr. Ortiz"): it
@@ -278,12 +281,18 @@ def _relation_unsaid(ctx: Context) -> str | None:
     if ctx.ask.naming:
         return None
     lacking = ctx.lacking
-    if (ctx.content & ctx.r.words) - _PEOPLE:
+    possessors = evidence.words(" ".join(_POSSESSOR.findall(ctx.ask.text)))
+    if (ctx.content & ctx.r.words) - _PEOPLE - possessors:
         # It says something of the request beyond who: the attribute may be worded so.
         return None
-    # The nouns of attributes only ("address", "phone", "employer"): a word of the
-    # thesaurus may have another sense its stem shares ("books" read, "booked" a visit).
+    # The nouns of attributes ("address", "phone", "employer"), or what is asked of a thing
+    # the memory only says the user has ("the user's cat's name" against "The user has a
+    # cat"); a word of the thesaurus may have another sense ("books" read, "booked" a visit).
     named = {w for w in lacking if attributes.named(frozenset({w}))}
+    if possessors & ctx.r.words and ctx.ask.plain - possessors - _PEOPLE <= lacking:
+        named |= set(ctx.ask.plain - possessors - _PEOPLE - MARKERS)
+        if evidence.names_something(ctx.r.text):
+            named -= evidence.words("name names")  # "is called Miso" says its name
     if not named:
         return None
     return (

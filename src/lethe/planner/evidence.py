@@ -73,7 +73,10 @@ _NOT_NAMES = frozenset(
     fyi actually also and but or so if when where what who which how why""".split()  # noqa: SIM905
 )
 _FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|user|user's)\b|私|僕|俺|自分|ユーザー",
+    r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|user|user's)\b|私|僕|俺|自分|ユーザー"
+    # German, French, Spanish, Italian, Portuguese.
+    r"|\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|je|j'|moi|mon|ma|mes|yo|mi|"
+    r"mis|mio|mia|miei|mie|eu|meu|minha|meus|minhas)\b",
     re.IGNORECASE,
 )
 _LATIN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
@@ -126,6 +129,18 @@ _RELATION = (
 _USER_RELATIVE = re.compile(
     rf"\b(?:my|our|the\s+user's|user's)\s+(?:\w+\s+)?({_RELATION})\b", re.IGNORECASE
 )
+_OTHER_RELATIVE = re.compile(
+    r"(?i)\b(?:meine?[rsmn]?|mon|ma|mes|mi|mis|mio|mia|meu|minha)\s+"
+    r"(bruder|schwester|mutter|vater|frau|mann|sohn|tochter|freund|freundin|chef|chefin|"
+    r"kollege|kollegin|nachbar|nachbarin|onkel|tante|oma|opa|eltern|frère|sœur|soeur|mère|"
+    r"père|femme|mari|fils|fille|ami|amie|patron|patronne|collègue|voisin|voisine|oncle|"
+    r"grand-mère|grand-père|parents|hermano|hermana|madre|padre|esposa|esposo|marido|mujer|"
+    r"hijo|hija|amigo|amiga|jefe|jefa|colega|vecino|vecina|tío|tía|abuela|abuelo|padres|"
+    r"fratello|sorella|madre|padre|irmão|irmã|mãe|pai)\b"
+    r"|^\s*(母|父|兄|姉|弟|妹|夫|妻|息子|娘|祖母|祖父|上司|同僚|友人|友達)(?:の|が|は)"
+)
+"""A relative of the user's in German, French, Spanish, Italian, Portuguese and Japanese
+("de mon frère", "mi hermana", 「母の電話番号」): whose fact it is."""
 _JA_SELF = re.compile(r"私|僕|俺|自分")
 _JA_NAME = re.compile(
     r"([\u3005\u3400-\u4dbf\u4e00-\u9fff\u30a0-\u30ff]{1,6})(?:さん|様|くん|君|ちゃん|氏)"
@@ -393,10 +408,15 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
         owner, shared = USER, False
         # Whose fact "my sister's phone number" is: the sister's, when every first-person
         # word is one of a relative's.
-        relatives = _USER_RELATIVE.findall(text)
+        relatives = _USER_RELATIVE.findall(text) + [
+            "".join(m.groups("")) for m in _OTHER_RELATIVE.finditer(text)
+        ]
         plain_mine = len(_FIRST_PERSON.findall(text)) > len(relatives)
         if relatives and not plain_mine:
             owner = f"{USER}:{relatives[0].casefold()}"
+    elif (kin := _OTHER_RELATIVE.search(text)) is not None:
+        # 「母の電話番号」: the user's mother's, though no word says "my".
+        owner, shared = f"{USER}:{''.join(kin.groups('')).casefold()}", False
     elif owner is not None:
         relative = _relative_of(owner, text)
         if relative:
@@ -414,6 +434,11 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
         negated=bool(_NEGATION.search(text)),
         capitals=capitals,
     )
+
+
+def names_something(text: str) -> bool:
+    """The text gives a name ("is called Miso", "named Rex", "its name is …")."""
+    return _NAMING.search(text) is not None
 
 
 def verb_like(word: str) -> bool:

@@ -194,6 +194,18 @@ def _about_person(
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
             j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
+        elif _longer_name(r.text, person) and any(
+            _theirs(o, [bare(person)]) and not _longer_name(o.text, person)
+            for o in readings.values()
+            if o is not r and evidence.holds_names(o, [person])
+        ):
+            # "Kim Kardashian's show", "Li Ming lives …", while another memory is of the Kim
+            # or the Li meant: someone who shares the first name.
+            j.certainty = 0.5
+            j.reason = (
+                f"names {person.title()} with another name after it, and another memory is "
+                f"of {person.title()} alone: listed for review, not deleted"
+            )
         elif _theirs(r, [bare(person)]):
             j.verdict, j.certainty = "delete", 0.95
             relative = r.owner.split(":", 1)[1] if r.owner and ":" in r.owner else None
@@ -210,6 +222,14 @@ def _about_person(
             )
         out.append(j)
     return out
+
+
+def _longer_name(text: str, person: str) -> bool:
+    """The person's name goes on with another capitalised name ("Kim Jong-un", "Li Ming")."""
+    return (
+        re.search(rf"(?i:\b{re.escape(person)})[\s-]+[A-Z][\w-]*(?!\S*')", text) is not None
+        and re.search(rf"(?i:\b{re.escape(person)})'s\b", text) is None
+    )
 
 
 def _theirs(r: Reading, mine: list[str]) -> bool:
@@ -260,9 +280,15 @@ def _named_first(text: str, mine: list[str], names: tuple[str, ...]) -> bool:
             rf"(?i:{re.escape(name)})\b"
         )
         m = re.match(label, plain)
-        return m is not None and not any(
-            evidence.verb_like(w) for w in (m.group(1) or "").replace(",", " ").split()
-        )
+        if m is None:
+            return False
+        between = (m.group(1) or "").replace(",", " ").split()
+        if any(evidence.verb_like(w) for w in between):
+            return False
+        # More than one word of label only after a word that points ("Same customer as …"):
+        # "Hugo a invité Léa" is Hugo's.
+        first = plain.lstrip(" \"'([-*•").split(" ", 1)[0].casefold()
+        return not between or first in _DETERMINING
     folded = bare(plain)
     at = folded.find(name)
     if at < 0:
