@@ -41,7 +41,10 @@ QUESTION_FLOOR = 0.40
 """... or this much when the request asks for the value ("what car I drive"): a question
 and the fact that answers it share fewer words, so their cosines run lower."""
 _QUESTION = re.compile(r"(?i)\s*(?:what|which|where|when|who|whom|whose|how)\b")
-_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE)
+AUXILIARY = re.compile(
+    r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE
+)
+"""A copula or an auxiliary: a request with one states something, it does not name it."""
 
 
 @dataclass
@@ -82,7 +85,7 @@ def identifier_led(ask: Ask, plain: frozenset[str]) -> bool:
     return (
         bool(ask.naming)
         and evidence.word_count(ask.text, plain) <= 2
-        and not _VERB.search(ask.text)
+        and not AUXILIARY.search(ask.text)
     )
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lethe.planner import evidence, loans, rules, saying, wording
 from lethe.planner.ask import YEAR, RequestReading
-from lethe.planner.doubts import FLOOR
+from lethe.planner.doubts import AUXILIARY, FLOOR
 from lethe.planner.evidence import USER, Reading
 from lethe.planner.identifiers import holds_all, identifiers, shown
 from lethe.planner.judgement import Judgement
@@ -48,7 +48,6 @@ FAR_APART = rules.rule(
 ACTED_ON = rules.rule(
     "topic-acted-on", "names the topic only as what a verb acts on ('writes Java'): another sense"
 )
-_VERB = re.compile(r"\b(?:is|are|was|were|am|be|been|has|have|had|do|does|did)\b", re.IGNORECASE)
 
 _FRIEND = re.compile(
     r"^(?:my\s+)?(?:(?:good|best|old|dear)\s+)?(?:friend|colleague|coworker|co-worker|boss|"
@@ -142,8 +141,7 @@ def _spelling(text: str) -> _Spelling:
 def bare(text: str) -> str:
     """Case folded, without diacritics: "José" and "Jose", "Müller" and "Muller" are one
     name written two ways."""
-    decomposed = unicodedata.normalize("NFKD", evidence.fold(text))
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _unaccented(evidence.fold(text))
 
 
 def _holds_spelling(r: Reading, spelling: _Spelling) -> bool:
@@ -184,6 +182,14 @@ def _about_person(
     person: str, candidates: Sequence[Candidate], readings: dict[str, Reading]
 ) -> list[Judgement]:
     out = []
+    # Whether some memory is of this person by the bare name: then one naming a longer name
+    # ("Kim Kardashian") is someone who shares it. Read once, not per candidate.
+    alone = any(
+        evidence.holds_names(o, [person])
+        and not _longer_name(o.text, person)
+        and _theirs(o, [bare(person)])
+        for o in readings.values()
+    )
     for c in candidates:
         r = readings[c.memory.id]
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
@@ -194,11 +200,7 @@ def _about_person(
             j.verdict, j.certainty = "delete", 0.95
             j.reason = f"a debt {person.title()} is a party to (a fact of both parties)"
             j.evidence = [f"{person.title()} lent or borrowed", f"cosine {c.similarity:.2f}"]
-        elif _longer_name(r.text, person) and any(
-            _theirs(o, [bare(person)]) and not _longer_name(o.text, person)
-            for o in readings.values()
-            if o is not r and evidence.holds_names(o, [person])
-        ):
+        elif alone and _longer_name(r.text, person):
             # "Kim Kardashian's show", "Li Ming lives …", while another memory is of the Kim
             # or the Li meant: someone who shares the first name.
             j.certainty = 0.5
@@ -401,7 +403,7 @@ def _another_thing(text: str, anchors: list[str], head: frozenset[str]) -> str |
             # After a preposition ("the commute to Atlassian took…") the name is the place or
             # the company itself, whatever follows.
             entity = bool(_PREPOSITION_BEFORE.search(before))
-            if entity or noun is None or _VERB.fullmatch(noun) or _FINITE_WORD.fullmatch(noun):
+            if entity or noun is None or AUXILIARY.fullmatch(noun) or _FINITE_WORD.fullmatch(noun):
                 return None
             if not evidence.words(noun) or evidence.words(noun) & head:
                 return None
