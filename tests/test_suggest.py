@@ -34,7 +34,9 @@ def levenshtein(a: str, b: str) -> int:
     return row[-1]
 
 
-@pytest.mark.parametrize("digits", ["0123", "aaaa", "abab", "0f0f1"])
+@pytest.mark.parametrize(
+    "digits", ["0123", "aaaa", "abab", pytest.param("0f0f1", marks=pytest.mark.slow)]
+)
 def test_neighbours_are_exactly_the_ids_within_two_edits(digits: str) -> None:
     every = ("".join(p) for p in itertools.product(HEX, repeat=len(digits)))
     want = {f"mem_{d}" for d in every if 0 < levenshtein(digits, d) <= MAX_DISTANCE}

@@ -853,6 +853,7 @@ def _spawn(command: list[str], tmp_path: Path, *args: str) -> subprocess.Complet
     )
 
 
+@pytest.mark.slow
 def test_installed_script_end_to_end(tmp_path: Path) -> None:
     db = str(tmp_path / "sub.db")
     made = _spawn(_script(), tmp_path, "remember", TEA, "--db", db, "--json")

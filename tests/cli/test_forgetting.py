@@ -648,6 +648,7 @@ def _spawn(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_installed_script_needs_yes_without_a_terminal(tmp_path: Path) -> None:
     db = str(tmp_path / "sub.db")
     made = _spawn(tmp_path, "remember", "User lives in San Francisco", "--db", db, "--json")
@@ -668,6 +669,7 @@ def test_installed_script_needs_yes_without_a_terminal(tmp_path: Path) -> None:
     assert [i["memory"]["id"] for i in json.loads(listed.stdout)["items"]] == [memory_id]
 
 
+@pytest.mark.slow
 def test_installed_script_asks_a_real_terminal(tmp_path: Path) -> None:
     db = str(tmp_path / "tty.db")
     made = _spawn(tmp_path, "remember", "User lives in San Francisco", "--db", db, "--json")

@@ -545,6 +545,7 @@ def _purge_with_a_reader_held(db: Path, embedder: Embedder, token: str) -> tuple
     return mem, took
 
 
+@pytest.mark.slow
 def test_an_unfinished_checkpoint_stays_owed(tmp_path: Path, embedder: Embedder) -> None:
     db = tmp_path / "store" / "m.db"
     mem, _ = _purge_with_a_reader_held(db, embedder, "quartz-555-zebra")

@@ -94,6 +94,7 @@ async def test_a_client_without_elicitation_cannot_expire_a_memory_in_one_call(
         assert "is protected" in refused and _expiry(db, caveat) is None
 
 
+@pytest.mark.slow
 async def test_an_expiry_asked_of_the_human_through_elicitation(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     soon = (datetime.now(UTC) + timedelta(hours=1)).isoformat()

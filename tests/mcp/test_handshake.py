@@ -215,6 +215,7 @@ def test_modern_versions_are_the_sdks() -> None:
     assert MODERN_VERSIONS == MODERN_PROTOCOL_VERSIONS
 
 
+@pytest.mark.slow
 def test_early_discover_over_stdio_is_the_sdks(tmp_path: Path) -> None:
     """As for `initialize`: an unknown capability makes the SDK answer; a plain request gets
     the early answer, and the SDK's own answer to it never reaches the client."""

@@ -324,6 +324,7 @@ def test_nul_in_any_tool_argument_is_a_tool_error(db: str) -> None:
 # -- a sweep that forgets is asked like a forget --------------------------------------------
 
 
+@pytest.mark.slow
 def test_sweep_execute_asks_a_client_that_can_be_asked(db: str, embedder: Embedder) -> None:
     old = aged_store(db, embedder)
     no, yes = elicitation("decline"), elicitation("accept")

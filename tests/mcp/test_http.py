@@ -87,6 +87,7 @@ def test_round_trip_over_http(served: tuple[str, str]) -> None:
     run(scenario())
 
 
+@pytest.mark.slow
 def test_http_serves_the_same_tools_as_stdio(served: tuple[str, str], tmp_path: Path) -> None:
     _, url = served
 
@@ -274,6 +275,7 @@ def test_bad_token_files_are_refused_at_start(tmp_path: Path, content: str, mess
     assert done.returncode == 1 and message in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 @both_stores
 def test_several_servers_share_one_database(db: str, tmp_path: Path) -> None:
     """Two `lethe mcp --http` processes on one database, as a team deployment runs them: what

@@ -130,6 +130,7 @@ def test_tools_are_listed_before_the_server_is_built_and_answered_once(tmp_path:
         finish(proc)
 
 
+@pytest.mark.slow
 def test_an_unusual_tools_list_waits_for_the_sdk(tmp_path: Path) -> None:
     """A `tools/list` with params beyond none is left to the SDK: a plain one sent after it
     is answered first, and the unusual one once the server is built."""

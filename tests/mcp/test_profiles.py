@@ -47,6 +47,7 @@ def listed_raw(db: Path, *args: str) -> list[dict[str, Any]]:
     return tools
 
 
+@pytest.mark.slow
 def test_the_default_profile_is_core_and_fits_its_budget(tmp_path: Path) -> None:
     """`lethe mcp` with no --tools lists exactly the core tools, and what a model is given of
     them (names, titles, descriptions, input schemas as compact JSON) fits `CORE_BUDGET`."""
@@ -84,6 +85,7 @@ def test_the_measure_is_what_tools_list_sends() -> None:
     assert visible_size([{**tool, "title": None}]) == len(expected) - len(',"title":"T"')
 
 
+@pytest.mark.slow
 def test_docs_give_the_measured_sizes(tmp_path: Path) -> None:
     """docs/mcp.md states each profile's size as measured here; a change to a description
     or a schema is not done until the docs say its new size."""
@@ -97,6 +99,7 @@ def test_docs_give_the_measured_sizes(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_full_lists_every_tool(tmp_path: Path) -> None:
     full = [t["name"] for t in listed_raw(tmp_path / "m.db", "--tools", "full")]
     assert full == [n for n in TOOLS if n != "purge"], "purge only with --allow-purge"
@@ -105,6 +108,7 @@ def test_full_lists_every_tool(tmp_path: Path) -> None:
     print(f"full profile: {len(with_purge)} tools, {visible_size(with_purge)} characters")
 
 
+@pytest.mark.slow
 def test_allow_purge_offers_purge_under_the_default_profile_too(tmp_path: Path) -> None:
     core = [t["name"] for t in listed_raw(tmp_path / "m.db")]
     with_purge = [t["name"] for t in listed_raw(tmp_path / "m.db", "--allow-purge")]
@@ -201,6 +205,7 @@ def test_a_read_token_lists_the_read_part_of_core(tmp_path: Path) -> None:
         asyncio.run(scenario(url))
 
 
+@pytest.mark.slow
 def test_forget_mode_tools_join_the_list_with_the_prompt(tmp_path: Path) -> None:
     """Under core, search_memories and delete_memories are neither listed nor callable until
     this session requests the forget-mode prompt; then the server says its tools changed and

@@ -10,6 +10,7 @@ import sqlite3
 from typing import Any
 
 import anyio
+import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
@@ -72,6 +73,7 @@ def test_a_purge_confirmed_by_elicitation_returns_its_signed_receipt(
         assert mem.verify_receipt(receipt) == []
 
 
+@pytest.mark.slow
 def test_a_two_call_purge_returns_its_receipt_on_the_confirming_call(
     db: str, embedder: Embedder
 ) -> None:
@@ -96,6 +98,7 @@ def test_a_two_call_purge_returns_its_receipt_on_the_confirming_call(
     assert not signature_holds(tampered), "the signature covers the ids"
 
 
+@pytest.mark.slow
 @sqlite_only
 def test_an_incomplete_receipt_is_not_reported_as_an_erasure(db: str, embedder: Embedder) -> None:
     """Another process reading the database holds the old pages: the write-ahead log cannot

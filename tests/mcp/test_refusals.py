@@ -354,6 +354,7 @@ def test_schema_errors_are_one_line_naming_the_argument_and_its_form(db: str) ->
     run(scenario())
 
 
+@pytest.mark.slow
 def test_delete_memories_outside_forget_mode_points_to_forget(db: str) -> None:
     async def scenario() -> None:
         async with stdio_client(db, *FULL) as client:
@@ -444,6 +445,7 @@ def audit(db: str, op: str) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_an_accept_without_an_answer_is_a_decline_on_the_record(db: str, mode: str) -> None:
     """A client that accepts the question with no content: no yes, so nothing is deleted or

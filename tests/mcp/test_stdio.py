@@ -34,6 +34,7 @@ def run(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+@pytest.mark.slow
 def test_tools_list_annotations_and_schemas(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with stdio_client(tmp_path / "m.db") as client:
@@ -245,6 +246,7 @@ def test_a_compound_memory_is_listed_as_an_edit_to_apply_with_update(db: str) ->
     run(scenario())
 
 
+@pytest.mark.slow
 def test_one_session_cannot_confirm_anothers_forget(db: str) -> None:
 
     async def scenario() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from lethe import Lethe
 from lethe.embed import Embedder
 from tests.backends import live_ids, snapshot
@@ -19,6 +21,7 @@ def aged_store(db: str, embedder: Embedder) -> str:
     return old
 
 
+@pytest.mark.slow
 def test_sweep_reports_and_executes_only_under_auto(db: str, embedder: Embedder) -> None:
     old = aged_store(db, embedder)
 

@@ -360,6 +360,7 @@ def test_an_accept_without_an_answer_changes_nothing(db: str) -> None:
     assert len(answers) == 2 and {a for _, a in answers} == {"accept_without_content"}
 
 
+@pytest.mark.slow
 def test_the_forget_question_says_the_memory_was_protected_moments_ago(db: str) -> None:
     callback = elicitation("decline")
 
@@ -694,6 +695,7 @@ def test_an_expiry_the_person_confirmed_is_loosened_only_by_a_confirmation(
     run(scenario())
 
 
+@pytest.mark.slow
 def test_a_write_token_cannot_restore_what_a_held_expiry_ended(
     served: tuple[str, str],
 ) -> None:

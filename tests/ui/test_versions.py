@@ -249,6 +249,7 @@ def test_a_stale_pin_change_is_refused_too(db: str, embedder: Embedder) -> None:
         assert now.importance == 0.3 and list(now.tags) == ["finance"], "the other edit kept"
 
 
+@pytest.mark.slow
 def test_an_expired_protected_change_is_refused_with_a_fresh_plan(
     db: str, embedder: Embedder
 ) -> None:
