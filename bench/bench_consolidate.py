@@ -19,7 +19,7 @@ from common import log, machine, store_for, write_json
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
-from lethe.neardup import near_duplicates
+from lethe.engine.neardup import near_duplicates
 
 
 def run(db: Path, *, threshold: float, exact: bool) -> dict[str, Any]:

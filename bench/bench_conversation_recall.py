@@ -56,7 +56,7 @@ def recall_alone(mem: Lethe, query: str, k: int) -> Sequence[RecallHit]:
 
 
 def recall_in_context(mem: Lethe, query: str, k: int) -> Sequence[RecallHit]:
-    """Conversational turns ranked with the turns around them (lethe/context.py)."""
+    """Conversational turns ranked with the turns around them (lethe/common/context.py)."""
     return mem.recall(query, k=k, touch=False, filters={"namespace": CONVERSATIONS})
 
 

@@ -42,8 +42,8 @@ import corpus
 import numpy as np
 from common import log, machine, stats_ms, write_json
 
+from lethe.common.threads import default_threads
 from lethe.embed import Embedder, OnnxEmbedder, find_model_dir
-from lethe.threads import default_threads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' oracle, unshipped
 from tests.numpy_minilm import NumpyMiniLM

@@ -106,7 +106,7 @@ def codes_read_ms(rows: int, dim: int, repeats: int = 15) -> float:
     from concurrent.futures import ThreadPoolExecutor
 
     wide = np.ones((rows, dim), dtype=np.int8).view(np.int64)
-    # lethe.threads' rule, written out: a baseline checkout may predate that module.
+    # lethe.common.threads' rule, written out: a baseline checkout may predate that module.
     threads = int(os.environ.get("LETHE_THREADS") or min(4, len(os.sched_getaffinity(0))))
     spans = np.array_split(np.arange(rows), threads)
     took = []

@@ -52,12 +52,12 @@ class Settings(BaseModel):
     decay_compress_risk: float = Field(50.0, gt=0)
     decay_drop_risk: float = Field(200.0, gt=0)
     context_before: int = Field(4, ge=0, le=20)
-    """Earlier turns in a conversational memory's context (lethe.context)."""
+    """Earlier turns in a conversational memory's context (lethe.common.context)."""
     context_after: int = Field(1, ge=0, le=20)
     """Later turns in it."""
     threads: int | None = Field(None, ge=1, le=256)
     """Threads the encoder and the int8 vector pass may each use (None: the cores this
-    process may run on, at most 4; lethe.threads)."""
+    process may run on, at most 4; lethe.common.threads)."""
     embedder: str = DEFAULT_EMBEDDER
     """The embedding model (embed/registry.py), by its full or short name. A store records
     the model its vectors are of and refuses another; `lethe reembed` moves it."""
@@ -109,3 +109,8 @@ class Settings(BaseModel):
             raise InvalidInput(
                 f"invalid settings: {problems}", hint="check LETHE_* variables and lethe.toml"
             ) from None
+
+
+def is_postgres_dsn(target: object) -> bool:
+    """Whether a `db` setting names a PostgreSQL database rather than a SQLite file."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))

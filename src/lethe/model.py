@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from lethe.identifiers import (
+from lethe.common.identifiers import (
     DEFAULT_AGENT,
     DEFAULT_NAMESPACE,
     Layer,

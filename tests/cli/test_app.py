@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from lethe.cli import app
-from lethe.identifiers import EPISODE_ID_RE, MEMORY_ID_RE
+from lethe.common.identifiers import EPISODE_ID_RE, MEMORY_ID_RE
 from tests.backends import both_stores, created, run_sql, snapshot, sqlite_only
 
 TEA = "Alice prefers green tea over coffee in the morning."

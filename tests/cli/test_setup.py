@@ -20,8 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from typer.testing import CliRunner, Result
 
-from lethe import clients
-from lethe.cli import app
+from lethe.cli import app, clients
 from tests.mcp_support import call
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.workspace import Workspace
+from lethe.engine.workspace import Workspace
 from tests.backends import both_stores
 from tests.cli.test_app import assert_one_line_error, isolated_env, ok, run
 

@@ -232,7 +232,7 @@ def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
     """`Lethe.open` takes the threads of the encoder and of the int8 vector pass from the
     settings (LETHE_THREADS); unset, both get the default."""
     from lethe import Lethe
-    from lethe.threads import default_threads
+    from lethe.common.threads import default_threads
 
     for setting, expected in (("1", 1), ("3", 3), (None, default_threads())):
         if setting is None:
@@ -252,18 +252,22 @@ def test_the_default_encoder_runs_on_onnx_runtime_with_the_threads_set(
     ("env", "expected"),
     [({"LETHE_THREADS": "1"}, "1"), ({}, None), ({"OPENBLAS_NUM_THREADS": "3"}, "3")],
 )
-def test_numpy_blas_gets_the_threads_setting_when_lethe_is_imported_first(
+def test_numpy_blas_gets_the_threads_setting_from_the_entry_point(
     env: dict[str, str], expected: str | None
 ) -> None:
-    """No step of lethe runs more busy threads than `threads` says: OpenBLAS is capped alike
-    (it reads the variable when numpy loads); a value already set is kept."""
+    """No step of the `lethe` commands runs more busy threads than `threads` says: the entry
+    point caps OpenBLAS alike before numpy loads (it reads the variable then); a value already
+    set is kept. (Importing lethe as a library sets nothing: tests/test_launch.py.)"""
     import os
     import subprocess
 
-    from lethe.threads import default_threads
+    from lethe.common.threads import default_threads
 
     script = (
-        "import os, lethe, numpy as np\n"
+        "import os\n"
+        "from lethe.common.threads import tune_blas\n"
+        "tune_blas()\n"
+        "import numpy as np\n"
         "a = np.ones((600, 600)); a @ a\n"
         "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
     )

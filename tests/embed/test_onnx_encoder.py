@@ -20,9 +20,9 @@ import onnxruntime
 import pytest
 from safetensors.numpy import save_file
 
+from lethe.common.threads import default_threads
 from lethe.embed import Embedder, OnnxEmbedder, find_model_dir, onnx_build, onnx_cache
 from lethe.errors import EmbedderUnavailable
-from lethe.threads import default_threads
 from tests.embed.test_minilm_reference import FIXTURE, assert_matches
 from tests.numpy_minilm import NumpyMiniLM
 

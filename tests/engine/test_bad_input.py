@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from lethe import Filters, Lethe
+from lethe.common.filters import parse_expression
 from lethe.embed import Embedder
 from lethe.errors import InvalidFilter, InvalidInput, LetheError, MemoryNotFound
-from lethe.filters import parse_expression
 from tests.backends import snapshot
 
 Call = Callable[[Lethe, str], Any]

@@ -8,9 +8,9 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.engine.neardup import near_duplicates
 from lethe.errors import InvalidInput
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
-from lethe.neardup import near_duplicates
 from tests.backends import snapshot
 from tests.engine.test_forgetting import Clock
 

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from lethe import Lethe
-from lethe.context import Turn, contexts, members_json, session_of, speaker_of
+from lethe.common.context import Turn, contexts, members_json, session_of, speaker_of
+from lethe.common.ranking import fuse, fuse_with_context
 from lethe.embed import Embedder
 from lethe.errors import InvalidInput
 from lethe.model import Draft
-from lethe.ranking import fuse, fuse_with_context
 from tests.backends import is_postgres, run_sql, snapshot
 
 SATURDAY = [

@@ -23,8 +23,8 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.engine.workspace import Workspace
 from lethe.errors import InvalidInput, LetheError
-from lethe.workspace import Workspace
 from tests.clocks import Clock
 
 SECRET = "User's locker combination is 31-07-44, code word xyzzyquartz, at the north gym"
@@ -233,7 +233,7 @@ CHILD = textwrap.dedent(
     from datetime import UTC, datetime, timedelta
     from lethe import Lethe
     from lethe.store.sqlite import SQLiteStore
-    from lethe.workspace import Workspace
+    from lethe.engine.workspace import Workspace
 
     db, ws, action, arg = sys.argv[1:5]
 
@@ -467,14 +467,14 @@ def test_a_purge_without_a_workspace_is_finished_by_the_next_workspace_open(
 CRASH_IN_WRITE = textwrap.dedent(
     """
     import os, signal, sys
-    import lethe.workspace
+    import lethe.engine.workspace
     from lethe import Lethe
 
     db, ws, canary = sys.argv[1:4]
     with Lethe.open(db, workspace_dir=ws) as mem:
         def die(*args, **kwargs):
             os.kill(os.getpid(), signal.SIGKILL)
-        lethe.workspace.os.replace = die  # killed between the temp file and its rename
+        lethe.engine.workspace.os.replace = die  # killed between the temp file and its rename
         mem.remember(canary, importance=0.8)
     """
 )

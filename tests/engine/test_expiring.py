@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from lethe import Lethe
+from lethe.common.expiry import parse_duration
 from lethe.embed import Embedder
 from lethe.errors import ConfirmationRequired, InvalidInput, MemoryNotFound
-from lethe.expiry import parse_duration
 from lethe.forget.change import UpdatePlan
 from tests.backends import run_sql, snapshot
 from tests.clocks import Clock

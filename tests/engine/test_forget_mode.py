@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from lethe import Lethe
+from lethe.engine.forget_session import ForgetModeRefusal, ForgetSession
 from lethe.errors import InvalidInput
-from lethe.forget.session import ForgetModeRefusal, ForgetSession
 from lethe.schemas import load
 from tests.backends import snapshot
 from tests.engine.test_forgetting import SEED_000

@@ -22,11 +22,11 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.engine.forget_session import ForgetSession
 from lethe.engine.forgetting import previewed
 from lethe.errors import ConfirmationRequired, InvalidInput
 from lethe.forget.guard import protections
 from lethe.forget.plan import query_items
-from lethe.forget.session import ForgetSession
 from lethe.model import Memory
 from tests.backends import is_postgres, live_ids, run_sql, snapshot, sqlite_only
 from tests.engine.test_forgetting import Clock

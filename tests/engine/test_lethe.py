@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from lethe import Filters, Lethe
+from lethe.common.identifiers import MEMORY_ID_RE
 from lethe.embed import Embedder
 from lethe.errors import InvalidInput, LinkNotFound, MemoryNotFound
-from lethe.identifiers import MEMORY_ID_RE
 from tests.backends import run_sql, snapshot, sqlite_only
 
 FACTS = [

@@ -22,8 +22,8 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
+from lethe.engine.workspace import Workspace
 from lethe.model import Draft
-from lethe.workspace import Workspace
 
 ROUNDS = 24
 FILLER = 2100

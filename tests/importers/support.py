@@ -7,7 +7,7 @@ from typer.testing import CliRunner, Result
 
 from lethe import Lethe
 from lethe.cli import app
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.model import Memory
 
 runner = CliRunner()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import lethe.planner
 
-ALLOWED = ("lethe.planner", "lethe.model", "lethe.scripts")
+ALLOWED = ("lethe.planner", "lethe.model", "lethe.common.scripts")
 """The lethe modules the planner may import: itself, the data types, the writing systems."""
 
 

@@ -47,8 +47,8 @@ def test_a_query_keeps_the_grams_that_carry_its_content() -> None:
 
 
 def test_an_english_model_counts_less_for_a_query_it_cannot_read() -> None:
+    from lethe.common.ranking import fuse
     from lethe.embed.registry import DEFAULT, MULTILINGUAL_MINILM, reads
-    from lethe.ranking import fuse
 
     assert reads(DEFAULT, "where does the user live?")
     assert not reads(DEFAULT, "ユーザーはどこに住んでいる?")

@@ -154,7 +154,7 @@ def test_the_turns_own_vectors_rank_among_the_candidate_turns() -> None:
     """With `own_cosine`, a turn's own rank (at a fifth) comes from the cosines given for the
     candidate turns, not from where the turn stands in the first list (a store may leave
     turns out of it)."""
-    from lethe.ranking import OWN_WEIGHT, fuse_with_context
+    from lethe.common.ranking import OWN_WEIGHT, fuse_with_context
 
     context = [("t1", 0.9), ("t2", 0.8)]
     without = fuse_with_context([("a", 0.85)], [], context, [], {"t1", "t2"})

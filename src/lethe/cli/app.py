@@ -19,15 +19,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from lethe.common.identifiers import DEFAULT_NAMESPACE, LAYERS
+from lethe.common.validate import MAX_OFFSET
 from lethe.errors import InvalidInput, LetheError
-from lethe.identifiers import DEFAULT_NAMESPACE, LAYERS
-from lethe.validate import MAX_OFFSET
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lethe.common.filters import Filters
     from lethe.engine import Lethe
-    from lethe.filters import Filters
 
 
 class _Group(TyperGroup):
@@ -168,8 +168,7 @@ def open_lethe(db: str | None, *, existing: bool = False) -> "Iterator[Lethe]":
 def store_file(db: str | None) -> Path | None:
     """The SQLite file that --db / $LETHE_DB / lethe.toml / the default names, as lethe opens
     it; None for a PostgreSQL DSN."""
-    from lethe.config import Settings
-    from lethe.store.postgres_open import is_postgres_dsn
+    from lethe.config import Settings, is_postgres_dsn
 
     settings = Settings.load(overrides={"db": db} if db is not None else None)
     if is_postgres_dsn(settings.db):
@@ -264,8 +263,8 @@ def build_filters(
     not_accessed_since: datetime | None = None,
 ) -> "Filters":
     """Hand the options to the engine's own filter parsing, so every face rejects alike."""
-    from lethe import validate
-    from lethe.filters import filters_from_mapping, to_epoch
+    from lethe.common import validate
+    from lethe.common.filters import filters_from_mapping, to_epoch
 
     mapping: dict[str, Any] = {
         "namespace": namespace,
@@ -315,7 +314,7 @@ def ago(span: timedelta) -> datetime:
 
 def parse_moment(value: str) -> datetime:
     """A span back from now (`30d`) or an ISO-8601 time, for options such as report --since."""
-    from lethe.filters import to_epoch
+    from lethe.common.filters import to_epoch
 
     if _DURATION_RE.fullmatch(value.strip()):
         return ago(parse_duration(value))

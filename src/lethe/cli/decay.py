@@ -8,7 +8,7 @@ from lethe.cli import confirming
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, app, emit_json, open_lethe, stdout
 from lethe.cli.confirming import YesOpt
 from lethe.cli.forgetting import ActorOpt
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.forget.sweep import SweepPlan

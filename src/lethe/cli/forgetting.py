@@ -37,8 +37,8 @@ from lethe.cli.app import (
     stdout,
 )
 from lethe.cli.confirming import NEEDS_CONFIRMATION, IfShaOpt, YesOpt
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.errors import LetheError
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

@@ -30,8 +30,8 @@ from lethe.cli.app import (
     stdout,
 )
 from lethe.cli.confirming import IfShaOpt, YesOpt, carry_out_change
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
 from lethe.errors import ConfirmationRequired
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

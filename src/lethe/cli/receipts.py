@@ -22,7 +22,7 @@ from lethe.cli.app import (
     stderr,
     stdout,
 )
-from lethe.validate import MAX_OFFSET
+from lethe.common.validate import MAX_OFFSET
 
 receipt_app = typer.Typer(
     name="receipt",

@@ -9,7 +9,6 @@ from typing import IO, Annotated, Any
 
 import typer
 
-from lethe import validate
 from lethe.cli.app import (
     DbOpt,
     JsonOpt,
@@ -22,6 +21,7 @@ from lethe.cli.app import (
     store_file,
 )
 from lethe.cli.progress import terminal_bar as _progress
+from lethe.common import validate
 
 
 @app.command(
@@ -162,7 +162,7 @@ def _refuse_store_files(output: Path, db: str | None) -> None:
 
 
 def _read_records(source: str) -> list[dict[str, Any]]:
-    from lethe.transfer import read_jsonl
+    from lethe.engine.transfer import read_jsonl
 
     try:
         if source == "-":
@@ -308,7 +308,7 @@ def demo(
 ) -> None:
     from rich.console import Console
 
-    from lethe.demo import run_tour
+    from lethe.cli.demo import run_tour
 
     result = run_tour(Console(quiet=True) if json_ else stdout(), keep=keep, db=db)
     if json_:

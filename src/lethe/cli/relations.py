@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from lethe.cli.app import DbOpt, JsonOpt, NamespaceOpt, _Group, app, emit_json, open_lethe, stdout
-from lethe.identifiers import DEFAULT_NAMESPACE
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 
 A = Annotated[str, typer.Argument(metavar="A", help="First memory id.")]
 B = Annotated[str, typer.Argument(metavar="B", help="Second memory id.")]

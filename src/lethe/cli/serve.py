@@ -65,7 +65,7 @@ def mcp(
         ),
     ] = None,
 ) -> None:
-    from lethe import validate
+    from lethe.common import validate
     from lethe.embed import download as model_download  # here: --help needs no numpy
     from lethe.errors import InvalidInput
     from lethe.mcp.access import Tokens

@@ -1,6 +1,6 @@
 """`lethe setup CLIENT` and `lethe doctor`: getting lethe into an MCP client, and checking
 that it can work there. The rules (where clients keep their configuration, how it is edited,
-what is checked) live in `lethe.clients` and `lethe.doctor`."""
+what is checked) live in `lethe.cli.clients` and `lethe.cli.doctor`."""
 
 import json
 import os
@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from lethe import clients
+from lethe.cli import clients
 from lethe.cli.app import DbOpt, JsonOpt, app, emit_json, fail, stdout
 
 _ACTIONS = {"add": "added", "update": "updated", "unchanged": "already configured"}
@@ -193,7 +193,7 @@ def _say_setup(
     "run it. Changes nothing. Exit status 1 when something lethe needs is broken.",
 )
 def doctor(db: DbOpt = None, json_: JsonOpt = False) -> None:
-    from lethe.doctor import diagnose
+    from lethe.cli.doctor import diagnose
 
     report = diagnose(db)
     if json_:

@@ -17,7 +17,7 @@ from lethe.cli.app import (
     stdout,
 )
 from lethe.cli.forgetting import ActorOpt
-from lethe.identifiers import DEFAULT_AGENT
+from lethe.common.identifiers import DEFAULT_AGENT
 
 AnyNamespaceOpt = Annotated[
     str | None,

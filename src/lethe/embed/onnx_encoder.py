@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from lethe.common.threads import resolve as resolve_threads
 from lethe.embed.base import F32
 from lethe.embed.model import MODEL_NAME
 from lethe.embed.onnx_cache import encoder_file, verify_onnx
 from lethe.embed.sentence import MAX_SEQ_LENGTH, Ids, SentenceEncoder
 from lethe.errors import EmbedderUnavailable
-from lethe.threads import resolve as resolve_threads
 
 ALLOW_SPINNING = False
 """Whether onnxruntime's idle pool threads busy-wait for the next task.

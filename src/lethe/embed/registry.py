@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lethe.common.scripts import has_cjk
 from lethe.embed import download
 from lethe.embed.download import ModelFile
 from lethe.errors import InvalidInput
-from lethe.scripts import has_cjk
 
 DEFAULT = "sentence-transformers/all-MiniLM-L6-v2"
 

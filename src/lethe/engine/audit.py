@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from lethe import validate
+from lethe.common import validate
 from lethe.engine.base import EngineBase
 from lethe.model import Event
 from lethe.store.event_query import EventQuery

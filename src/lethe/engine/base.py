@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.filters import Filters, filters_from_mapping
 from lethe.config import Settings
 from lethe.embed import Embedder
+from lethe.engine.workspace import Workspace, touched
 from lethe.errors import ContentChanged, InvalidInput, MemoryNotFound, WorkspaceError
-from lethe.filters import Filters, filters_from_mapping
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
-from lethe.workspace import Workspace, touched
 
 Clock = Callable[[], datetime]
 MAX_PAGE = 1000

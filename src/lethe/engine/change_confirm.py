@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Literal
 
-from lethe import validate
+from lethe.common import validate
 from lethe.engine.versions import VersionOps
 from lethe.errors import InvalidInput
 from lethe.forget import confirm

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.engine.neardup import near_duplicates
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.model import Link
-from lethe.neardup import near_duplicates
 
 DEFAULT_WINDOW_MINUTES = 30.0
 TEMPORAL_BUMP = 0.05

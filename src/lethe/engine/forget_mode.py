@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput
-from lethe.identifiers import DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
-    from lethe.forget.session import ForgetSession
+    from lethe.engine.forget_session import ForgetSession
 
 
 class ForgetModeOps(EngineBase):
@@ -33,8 +33,8 @@ class ForgetModeOps(EngineBase):
         deletion, as in plan_forget); `query` steers the deterministic planner's search and
         is handed to a model as a suggestion. `use_llm=None` uses the configured endpoint."""
         from lethe.engine import Lethe
-        from lethe.forget.agent import run_agent
-        from lethe.forget.session import ForgetSession, search_instruction
+        from lethe.engine.forget_agent import run_agent
+        from lethe.engine.forget_session import ForgetSession, search_instruction
 
         assert isinstance(self, Lethe), "ForgetModeOps is a part of Lethe"
         configured = bool(self.settings.llm_base_url and self.settings.llm_model)

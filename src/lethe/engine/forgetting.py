@@ -14,16 +14,18 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal, overload
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.filters import Filters
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.derived import DerivedOps, derived_closure, erased_lines
 from lethe.engine.proof import ProofOps
 from lethe.engine.purged import text_hashes
 from lethe.engine.redaction import RedactionOps, identifier_cut, past_as_planned
+from lethe.engine.suggest import whereabouts
 from lethe.engine.versions import VersionOps
 from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
-from lethe.filters import Filters
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan, lost_recently
 from lethe.forget.guard import protection
@@ -55,7 +57,6 @@ from lethe.forget.results import (
     ForgetResult,
     NotFoundItem,
 )
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.model import Memory, Pending
 from lethe.planner.ask import YEAR, RequestReading
 from lethe.planner.identifiers import holds_all, identifiers, needles, shown
@@ -65,7 +66,6 @@ from lethe.planner.port import Candidate
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector
-from lethe.suggest import whereabouts
 
 MAX_IDS = 100
 ALL_NAMESPACES = "*"

@@ -14,14 +14,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from lethe import importers, validate
+from lethe import importers
+from lethe.common import validate
+from lethe.common.filters import Filters
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import draft_key, normalise, same_fields
 from lethe.engine.memories import MemoryOps, Progress
 from lethe.engine.purged import Purged, purged_in
 from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
-from lethe.filters import Filters
 from lethe.importers import Note, Parsed, SourceRefused, SourceReport
 from lethe.model import Draft, Link
 

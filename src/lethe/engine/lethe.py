@@ -14,7 +14,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from lethe.config import Settings
+from lethe.common.progress import ProgressBar
+from lethe.config import Settings, is_postgres_dsn
 from lethe.embed import Embedder, load_embedder
 from lethe.engine.base import Clock
 from lethe.engine.change_confirm import ChangeConfirmOps
@@ -26,13 +27,11 @@ from lethe.engine.records import RecordOps
 from lethe.engine.sweeping import SweepOps
 from lethe.engine.two_call import TwoCallOps
 from lethe.engine.working import WorkingOps
+from lethe.engine.workspace import Workspace
 from lethe.errors import WorkspaceError
 from lethe.model import utcnow
-from lethe.progress import ProgressBar
 from lethe.store.base import Store
-from lethe.store.postgres_open import is_postgres_dsn
 from lethe.store.sqlite import SQLiteStore
-from lethe.workspace import Workspace
 
 
 class Lethe(

@@ -8,17 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from lethe import validate
-from lethe.context import SESSION_KEY
+from lethe.common import validate
+from lethe.common.context import SESSION_KEY
+from lethe.common.expiry import expiry, parse_instant
+from lethe.common.filters import Filters
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
 from lethe.embed import Vectors
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import NEAR_DUPLICATE, draft_key, near_items, normalise, same_fields
 from lethe.engine.superseding import SupersedeOps
 from lethe.errors import InvalidInput
-from lethe.expiry import expiry, parse_instant
-from lethe.filters import Filters
 from lethe.forget.corrections import CANDIDATES, likely_superseded
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
 from lethe.model import Draft, ImportReport, Link, Memory, Remembered
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
@@ -83,7 +83,7 @@ class MemoryOps(SupersedeOps):
         forget (`Memory.expiry_held`); an agent's own expiry is not held, and it may renew it.
 
         `session` names the conversation the memory is a turn of (`metadata.session`): it is
-        then also ranked with the turns around it (`lethe.context`)."""
+        then also ranked with the turns around it (`lethe.common.context`)."""
         when = expiry(expires_at, expires_in, self._clock())
         if session is not None:
             metadata = with_session(metadata, session)

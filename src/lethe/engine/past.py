@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from lethe.common.expiry import parse_instant
+from lethe.common.filters import Filters
+from lethe.common.ranking import fuse
 from lethe.engine.base import EngineBase
 from lethe.errors import InvalidInput, MemoryNotFound
-from lethe.expiry import parse_instant
-from lethe.filters import Filters
 from lethe.model import Memory, MemoryVersion, RecallHit
-from lethe.ranking import fuse
 
 _EMBED_BATCH = 256
 StateKey = tuple[str, int | None]

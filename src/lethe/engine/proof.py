@@ -31,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from lethe.common.filters import Filters
 from lethe.engine.base import OWED_RECEIPT
 from lethe.engine.receipts import RECEIPT_FORMAT, ReceiptOps
 from lethe.engine.search import SearchOps
@@ -39,7 +40,6 @@ from lethe.erasure.record import Erasing
 from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
 from lethe.erasure.tokens import MIN_BYTES, MIN_NUMBER, distinctive, forms, windows
 from lethe.errors import SigningKeyError
-from lethe.filters import Filters
 from lethe.store.base import StoreTx
 
 HELD_LIMIT = 20

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Literal
 
-from lethe import validate
+from lethe.common import validate
 from lethe.engine.forgetting import ForgetOps
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan

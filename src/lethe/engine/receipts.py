@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import MEMORY_ID_RE
 from lethe.engine.base import OWED_RECEIPT, EngineBase
 from lethe.erasure import signing
 from lethe.errors import InvalidInput
-from lethe.identifiers import MEMORY_ID_RE
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1

@@ -9,19 +9,14 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
 from lethe.engine.audit import AuditOps
 from lethe.engine.base import sha256
 from lethe.engine.importing import SourceImportOps
 from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
 from lethe.engine.purged import Purged, purged_in
 from lethe.engine.relations import RelationOps
-from lethe.errors import InvalidInput
-from lethe.model import Draft, Episode, ImportReport, Link, Memory, MemoryVersion
-from lethe.store.base import StoreTx
-from lethe.store.rows import Provenance
-from lethe.store.vectors import Vector
-from lethe.transfer import (
+from lethe.engine.transfer import (
     Export,
     Forgotten,
     LinkRecord,
@@ -31,6 +26,11 @@ from lethe.transfer import (
     parse_record,
     parse_version,
 )
+from lethe.errors import InvalidInput
+from lethe.model import Draft, Episode, ImportReport, Link, Memory, MemoryVersion
+from lethe.store.base import StoreTx
+from lethe.store.rows import Provenance
+from lethe.store.vectors import Vector
 
 IMPORT_ACTOR = "import"
 _REDACTED = {"redacted": True}

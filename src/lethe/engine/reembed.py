@@ -23,11 +23,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lethe.config import Settings
+from lethe.config import Settings, is_postgres_dsn
 from lethe.embed import Embedder, load_embedder
 from lethe.engine.lethe import open_store
 from lethe.errors import EmbedderUnavailable, InvalidInput
-from lethe.store.postgres_open import is_postgres_dsn
 
 Report = Callable[[int, int], None]
 """Called after each batch: (vectors staged, vectors in the store)."""

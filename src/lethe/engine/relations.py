@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_episode_id
 from lethe.engine.base import EngineBase, sha256
 from lethe.errors import EpisodeNotFound, InvalidInput, LinkNotFound
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_episode_id
 from lethe.model import Episode, EpisodeView, Link, Memory
 
 

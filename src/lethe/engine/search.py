@@ -6,14 +6,14 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.filters import Filters
+from lethe.common.ranking import Fused, fuse, fuse_with_context
 from lethe.embed.registry import reads
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.past import PastOps
 from lethe.errors import InvalidInput
-from lethe.filters import Filters
 from lethe.model import Page, RecallHit
-from lethe.ranking import Fused, fuse, fuse_with_context
 from lethe.store.vectors import Vector
 
 MAX_K = 100

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.filters import Filters
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.engine.duplicates import NEAR_DUPLICATE, near_items
 from lethe.engine.versions import RETRIES, VersionOps
 from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
-from lethe.filters import Filters
 from lethe.forget.change import UpdatePlan, plan_change, state_sha256
-from lethe.identifiers import DEFAULT_NAMESPACE
 from lethe.model import Link, Memory, Remembered
 from lethe.store.rows import Provenance
 from lethe.store.vectors import Vector

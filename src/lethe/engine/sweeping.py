@@ -8,7 +8,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
 from lethe.engine.memories import MemoryOps
 from lethe.engine.trash import TrashOps
 from lethe.errors import InvalidInput
@@ -23,7 +24,6 @@ from lethe.forget.sweep import (
     result_notes,
     vitality,
 )
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
 from lethe.model import Draft, Link, Memory
 from lethe.store.base import DecayColumns, StoreTx
 from lethe.store.vectors import Vector
@@ -261,7 +261,7 @@ class SweepOps(TrashOps, MemoryOps):
         memories are never sent to an endpoint, and their summary is private too."""
         settings = self.settings
         if settings.llm_base_url and settings.llm_model and not private:
-            from lethe.forget.agent import summarize
+            from lethe.engine.forget_agent import summarize
 
             return summarize(
                 contents,

@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_AGENT
 from lethe.engine.base import MAX_PAGE
 from lethe.engine.forgetting import ForgetOps
 from lethe.engine.purged import text_hashes
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
-from lethe.identifiers import DEFAULT_AGENT
 from lethe.model import Memory
 
 DELETION_OPS = ("forget", "restore", "purge", "expire", "forget_declined", "confirmation_expired")

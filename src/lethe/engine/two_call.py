@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Literal
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.engine.forgetting import ForgetOps
 from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
@@ -23,7 +24,6 @@ from lethe.forget.messages import (
 )
 from lethe.forget.plan import Operation, PlanItem, PlanSource
 from lethe.forget.results import Confirmation, ForgetResult
-from lethe.identifiers import DEFAULT_NAMESPACE
 
 
 class TwoCallOps(ForgetOps):

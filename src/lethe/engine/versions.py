@@ -14,7 +14,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.expiry import expiry, parse_instant
+from lethe.common.identifiers import DEFAULT_AGENT
 from lethe.engine.base import EngineBase, sha256
 from lethe.errors import (
     ChangedSincePlanned,
@@ -23,7 +25,6 @@ from lethe.errors import (
     MemoryNotFound,
     VersionNotFound,
 )
-from lethe.expiry import expiry, parse_instant
 from lethe.forget.change import (
     VERSIONED_FIELDS,
     UpdatePlan,
@@ -33,7 +34,6 @@ from lethe.forget.change import (
     version_state,
 )
 from lethe.forget.guard import protections
-from lethe.identifiers import DEFAULT_AGENT
 from lethe.model import Memory, MemoryVersion
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance

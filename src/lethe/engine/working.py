@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.engine.base import EngineBase
+from lethe.engine.working_set import Slot, WorkingContext, choose_evictions, context_of
 from lethe.errors import InvalidInput, MemoryNotFound
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.model import Memory
 from lethe.store.base import StoreTx
-from lethe.working import Slot, WorkingContext, choose_evictions, context_of
 
 MAX_ATTEND = 100
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from lethe.common.scripts import has_cjk
 from lethe.model import Memory
-from lethe.scripts import has_cjk
 from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
 

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from lethe.scripts import has_cjk
+from lethe.common.scripts import has_cjk
 
 WINDOW_BYTES = 96
 """Pieces of a long text the scan looks for; shorter than a page's usable space."""

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.forget.guard import protection
 from lethe.model import Memory
 from lethe.planner.compound import word_diff

@@ -3,7 +3,7 @@ the person has it, and turning a message into memories of one conversation.
 
 A chat is a conversation, so each turn keeps `metadata.session` (the conversation's id) and
 `metadata.speaker` (`user` or `assistant`): recall then ranks a turn with the turns around
-it (`lethe.context`), which is what makes an elliptical answer ("Went hiking with my
+it (`lethe.common.context`), which is what makes an elliptical answer ("Went hiking with my
 sister") findable by the question it answers.
 
 A turn longer than the store's content limit is not refused (a long answer is legitimate)
@@ -31,9 +31,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from lethe.common.validate import MAX_LABEL_CHARS, unreadable_json
 from lethe.errors import InvalidInput
 from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode, shown
-from lethe.validate import MAX_LABEL_CHARS, unreadable_json
 
 EXPORT_FILE = "conversations.json"
 MAX_UNZIPPED_BYTES = 2 * 1024**3

@@ -16,9 +16,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from lethe.common.validate import unreadable_json
 from lethe.importers.names import link_kind
 from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, Relation, decode, read_bytes
-from lethe.validate import unreadable_json
 
 SOURCE = "mcp-memory"
 _ENTITY_FIELDS = {"type", "name", "entityType", "observations"}

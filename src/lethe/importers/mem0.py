@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from lethe import validate
+from lethe.common import validate
 from lethe.errors import InvalidInput
 from lethe.importers.names import agent_for, namespace_for
 from lethe.importers.parsed import NOT_UTF8_HINT, Item, Parsed, decode, iso_time, read_bytes

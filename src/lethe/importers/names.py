@@ -12,8 +12,8 @@ import hashlib
 import re
 import unicodedata
 
-from lethe.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, NAMESPACE_RE
-from lethe.validate import MAX_LABEL_CHARS, RESERVED_NAMESPACES
+from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, NAMESPACE_RE
+from lethe.common.validate import MAX_LABEL_CHARS, RESERVED_NAMESPACES
 
 _NOT_NAMESPACE = re.compile(r"[^A-Za-z0-9_.:@-]+")
 _SPACES = re.compile(r"\s+")

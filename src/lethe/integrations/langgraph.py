@@ -58,11 +58,11 @@ except ImportError as missing:  # pragma: no cover - the extra is part of the te
         "lethe.integrations.langgraph needs LangGraph: pip install 'lethe-mcp[langgraph]'"
     ) from missing
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.expiry import expiry
+from lethe.common.filters import Filters, make_condition
 from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
-from lethe.expiry import expiry
-from lethe.filters import Filters, make_condition
 from lethe.integrations.langgraph_names import ROOT, from_lethe, is_digest, to_lethe
 from lethe.model import Draft, Memory, RecallHit
 

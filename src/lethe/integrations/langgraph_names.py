@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 
-from lethe.identifiers import NAMESPACE_RE
+from lethe.common.identifiers import NAMESPACE_RE
 
 _PLAIN = re.compile(r"[A-Za-z0-9_@-]")
 _ESCAPE = re.compile(r":([0-9a-f]{2})")

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.errors import InvalidInput, LetheError
-from lethe.identifiers import DEFAULT_NAMESPACE
 
 Role = Literal["read", "write", "forget"]
 ROLES: tuple[Role, ...] = ("read", "write", "forget")

@@ -11,8 +11,8 @@ from collections.abc import Callable
 import uvicorn
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lethe.common.hosts import is_loopback, is_own_origin, names_this_server
 from lethe.errors import InvalidInput
-from lethe.hosts import is_loopback, is_own_origin, names_this_server
 from lethe.mcp.access import Grant, Tokens
 from lethe.mcp.http_early import SESSION_HEADER, EarlyStart
 from lethe.mcp.wire import refusal

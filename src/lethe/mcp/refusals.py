@@ -29,6 +29,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
+from lethe.engine.suggest import Suggestion, Whereabouts, whereabouts
 from lethe.errors import (
     ChangedSincePlanned,
     EpisodeNotFound,
@@ -40,7 +41,6 @@ from lethe.forget.guard import protections
 from lethe.forget.plan import PlanItem
 from lethe.mcp.access import AccessDenied
 from lethe.mcp.outputs import Output, SuggestionOut
-from lethe.suggest import Suggestion, Whereabouts, whereabouts
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

@@ -22,9 +22,9 @@ from lethe.mcp.profiles import CORE_PROFILE, Profile
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
+    from lethe.engine.forget_session import ForgetSession
     from lethe.forget.change import UpdatePlan
     from lethe.forget.plan import ForgetPlan
-    from lethe.forget.session import ForgetSession
     from lethe.forget.sweep import SweepPlan
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""

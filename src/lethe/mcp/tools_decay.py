@@ -18,16 +18,16 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from lethe.common.identifiers import DEFAULT_AGENT
+from lethe.engine.working_set import WorkingContext
 from lethe.errors import LetheError
 from lethe.forget.messages import CONSOLIDATE_GUIDANCE as GUIDANCE
 from lethe.forget.sweep import SweepPlan, SweepResult
-from lethe.identifiers import DEFAULT_AGENT
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import Label, MemoryId, Namespace, ToolSpec, strict_tools, tool_errors
 from lethe.mcp.refusals import Answer, Refused, call, said
 from lethe.mcp.refusals import declined as said_no
 from lethe.mcp.runtime import Runtime, can_elicit
-from lethe.working import WorkingContext
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

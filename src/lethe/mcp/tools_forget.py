@@ -20,6 +20,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from lethe.engine.suggest import PREVIEW_CHARS
 from lethe.forget.messages import derived_notes
 from lethe.forget.plan import ForgetPlan, Operation
 from lethe.forget.results import Confirmation, ForgetResult
@@ -54,7 +55,6 @@ from lethe.mcp.params import (
 from lethe.mcp.refusals import Refused, call, declined, nothing_done, said
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, with_links
-from lethe.suggest import PREVIEW_CHARS
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

@@ -16,7 +16,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from lethe import prompts
-from lethe.forget.session import ForgetModeRefusal, ForgetSession
+from lethe.engine.forget_session import ForgetModeRefusal, ForgetSession
 from lethe.mcp.outputs import Output, reply
 from lethe.mcp.params import (
     Filters,

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+from lethe.common.scripts import has_cjk
 from lethe.planner import attributes, evidence, loans, rules, saying
 from lethe.planner.ask import Ask
 from lethe.planner.evidence import Reading
@@ -23,7 +24,6 @@ from lethe.planner.judgement import Judgement
 from lethe.planner.pool import Pool
 from lethe.planner.saying import MARKERS, POSSESSED
 from lethe.planner.score import Ranked
-from lethe.scripts import has_cjk
 
 UNSAID = 0.25
 """The best match may leave unsaid at most this share of the request's words that other

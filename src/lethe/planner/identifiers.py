@@ -28,7 +28,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from lethe.scripts import STOPWORDS
+from lethe.common.scripts import STOPWORDS
 
 _GROUP = re.compile(r"[0-9]+|[a-z]+")
 _CHUNK = re.compile(r"\S+")

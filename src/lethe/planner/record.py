@@ -27,8 +27,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from lethe.common.scripts import has_cjk
 from lethe.planner.identifiers import identifiers, shown
-from lethe.scripts import has_cjk
 
 RECORD_NOUNS = frozenset(
     (

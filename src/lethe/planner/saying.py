@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from lethe.common.scripts import has_cjk
 from lethe.planner import attributes, evidence, loans, rules, wording
 from lethe.planner.evidence import Reading
 from lethe.planner.identifiers import identifiers
-from lethe.scripts import has_cjk
 
 BARE_IDENTIFIER = rules.rule(
     "bare-identifier",

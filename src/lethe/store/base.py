@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
 from lethe.store.event_query import EventQuery
 from lethe.store.reembed_base import Reembedding
@@ -156,9 +156,9 @@ class Store(Protocol):
     def vector_search_in_context(
         self, query: Vector, filters: Filters, n: int
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]] | None]:
-        """What recall's fusion (`lethe.ranking.fuse_with_context`) needs, as (id, cosine)
+        """What recall's fusion (`lethe.common.ranking.fuse_with_context`) needs, as (id, cosine)
         lists best first: memories matching `filters` by their own vectors, and
-        conversational ones by their context vectors (`lethe.context`); None for the second
+        conversational ones by their context vectors (`lethe.common.context`); None for the second
         when the namespace holds no conversation. Together they hold the top n of the merged
         ranking (turns by context, the rest by their own vector); the first list may give
         the own cosine of only the turns among those."""

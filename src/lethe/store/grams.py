@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lethe.scripts import CJK, CJK_RANGES
+from lethe.common.scripts import CJK, CJK_RANGES
 from lethe.store.lexical import query_tokens
 
 LATIN_RANGES = "0-9A-Za-z_\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from lethe.scripts import STOPWORDS
+from lethe.common.scripts import STOPWORDS
 
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _MAX_TOKENS = 16

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lethe.context import WINDOW, Window
+from lethe.common.context import WINDOW, Window
+from lethe.common.filters import Filters
+from lethe.common.progress import ProgressBar
 from lethe.errors import StoreBusy, StoreError
-from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
-from lethe.progress import ProgressBar
 from lethe.store import postgres_grams
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.context import (
+from lethe.common.context import (
     EPISODE,
     SPARSE_CHANGES,
     Members,
@@ -27,7 +27,7 @@ from lethe.context import (
     to_recompute,
     window_text,
 )
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.store import postgres_grams
 from lethe.store.lexical import merge_lists, query_tokens
 from lethe.store.postgres_filters import compile_filters

@@ -1,7 +1,7 @@
 """Compile backend-neutral `Filters` into a PostgreSQL WHERE clause with bound parameters.
 
 The same contract as `sqlite_filters`: columns come from a fixed map, metadata paths are
-validated by `lethe.filters` and bound as `text[]` paths into the `jsonb` column, and every
+validated by `lethe.common.filters` and bound as `text[]` paths into the `jsonb` column, and every
 value is a parameter. Metadata comparisons are made between `jsonb` values, so numbers
 compare as numbers and strings as strings, as `json_extract` does in SQLite.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from lethe.common.filters import COLUMNS, Condition, Filters, to_epoch
 from lethe.errors import InvalidFilter
-from lethe.filters import COLUMNS, Condition, Filters, to_epoch
 
 _OPS = {"=": "=", "!=": "IS DISTINCT FROM", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lethe.progress import ProgressBar, no_progress
+from lethe.common.progress import ProgressBar, no_progress
 from lethe.store.grams import gram_query
 from lethe.store.lexical import POSTINGS_BUDGET
 

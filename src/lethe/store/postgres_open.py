@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lethe.common.progress import ProgressBar
 from lethe.errors import (
     EmbedderMismatch,
     NotALetheDatabase,
     SchemaTooNew,
     ServerUnavailable,
 )
-from lethe.progress import ProgressBar
 from lethe.store import postgres_grams
 from lethe.store.postgres_schema import APPLICATION_ID, LATEST_VERSION, MIGRATION_LOCK, MIGRATIONS
 
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 _GRAMS_VERSION = 11
 """The migration that adds the gram columns; rows stored before it are indexed in batches."""
 INSTALL_HINT = "install PostgreSQL support: pip install 'lethe-mcp[postgres]'"
-
-
-def is_postgres_dsn(target: object) -> bool:
-    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
 
 
 def describe(dsn: str) -> str:

@@ -226,7 +226,7 @@ CREATE INDEX memory_versions_unembedded ON memory_versions (memory_id) WHERE emb
 CREATE INDEX memory_versions_span ON memory_versions (valid_from, valid_until);
 """,
     7: """
--- Conversations and their contexts (see SQLite's 12 and lethe/context.py).
+-- Conversations and their contexts (see SQLite's 12 and lethe/common/context.py).
 ALTER TABLE memories ADD COLUMN conversation TEXT GENERATED ALWAYS AS (
     CASE jsonb_typeof(metadata -> 'session')
         WHEN 'string' THEN nullif(btrim(metadata ->> 'session', ' '), '')

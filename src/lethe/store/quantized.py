@@ -102,7 +102,7 @@ def top_k(
 ) -> tuple[Positions, F32]:
     """Positions of the k best rows by exact float32 dot product, best first, with their
     scores. `excluded` (a mask, or positions) never appears; k must not exceed the rows left.
-    `threads`: how many threads the int8 pass may use (lethe.threads)."""
+    `threads`: how many threads the int8 pass may use (lethe.common.threads)."""
     used = len(matrix)
     query = np.ascontiguousarray(query, dtype=np.float32)
     query_codes = quantize(query[None, :])

@@ -1,7 +1,7 @@
 """The vectors recall ranks by in a namespace that holds conversations: one index, one pass.
 
 Recall ranks a conversational memory by its context vector and every other memory by its own
-(`lethe.ranking.fuse_with_context`). Searching the memories' own index and then the context
+(`lethe.common.ranking.fuse_with_context`). Searching the memories' own index and then the context
 index reads 150k rows at 100k memories of which half are turns, and the own pass spends half
 its work on turns whose own cosine only counts at a fifth. This index holds, for every live
 memory of a namespace with conversations, the one vector recall ranks it by — its context

@@ -22,16 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from lethe.context import WINDOW, Window
+from lethe.common.context import WINDOW, Window
+from lethe.common.filters import Filters
+from lethe.common.progress import ProgressBar
+from lethe.common.threads import resolve as resolve_threads
 from lethe.errors import (
     DatabaseNotWritable,
     NotALetheDatabase,
     StoreBusy,
     StoreError,
 )
-from lethe.filters import Filters
 from lethe.model import Episode, Event, Link, Memory, Pending
-from lethe.progress import ProgressBar
 from lethe.store import sqlite_grams
 from lethe.store.base import F64, DecayColumns
 from lethe.store.event_query import EventQuery
@@ -59,7 +60,6 @@ from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
 from lethe.store.vectors import Vector
-from lethe.threads import resolve as resolve_threads
 
 _CHUNK = 500
 _CHECKPOINT_TRIES = 50

@@ -1,4 +1,4 @@
-"""Keeping conversational memories' contexts (lethe/context.py) in step with the SQLite file.
+"""Keeping conversational memories' contexts (lethe/common/context.py) in step with the SQLite file.
 
 Triggers mark a conversation in `conversation_dirty` whenever one of its memories is
 inserted, changed, forgotten, restored or deleted; `rebuild` runs inside the same
@@ -18,7 +18,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from lethe.context import (
+from lethe.common.context import (
     EPISODE,
     SPARSE_CHANGES,
     Members,
@@ -33,7 +33,7 @@ from lethe.context import (
     to_recompute,
     window_text,
 )
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
@@ -127,7 +127,7 @@ def _to_remake(
     changed: set[str],
     window: Window,
 ) -> dict[str, Members]:
-    """The windows of this conversation to remake (`lethe.context`): found from the few
+    """The windows of this conversation to remake (`lethe.common.context`): found from the few
     changed turns, or by comparing every stored window when there are many."""
     where = "namespace = ? AND conversation = ?"
     if len(changed) > SPARSE_CHANGES:

@@ -1,15 +1,15 @@
 """Compile backend-neutral `Filters` into a SQLite WHERE clause with bound parameters.
 
 Field names never reach the SQL text unchecked: columns come from a fixed map and metadata
-paths are validated by `lethe.filters` and passed as bound JSON paths.
+paths are validated by `lethe.common.filters` and passed as bound JSON paths.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from lethe.common.filters import COLUMNS, Condition, Filters, to_epoch
 from lethe.errors import InvalidFilter
-from lethe.filters import COLUMNS, Condition, Filters, to_epoch
 
 _OPS = {"=": "=", "!=": "IS NOT", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from lethe.progress import ProgressBar, no_progress
+from lethe.common.progress import ProgressBar, no_progress
 from lethe.store.grams import index_text
 
 BATCH = 2000

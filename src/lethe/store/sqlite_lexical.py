@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.store.grams import gram_query
 from lethe.store.lexical import fts_query, merge_lists, query_tokens, select_terms
 from lethe.store.sqlite_filters import compile_filters

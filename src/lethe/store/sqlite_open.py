@@ -10,8 +10,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from lethe.common.progress import ProgressBar
 from lethe.errors import DatabaseNotWritable, EmbedderMismatch, NotALetheDatabase, SchemaTooNew
-from lethe.progress import ProgressBar
 from lethe.store import sqlite_grams
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 

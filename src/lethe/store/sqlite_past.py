@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from lethe.filters import Filters
+from lethe.common.filters import Filters
 from lethe.model import MemoryVersion
 from lethe.store.earlier import words
 from lethe.store.lexical import query_tokens

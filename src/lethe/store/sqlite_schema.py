@@ -304,7 +304,7 @@ CREATE INDEX memories_conversation ON memories (namespace, conversation, created
     WHERE conversation IS NOT NULL;
 
 -- Each live memory of a conversation is also ranked by its context: itself with the turns
--- around it (lethe/context.py). Rebuilt for a whole conversation in the transaction of any
+-- around it (lethe/common/context.py). Rebuilt for a whole conversation in the transaction of any
 -- change to one of its memories (the triggers below mark it; the store rebuilds before
 -- COMMIT), so a forgotten or purged turn's text never outlives the change in a neighbour.
 CREATE TABLE memory_context (

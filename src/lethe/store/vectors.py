@@ -35,7 +35,7 @@ class VectorIndex:
         self.dim = dim
         self.prefilter_min = PREFILTER_MIN if prefilter_min is None else prefilter_min
         self.threads = threads
-        """Threads the int8 pass of a search may use (lethe.threads)."""
+        """Threads the int8 pass of a search may use (lethe.common.threads)."""
         self.clear()
 
     def clear(self, capacity: int = 1024) -> None:

@@ -11,10 +11,10 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from lethe.common.expiry import parse_instant
+from lethe.common.identifiers import LAYERS
 from lethe.engine.search import MAX_K
 from lethe.errors import InvalidInput
-from lethe.expiry import parse_instant
-from lethe.identifiers import LAYERS
 from lethe.ui.context import Inspector, link
 from lethe.ui.graph import layout
 from lethe.ui.params import MAX_MOMENT, memory_filters, number, text

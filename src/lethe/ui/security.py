@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
-from lethe.hosts import names_this_server
+from lethe.common.hosts import names_this_server
 
 CSRF_COOKIE = "lethe_csrf"
 CSRF_FIELD = "csrf"

@@ -9,9 +9,9 @@ from collections.abc import Callable
 
 import uvicorn
 
+from lethe.common.hosts import is_loopback
 from lethe.engine import Lethe
 from lethe.errors import InvalidInput
-from lethe.hosts import is_loopback
 from lethe.ui.app import create_app
 from lethe.ui.security import TOKEN_PARAM, Access
 

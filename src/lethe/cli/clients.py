@@ -147,7 +147,7 @@ def transient_install(command: Sequence[str]) -> bool:
 def absolute_db(db: str) -> str:
     """A store location a client can use from any folder: a DSN as is, a file path made
     absolute against the folder setup runs in."""
-    from lethe.store.postgres_open import is_postgres_dsn
+    from lethe.config import is_postgres_dsn
 
     if not db.strip():
         raise InvalidInput("--db is empty", hint="give a file path or a postgresql:// DSN")

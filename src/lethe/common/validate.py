@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from lethe.common.identifiers import EPISODE_ID_RE, LAYERS, MEMORY_ID_RE, NAMESPACE_RE
 from lethe.errors import InvalidInput
-from lethe.identifiers import EPISODE_ID_RE, LAYERS, MEMORY_ID_RE, NAMESPACE_RE
 
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64

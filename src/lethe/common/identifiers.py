@@ -2,7 +2,7 @@
 defaults a record gets when none is given.
 
 Apart from `lethe.model` so that what only needs a name (the command line as it registers
-its options, `lethe.validate`, the MCP server's access rules) does not load pydantic and the
+its options, `lethe.common.validate`, the MCP server's access rules) does not load pydantic and the
 record models.
 """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lethe.ranking import fuse
+from lethe.common.ranking import fuse
 
 
 def test_scores_are_rrf_scaled_so_first_on_both_is_one() -> None:

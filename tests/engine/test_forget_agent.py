@@ -20,7 +20,7 @@ import pytest
 
 from lethe import Lethe
 from lethe.embed import Embedder
-from lethe.forget.agent import LLMUnavailable
+from lethe.engine.forget_agent import LLMUnavailable
 from lethe.schemas import load
 from tests.backends import snapshot
 from tests.engine.test_forgetting import SEED_000

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from lethe import prompts
+from lethe.engine.forget_session import ForgetSession
 from lethe.errors import LetheError
-from lethe.forget.session import ForgetSession
 
 MAX_TURNS = 8
 TIMEOUT_S = 60.0

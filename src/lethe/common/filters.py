@@ -16,8 +16,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
+from lethe.common.identifiers import DEFAULT_NAMESPACE, LAYERS, NAMESPACE_RE, Layer
 from lethe.errors import InvalidFilter
-from lethe.identifiers import DEFAULT_NAMESPACE, LAYERS, NAMESPACE_RE, Layer
 
 Op = Literal["=", "!=", "<", "<=", ">", ">=", "in", "contains"]
 OPS: tuple[str, ...] = get_args(Op)

@@ -1,4 +1,4 @@
-"""Text checks shared by every entry point (lethe.validate), through the Python API on both
+"""Text checks shared by every entry point (lethe.common.validate), through the Python API on both
 stores: a NUL or a lone surrogate in anything stored, an offset no store can hold and a
 namespace named like a workspace file are each one InvalidInput, and nothing changes."""
 

@@ -1,4 +1,4 @@
-"""Which ids a mistyped id may have meant (`lethe.suggest`): exactly those within two edits,
+"""Which ids a mistyped id may have meant (`lethe.engine.suggest`): exactly those within two edits,
 found through the id index (never a scan of the table), on both stores."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from lethe import Lethe
-from lethe.suggest import (
+from lethe.engine.suggest import (
     HEX,
     MAX_DISTANCE,
     close_ids,

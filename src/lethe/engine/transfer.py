@@ -51,7 +51,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from lethe import validate
+from lethe.common import validate
 from lethe.errors import InvalidInput
 from lethe.model import Draft, Event, Memory, MemoryVersion
 from lethe.store.base import Store

@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 
 from lethe import Lethe
-from lethe.demo import (
+from lethe.cli.demo import (
     ALLERGY,
     COSINE_RULE,
     MEMORIES,

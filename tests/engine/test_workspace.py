@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import lethe.workspace as workspace_module
+import lethe.engine.workspace as workspace_module
 from lethe import Lethe
 from lethe.embed import Embedder
 from lethe.errors import WorkspaceError

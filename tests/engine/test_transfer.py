@@ -1,12 +1,12 @@
-"""The JSONL interchange format (`lethe.transfer`): reading lines that are not what an export
+"""The JSONL interchange format (`lethe.engine.transfer`): reading lines that are not what an export
 writes. The round trips themselves are in tests/engine/test_records.py."""
 
 from __future__ import annotations
 
 import pytest
 
+from lethe.engine.transfer import read_jsonl
 from lethe.errors import InvalidInput
-from lethe.transfer import read_jsonl
 
 
 @pytest.mark.parametrize(

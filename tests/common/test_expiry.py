@@ -1,4 +1,4 @@
-"""When a memory ends, read from what people and clients write (`lethe.expiry`). The faces'
+"""When a memory ends, read from what people and clients write (`lethe.common.expiry`). The faces'
 own tests (tests/cli/test_expiry.py, tests/mcp/test_expiry.py, tests/ui/test_expiry.py) and
 the engine's (tests/engine/test_expiring.py) check each entry point."""
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from lethe.expiry import parse_instant
+from lethe.common.expiry import parse_instant
 
 
 @pytest.mark.parametrize(

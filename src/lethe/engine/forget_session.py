@@ -20,10 +20,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from lethe import validate
+from lethe.common import validate
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.errors import InvalidInput
 from lethe.forget.plan import MANY_MATCHES, PlanItem
-from lethe.identifiers import DEFAULT_NAMESPACE
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from lethe.identifiers import DEFAULT_NAMESPACE
+from lethe.common.identifiers import DEFAULT_NAMESPACE
 from lethe.model import Memory
 
 # Lists every live memory of a namespace created in [since, until); the engine supplies it.

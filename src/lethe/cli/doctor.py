@@ -71,7 +71,7 @@ def _checks(db: str | None, pg_timeout_s: float) -> Iterator[Check]:
         yield Check("store", "skip", reason)
         yield Check("workspace", "skip", reason)
     else:
-        from lethe.store.postgres_open import is_postgres_dsn
+        from lethe.config import is_postgres_dsn
 
         if is_postgres_dsn(settings.db):
             yield from check_postgres(settings.db, timeout_s=pg_timeout_s)
@@ -86,7 +86,7 @@ def _checks(db: str | None, pg_timeout_s: float) -> Iterator[Check]:
 
 def check_lethe() -> Check:
     from lethe import __version__
-    from lethe.clients import lethe_command
+    from lethe.cli.clients import lethe_command
 
     command = lethe_command()
     return Check(
@@ -471,7 +471,7 @@ def check_clients() -> Check:
     command they start still exists."""
     import json
 
-    from lethe.clients import CLIENTS, SERVERS_KEY, config_path, runs_lethe
+    from lethe.cli.clients import CLIENTS, SERVERS_KEY, config_path, runs_lethe
 
     found: list[dict[str, Any]] = []
     unreadable: list[str] = []
