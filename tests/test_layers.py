@@ -36,9 +36,6 @@ inspector are two faces side by side)."""
 
 EXCEPTIONS = {
     ("errors.py", "lethe.forget.change"): "type only: ConfirmationRequired carries the plan",
-    ("cli/doctor.py", "lethe.store.sqlite_schema"): "doctor reads the store (issue 46)",
-    ("cli/doctor.py", "lethe.store.postgres_open"): "doctor reads the store (issue 46)",
-    ("cli/doctor.py", "lethe.store.postgres_schema"): "doctor reads the store (issue 46)",
 }
 """Arrows that go up or sideways on purpose, each with its reason."""
 

@@ -137,8 +137,7 @@ def test_a_failed_rebuild_leaves_the_store_as_it_was(
     def broken(*_: object) -> None:
         raise RuntimeError("the context could not be built")
 
-    monkeypatch.setattr("lethe.store.sqlite_context.context_of", broken)
-    monkeypatch.setattr("lethe.store.postgres_context.context_of", broken)
+    monkeypatch.setattr("lethe.store.sql_context.context_of", broken)
     with pytest.raises(RuntimeError):
         mem.remember("Nils: and on Sunday I slept.", metadata={"session": "s-1"})
     assert snapshot(db) == before
@@ -327,7 +326,7 @@ def test_appending_a_turn_remakes_two_contexts(mem: Lethe, monkeypatch: pytest.M
     for n in range(30):
         mem.remember(f"Turn {n} of a long chat.", session="long")
     made: list[str] = []
-    for module in ("sqlite_context", "postgres_context"):
+    for module in ("sql_context",):  # both stores' contexts are made there
         original = importlib.import_module(f"lethe.store.{module}").context_of
 
         def counting(members: Any, turns: Any, original: Any = original) -> Any:

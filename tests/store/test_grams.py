@@ -161,8 +161,9 @@ def _unmigrate_sqlite(path: Path) -> None:
 
 
 def _unmigrate_postgres(dsn: str) -> None:
-    """Take a database back to the schema before the gram columns (version 10): the receipts
-    of migration 12 and the held expiries of migration 13 go too."""
+    """Take a database back to the schema before the gram columns (version 17 of the one
+    list; 10 in PostgreSQL's old numbering): the receipts of migration 19 and the held
+    expiries of migration 20 go too."""
     with psycopg.connect(dsn) as conn, conn.transaction():
         conn.execute("ALTER TABLE memories DROP COLUMN expiry_held")
         conn.execute("DROP TABLE receipts, receipt_keys")
@@ -171,7 +172,7 @@ def _unmigrate_postgres(dsn: str) -> None:
         conn.execute("ALTER TABLE memories DROP COLUMN grams")
         conn.execute("ALTER TABLE memory_context DROP COLUMN grams")
         conn.execute("DROP FUNCTION lethe_grams_row(), lethe_grams(text), lethe_gram_tokens(text)")
-        conn.execute("UPDATE lethe_meta SET value = '10' WHERE key = 'schema_version'")
+        conn.execute("UPDATE lethe_meta SET value = '17' WHERE key = 'schema_version'")
 
 
 def test_the_migration_indexes_the_memories_stored_before_it(db: str, embedder: Embedder) -> None:

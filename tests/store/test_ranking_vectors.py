@@ -121,7 +121,7 @@ def test_one_search_ranks_as_the_own_and_context_vectors_merged(
         query = "what about the dentist appointment?"
         vector = embedder.embed([query])[0]
         own, context = mem.store.vector_search_in_context(
-            vector, mem._filters({"namespace": "default"}, ()), 10
+            vector, mem._core.filters({"namespace": "default"}, ()), 10
         )
         assert context is not None
         expected = _expected(db)

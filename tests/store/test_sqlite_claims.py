@@ -36,7 +36,7 @@ def _claims(folder: Path) -> list[str]:
 def _status_meanwhile(mem: Lethe, real: Path, embedder: Embedder) -> list[str]:
     """While `mem` checks its purge, the status another open of `real` lists for it."""
     seen: list[str] = []
-    scan = mem._scan
+    scan = mem._proof._scan
 
     def meanwhile(*args: Any) -> Any:
         if not seen:
@@ -44,7 +44,7 @@ def _status_meanwhile(mem: Lethe, real: Path, embedder: Embedder) -> list[str]:
                 seen.extend(r["status"] for r in other.receipts())
         return scan(*args)
 
-    mem._scan = meanwhile  # type: ignore[method-assign]
+    mem._proof._scan = meanwhile  # type: ignore[method-assign]
     return seen
 
 

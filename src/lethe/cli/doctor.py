@@ -15,7 +15,6 @@ PostgreSQL database is read in a read-only transaction.
 from __future__ import annotations
 
 import os
-import sqlite3
 import sys
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
@@ -26,6 +25,7 @@ from lethe.errors import LetheError
 
 if TYPE_CHECKING:
     from lethe.config import Settings
+    from lethe.engine.survey import Survey
 
 Status = Literal["ok", "note", "warn", "fail", "skip"]
 PG_TIMEOUT_S = 3.0
@@ -187,7 +187,8 @@ def _downloads_on() -> bool:
 
 
 def check_sqlite(path: Path) -> Check:
-    from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION
+    from lethe.engine.survey import SQLITE_HEADER, SurveyFailed, survey_sqlite
+    from lethe.engine.survey import SQLITE_LATEST as LATEST_VERSION
 
     path = Path(os.path.abspath(path))
     facts: dict[str, Any] = {
@@ -227,7 +228,7 @@ def check_sqlite(path: Path) -> Check:
             "check its permissions",
             facts,
         )
-    if header and header != b"SQLite format 3\x00":
+    if header and header != SQLITE_HEADER:
         return Check(
             "store",
             "fail",
@@ -244,46 +245,19 @@ def check_sqlite(path: Path) -> Check:
             facts,
         )
     try:
-        # mode=ro never creates the file and never writes it: not even the checkpoint that
-        # closing the last read-write connection would run on a write-ahead log a killed
-        # writer left (doctor changes nothing).
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
-    except sqlite3.Error as exc:
-        return Check("store", "fail", f"cannot open {path}: {exc}", None, facts)
-    try:
-        conn.execute("PRAGMA query_only = 1")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-        meta = (
-            dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
-            if "lethe_meta" in tables
-            else {}
-        )
-        counts = (
-            dict(conn.execute("SELECT status, count(*) FROM memories GROUP BY status").fetchall())
-            if "memories" in tables
-            else {}
-        )
-    except sqlite3.Error as exc:
-        return Check("store", "fail", f"cannot read {path}: {exc}", None, facts)
-    finally:
-        conn.close()
-    facts["schema_version"] = version
-    if not tables:
+        survey = survey_sqlite(path)  # read-only: doctor changes nothing
+    except SurveyFailed as exc:
+        return Check("store", "fail", str(exc), None, facts)
+    facts["schema_version"] = survey.schema_version
+    if not survey.tables:
         return Check("store", "note", f"{path} is empty (it becomes a lethe store)", facts=facts)
-    return _store_verdict(str(path), facts, version, meta, counts, APPLICATION_ID, LATEST_VERSION)
+    return _store_verdict(str(path), facts, survey)
 
 
-def _store_verdict(
-    where: str,
-    facts: dict[str, Any],
-    version: int,
-    meta: dict[str, str],
-    counts: dict[str, int],
-    application: str,
-    latest: int,
-) -> Check:
-    if meta.get("application") != application:
+def _store_verdict(where: str, facts: dict[str, Any], survey: Survey) -> Check:
+    version, meta, counts = survey.schema_version, survey.meta, survey.counts
+    latest = survey.latest_version
+    if not survey.application_matches:
         return Check(
             "store",
             "fail",
@@ -326,10 +300,10 @@ def _store_verdict(
 
 def check_postgres(dsn: str, *, timeout_s: float = PG_TIMEOUT_S) -> Iterator[Check]:
     """Two checks: the server (reachable, pgvector) and the store in it (schema, contents)."""
-    from lethe.store.postgres_open import connect, describe
-    from lethe.store.postgres_schema import APPLICATION_ID, LATEST_VERSION
+    from lethe.engine.survey import POSTGRES_LATEST as LATEST_VERSION
+    from lethe.engine.survey import SurveyFailed, describe_postgres, survey_postgres
 
-    where = describe(dsn)
+    where = describe_postgres(dsn)
     facts: dict[str, Any] = {
         "kind": "postgres",
         "location": where,
@@ -338,20 +312,17 @@ def check_postgres(dsn: str, *, timeout_s: float = PG_TIMEOUT_S) -> Iterator[Che
         "latest_schema_version": LATEST_VERSION,
     }
     try:
-        conn = connect(dsn, timeout_s=timeout_s)
+        survey = survey_postgres(dsn, timeout_s=timeout_s)  # read-only: doctor changes nothing
     except LetheError as exc:
         yield Check("postgres", "fail", exc.message, exc.hint, {"server": where, "error": str(exc)})
         yield Check("store", "skip", f"{where}: not checked (the server cannot be reached)")
         return
-    try:
-        server, installed, available, has_meta, tables, meta, counts = _read_postgres(conn)
-    except Exception as exc:  # psycopg.Error, or the connection dropping half-way
-        text = " ".join(str(exc).split()) or type(exc).__name__
-        yield Check("postgres", "fail", f"{where}: {text}", None, {"server": where})
+    except SurveyFailed as exc:
+        yield Check("postgres", "fail", f"{where}: {exc}", None, {"server": where})
         yield Check("store", "skip", f"{where}: not checked", None, facts)
         return
-    finally:
-        conn.close()
+    server, installed = survey.server, survey.pgvector_installed
+    available, has_meta, tables = survey.pgvector_available, survey.has_meta, survey.tables
     server_facts = {"server": where, "version": server, "pgvector": installed or available}
     if not installed and not available:
         yield Check(
@@ -379,41 +350,8 @@ def check_postgres(dsn: str, *, timeout_s: float = PG_TIMEOUT_S) -> Iterator[Che
                 "store", "note", f"{where}: no lethe tables yet (made on first use)", facts=facts
             )
         return
-    version = int(meta.get("schema_version", "0") or 0)
-    facts["schema_version"] = version
-    yield _store_verdict(where, facts, version, meta, counts, APPLICATION_ID, LATEST_VERSION)
-
-
-def _read_postgres(
-    conn: Any,
-) -> tuple[str, str | None, str | None, bool, int, dict[str, str], dict[str, int]]:
-    """What the server and the database hold, read in one read-only transaction."""
-    conn.read_only = True
-    try:
-        server = str(_scalar(conn, "SHOW server_version"))
-        installed = _scalar(conn, "SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        available = _scalar(
-            conn, "SELECT default_version FROM pg_available_extensions WHERE name = 'vector'"
-        )
-        has_meta = bool(_scalar(conn, "SELECT to_regclass('lethe_meta') IS NOT NULL"))
-        tables = int(
-            _scalar(conn, "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()") or 0
-        )
-        meta: dict[str, str] = {}
-        counts: dict[str, int] = {}
-        if has_meta:
-            meta = {str(k): str(v) for k, v in conn.execute(b"SELECT key, value FROM lethe_meta")}
-            if _scalar(conn, "SELECT to_regclass('memories') IS NOT NULL"):
-                rows = conn.execute(b"SELECT status, count(*) FROM memories GROUP BY status")
-                counts = {str(s): int(n) for s, n in rows}
-    finally:
-        conn.rollback()
-    return server, installed, available, has_meta, tables, meta, counts
-
-
-def _scalar(conn: Any, sql: str) -> Any:
-    row = conn.execute(sql.encode()).fetchone()
-    return row[0] if row else None
+    facts["schema_version"] = survey.schema_version
+    yield _store_verdict(where, facts, survey)
 
 
 # -- the workspace ---------------------------------------------------------------------------

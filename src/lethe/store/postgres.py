@@ -23,46 +23,35 @@ from lethe.common.context import WINDOW, Window
 from lethe.common.filters import Filters
 from lethe.common.progress import ProgressBar
 from lethe.errors import StoreBusy, StoreError
-from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store import postgres_grams
 from lethe.store.base import F64, DecayColumns
-from lethe.store.event_query import EventQuery
+from lethe.store.dialect import POSTGRES, POSTGRES_MEMORY_COLUMNS
 from lethe.store.lexical import POSTINGS_BUDGET, merge_lists, query_tokens
 from lethe.store.postgres_context import PostgresContextReads, adopt_window
 from lethe.store.postgres_context import rebuild as rebuild_contexts
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.postgres_lexical import TermStats
 from lethe.store.postgres_open import connect, describe, prepare
-from lethe.store.postgres_owed import PostgresOwedWork
 from lethe.store.postgres_past import PostgresPastReads
 from lethe.store.postgres_proof import PostgresProof
 from lethe.store.postgres_reembed import PostgresReembedding
 from lethe.store.postgres_schema import WRITE_LOCK
-from lethe.store.postgres_transfer import PostgresTransferReads
 from lethe.store.postgres_tx import PostgresTx
 from lethe.store.postgres_versions import PostgresVersionReads
 from lethe.store.reembed_base import check_model
 from lethe.store.rows import (
-    episode_from_row,
-    event_from_row,
-    link_from_row,
-    memory_from_row,
-    pending_from_row,
     ts,
 )
+from lethe.store.sql_owed import SqlOwedWork
+from lethe.store.sql_reads import SqlReads
+from lethe.store.sql_receipts import SqlReceipts
 from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
-MEMORY_COLUMNS = """m.id, m.namespace, m.agent, m.content, m.content_sha256, m.layer, m.category,
-    m.metadata::text AS metadata, m.importance, m.private, m.created_at, m.updated_at,
-    m.last_accessed_at, m.access_count, m.status, m.forgotten_at, m.forgotten_by,
-    m.forget_reason, m.version, m.expires_at, m.expiry_set_by, m.expiry_set_at,
-    m.expiry_held,
-    (SELECT coalesce(json_agg(t.tag ORDER BY t.position), '[]'::json)::text
-       FROM memory_tags t WHERE t.memory_id = m.id) AS tags"""
+MEMORY_COLUMNS = POSTGRES_MEMORY_COLUMNS
 
 EF_SEARCH_MIN = 400
 """HNSW candidates per search. At 100 the benchmark's top 10 agreed with exact search 95% of
@@ -77,15 +66,18 @@ def ef_search(n: int) -> int:
 
 
 class PostgresStore(
-    PostgresTransferReads,
+    SqlReads,
     PostgresVersionReads,
     PostgresPastReads,
     PostgresContextReads,
-    PostgresOwedWork,
+    SqlOwedWork,
     PostgresProof,
+    SqlReceipts,
 ):
     """Persistence for the engine on PostgreSQL. Every method is safe to call from several
     threads; each takes a connection from a small pool."""
+
+    _dialect = POSTGRES
 
     def __init__(
         self,
@@ -153,6 +145,12 @@ class PostgresStore(
             yield active
             return
         with self._pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def _small_write(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        """A write of its own outside the engine's transactions (owed work, meta marks)."""
+        with self._read() as conn, conn.transaction():
             yield conn
 
     @contextmanager
@@ -228,13 +226,6 @@ class PostgresStore(
             ).fetchall()
         return {r["id"]: float(r["similarity"]) for r in rows}
 
-    def vector_of(self, memory_id: str) -> Vector | None:
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT embedding FROM memories WHERE id = %s", (memory_id,)
-            ).fetchone()
-        return None if row is None else _vector(row["embedding"])
-
     def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]:
         with self._read() as conn:
             rows = conn.execute(
@@ -275,19 +266,6 @@ class PostgresStore(
                 lists.append(grams)
         return merge_lists(lists)[:n] if lists else []
 
-    def containing(self, needles: Sequence[str], filters: Filters, n: int) -> list[str]:
-        if not needles:
-            return []
-        where, params = compile_filters(filters)
-        sql = (
-            "SELECT m.id FROM memories m WHERE EXISTS (SELECT 1 FROM unnest(%s::text[]) AS "
-            "needle WHERE strpos(m.content, needle) > 0) "
-            f"AND {where} ORDER BY m.num LIMIT %s"
-        )
-        with self._read() as conn:
-            rows = conn.execute(sql.encode(), [list(needles), *params, n]).fetchall()
-        return [r["id"] for r in rows]
-
     def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """The full-text search, answered now: the server already runs it beside others."""
         future: Future[list[str]] = Future()
@@ -298,117 +276,6 @@ class PostgresStore(
         return future
 
     # -- reads ------------------------------------------------------------------------------
-
-    def get(self, memory_id: str) -> Memory | None:
-        with self._read() as conn:
-            row = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = %s".encode(), (memory_id,)
-            ).fetchone()
-        return None if row is None else memory_from_row(row)
-
-    def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]:
-        if not ids:
-            return {}
-        status = "AND m.status = 'active'" if active_only else ""
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ANY(%s) {status}".encode(),
-                (list(ids),),
-            ).fetchall()
-        return {r["id"]: memory_from_row(r) for r in rows}
-
-    def list_memories(
-        self, filters: Filters, *, limit: int, offset: int
-    ) -> tuple[list[Memory], int]:
-        where, params = compile_filters(filters)
-        return self._page(where, params, "created_at", limit, offset)
-
-    def _page(
-        self, where: str, params: list[Any], newest: str, limit: int, offset: int
-    ) -> tuple[list[Memory], int]:
-        """One page of the memories matching `where`, newest by `newest` first, and how many
-        match in all."""
-        with self._read() as conn:
-            total = conn.execute(
-                f"SELECT count(*) AS n FROM memories m WHERE {where}".encode(), params
-            ).fetchone()
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                f"ORDER BY m.{newest} DESC, m.num DESC LIMIT %s OFFSET %s".encode(),
-                [*params, limit, offset],
-            ).fetchall()
-        return [memory_from_row(r) for r in rows], int(total["n"]) if total else 0
-
-    def links_of(self, memory_id: str) -> list[Link]:
-        sql = """
-            SELECT l.* FROM links l JOIN memories o ON o.id = l.b
-            WHERE l.a = %s AND o.status = 'active'
-            UNION ALL
-            SELECT l.* FROM links l JOIN memories o ON o.id = l.a
-            WHERE l.b = %s AND o.status = 'active'
-            ORDER BY confidence DESC"""
-        with self._read() as conn:
-            return [link_from_row(r) for r in conn.execute(sql, (memory_id, memory_id))]
-
-    def get_link(self, a: str, b: str, kind: str) -> Link | None:
-        a, b = sorted((a, b))
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT * FROM links WHERE a = %s AND b = %s AND kind = %s", (a, b, kind)
-            ).fetchone()
-        return None if row is None else link_from_row(row)
-
-    def episode(self, episode_id: str) -> tuple[Episode, list[Memory], int] | None:
-        with self._read() as conn:
-            row = conn.execute("SELECT * FROM episodes WHERE id = %s", (episode_id,)).fetchone()
-        if row is None:
-            return None
-        members = self.episode_member_ids(episode_id)
-        live = self.get_many([m for m in members if m is not None])
-        ordered = [live[m] for m in members if m is not None and m in live]
-        return episode_from_row(row), ordered, len(members) - len(ordered)
-
-    def episode_member_ids(self, episode_id: str) -> list[str | None]:
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT memory_id FROM episode_members WHERE episode_id = %s ORDER BY position",
-                (episode_id,),
-            ).fetchall()
-        return [r["memory_id"] for r in rows]
-
-    def episodes_of(self, memory_id: str) -> list[Episode]:
-        with self._read() as conn:
-            rows = conn.execute(
-                """SELECT DISTINCT e.* FROM episodes e
-                   JOIN episode_members m ON m.episode_id = e.id
-                   WHERE m.memory_id = %s ORDER BY e.start_at, e.id""",
-                (memory_id,),
-            ).fetchall()
-        return [episode_from_row(r) for r in rows]
-
-    def events(self, query: EventQuery) -> list[Event]:
-        sql, params = query.sql("%s")
-        with self._read() as conn:
-            return [event_from_row(r) for r in conn.execute(sql.encode(), params)]
-
-    def touch(self, ids: Sequence[str], at: datetime) -> None:
-        """Record that memories were recalled. Access statistics are not audited changes."""
-        if ids:
-            with self.transaction() as tx:
-                tx.touch(ids, at)
-
-    def recent_accesses(self, memory_id: str, now: datetime) -> tuple[int, int]:
-        """How often a memory was recalled in the last 30 and 90 days (the access log)."""
-        today = int(ts(now) // 86400)
-        with self._read() as conn:
-            row = conn.execute(
-                """SELECT coalesce(sum(CASE WHEN day > %s THEN count ELSE 0 END), 0) AS last30,
-                          coalesce(sum(count), 0) AS last90
-                   FROM access_days WHERE memory_id = %s AND day > %s""",
-                (today - 30, memory_id, today - 90),
-            ).fetchone()
-        assert row is not None  # an aggregate always answers one row
-        return int(row["last30"]), int(row["last90"])
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]
@@ -442,115 +309,7 @@ class PostgresStore(
             always_kept=np.array([bool(r["kept"]) for r in rows], dtype=bool),
         )
 
-    def memory_ids(self) -> list[str]:
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT id FROM memories WHERE status = 'active' ORDER BY num"
-            ).fetchall()
-        return [r["id"] for r in rows]
-
-    def iter_rows(self, table: str) -> Iterator[dict[str, Any]]:
-        """A relation table's rows for export, in a stable order."""
-        order = {"links": "created_at, a, b, kind", "episodes": "created_at, id"}[table]
-        with self._read() as conn:
-            rows = conn.execute(f"SELECT * FROM {table} ORDER BY {order}".encode()).fetchall()
-        yield from (dict(r) for r in rows)
-
-    def working_set(self, agent: str, namespace: str) -> list[tuple[Memory, int, datetime]]:
-        from datetime import UTC
-
-        sql = f"""
-            SELECT {MEMORY_COLUMNS}, w.tokens AS w_tokens, w.added_at AS w_added
-            FROM working_set w JOIN memories m ON m.id = w.memory_id
-            WHERE w.agent = %s AND w.namespace = %s AND m.status = 'active'
-            ORDER BY w.added_at"""
-        with self._read() as conn:
-            rows = conn.execute(sql.encode(), (agent, namespace)).fetchall()
-        return [
-            (memory_from_row(r), int(r["w_tokens"]), datetime.fromtimestamp(r["w_added"], UTC))
-            for r in rows
-        ]
-
-    def fresh_links_close_in_time(self, namespace: str, window_s: float, limit: int) -> list[Link]:
-        sql = """
-            SELECT l.* FROM links l
-            JOIN memories ma ON ma.id = l.a JOIN memories mb ON mb.id = l.b
-            WHERE ma.status = 'active' AND mb.status = 'active' AND ma.namespace = %s
-              AND abs(ma.created_at - mb.created_at) <= %s AND l.updated_at = l.created_at
-            ORDER BY l.created_at DESC LIMIT %s"""
-        with self._read() as conn:
-            return [link_from_row(r) for r in conn.execute(sql, (namespace, window_s, limit))]
-
-    # -- trash, confirmations, reports ------------------------------------------------------
-
-    def trash(
-        self, namespace: str | None, *, limit: int, offset: int, before: datetime | None = None
-    ) -> tuple[list[Memory], int]:
-        clauses, params = ["m.status = 'forgotten'"], list[Any]()
-        if namespace is not None:
-            clauses.append("m.namespace = %s")
-            params.append(namespace)
-        if before is not None:
-            clauses.append("m.forgotten_at < %s")
-            params.append(ts(before))
-        where = " AND ".join(clauses)
-        return self._page(where, params, "forgotten_at", limit, offset)
-
-    def due_expiries(self, now: datetime, *, limit: int) -> list[Memory]:
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m "
-                "WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= %s "
-                "ORDER BY m.expires_at LIMIT %s".encode(),
-                (ts(now), limit),
-            ).fetchall()
-        return [memory_from_row(r) for r in rows]
-
-    def ids_with_prefixes(
-        self, prefixes: Sequence[str], *, namespace: str | None, status: str
-    ) -> list[str]:
-        # A prefix of hex digits is the range [prefix, prefix || 'g') of the primary key,
-        # read in its order (so the planner walks that index, whatever the table's size)
-        # up to a bound far above what a prefix of six hex digits holds.
-        sql = (
-            "SELECT m.id FROM unnest(%s::text[]) AS p(prefix) CROSS JOIN LATERAL ("
-            "SELECT id, status, namespace FROM memories WHERE id >= p.prefix "
-            "AND id < p.prefix || 'g' ORDER BY id LIMIT 10000) AS m "
-            "WHERE left(m.id, length(p.prefix)) = p.prefix AND m.status = %s"
-        )
-        params: list[Any] = [list(prefixes), status]
-        if namespace is not None:
-            sql += " AND m.namespace = %s"
-            params.append(namespace)
-        with self._read() as conn:
-            return [r["id"] for r in conn.execute(sql.encode(), params)]
-
-    def pending_all(self, session: str | None = None) -> list[Pending]:
-        sql, params = "SELECT * FROM pending_confirmations", list[Any]()
-        if session is not None:
-            sql += " WHERE session = %s"
-            params.append(session)
-        with self._read() as conn:
-            rows = conn.execute((sql + " ORDER BY last_requested_at").encode(), params).fetchall()
-        return [pending_from_row(r) for r in rows]
-
-    def event_counts(
-        self, ops: Sequence[str], *, since: datetime | None, namespace: str | None
-    ) -> list[tuple[str, str, str, str, int]]:
-        clauses, params = ["op = ANY(%s)"], list[Any]([list(ops)])
-        if since is not None:
-            clauses.append("at >= %s")
-            params.append(ts(since))
-        if namespace is not None:
-            clauses.append("namespace = %s")
-            params.append(namespace)
-        sql = f"""SELECT to_char(to_timestamp(at) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, op,
-                         actor, coalesce(namespace, '') AS ns, count(*) AS n
-                  FROM events WHERE {" AND ".join(clauses)}
-                  GROUP BY day, op, actor, ns ORDER BY day, op"""
-        with self._read() as conn:
-            rows = conn.execute(sql.encode(), params).fetchall()
-        return [(r["day"], r["op"], r["actor"], r["ns"], int(r["n"])) for r in rows]
+    # -- erasure ------------------------------------------------------------------------------
 
     def compact(self) -> bool:
         """After a purge: rewrite the tables it touched (see `postgres_proof`), so no dead

@@ -4,7 +4,6 @@ rebuilds it before it commits; recall reads the contexts by SQL."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -12,23 +11,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.common.context import (
-    EPISODE,
-    SPARSE_CHANGES,
-    Members,
-    Turn,
-    Window,
-    around_changes,
-    context_of,
-    members_json,
-    parse_members,
-    parse_window,
-    speaker_of,
-    to_recompute,
-    window_text,
-)
+from lethe.common.context import Window
 from lethe.common.filters import Filters
-from lethe.store import postgres_grams
+from lethe.store import postgres_grams, sql_context
+from lethe.store.dialect import POSTGRES
 from lethe.store.lexical import merge_lists, query_tokens
 from lethe.store.postgres_filters import compile_filters
 from lethe.store.vectors import Vector
@@ -37,152 +23,15 @@ if TYPE_CHECKING:
     import psycopg
 
 
-_SESSION_ORDER = """SELECT id FROM memories
-    WHERE namespace = %s AND conversation = %s AND status = 'active' ORDER BY created_at, num"""
-_EPISODE_ORDER = """SELECT m.id
-    FROM episodes e JOIN episode_members em ON em.episode_id = e.id
-    JOIN memories m ON m.id = em.memory_id
-    WHERE e.id = %s AND m.status = 'active' AND m.conversation IS NULL
-    AND NOT EXISTS (
-        SELECT 1 FROM episode_members o JOIN episodes oe ON oe.id = o.episode_id
-        WHERE o.memory_id = m.id
-        AND (oe.created_at < e.created_at OR (oe.created_at = e.created_at AND oe.id < e.id)))
-    ORDER BY m.created_at, m.num"""
-
-
 def rebuild(conn: psycopg.Connection[dict[str, Any]]) -> int:
-    """Remake the contexts a marked conversation's change touched, with the window the
-    database records (see `sqlite_context.rebuild`); returns how many were marked."""
-    from lethe.store.postgres import _vector
-
-    marked = conn.execute(
-        "DELETE FROM conversation_dirty RETURNING namespace, conversation"
-    ).fetchall()
-    if not marked:
-        return 0
-    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
-    window = parse_window(row["value"] if row else None)
-    changed = {
-        r["memory_id"]
-        for r in conn.execute("DELETE FROM context_changed RETURNING memory_id").fetchall()
-    }
-    for mark in marked:
-        namespace, conversation = mark["namespace"], mark["conversation"]
-        episode = conversation.removeprefix(EPISODE) if conversation.startswith(EPISODE) else None
-        order = [
-            r["id"]
-            for r in conn.execute(
-                _EPISODE_ORDER if episode is not None else _SESSION_ORDER,
-                (episode,) if episode is not None else (namespace, conversation),
-            ).fetchall()
-        ]
-        kept = {
-            r["memory_id"]
-            for r in conn.execute(
-                """SELECT memory_id FROM memory_context
-                   WHERE namespace = %s AND conversation = %s""",
-                (namespace, conversation),
-            ).fetchall()
-        }
-        remake = _to_remake(conn, namespace, conversation, order, kept, changed, window)
-        live = set(order)
-        gone = [(i, namespace, conversation) for i in kept if i not in live]
-        wanted = sorted({m for members in remake.values() for m, _ in members})
-        turns = {
-            r["id"]: Turn(
-                memory_id=r["id"],
-                content=r["content"],
-                vector=_vector(r["embedding"]),
-                speaker=speaker_of(json.loads(r["metadata"])),
-            )
-            for r in conn.execute(
-                """SELECT id, content, embedding, metadata::text AS metadata FROM memories
-                   WHERE id = ANY(%s)""",
-                (wanted,),
-            ).fetchall()
-        }
-        made = {i: context_of(members, turns) for i, members in remake.items()}
-        with conn.cursor() as cursor:
-            cursor.executemany(
-                """DELETE FROM memory_context
-                   WHERE memory_id = %s AND namespace = %s AND conversation = %s""",
-                gone,
-            )
-            # A turn that moved here may still have its context in its old conversation.
-            cursor.executemany(
-                "DELETE FROM memory_context WHERE memory_id = %s", [(i,) for i in made]
-            )
-            cursor.executemany(
-                """INSERT INTO memory_context
-                   (memory_id, namespace, conversation, embedding, content, members)
-                   VALUES (%s, %s, %s, %s, %s, %s)""",
-                [
-                    (i, namespace, conversation, c.vector, c.text, members_json(c.members))
-                    for i, c in made.items()
-                ],
-            )
-    return len(marked)
-
-
-def _to_remake(
-    conn: psycopg.Connection[dict[str, Any]],
-    namespace: str,
-    conversation: str,
-    order: list[str],
-    kept: set[str],
-    changed: set[str],
-    window: Window,
-) -> dict[str, Members]:
-    """The windows of this conversation to remake (see `sqlite_context._to_remake`)."""
-    where = "namespace = %s AND conversation = %s"
-    if len(changed) > SPARSE_CHANGES:
-        windows = {
-            r["memory_id"]: parse_members(r["members"])
-            for r in conn.execute(
-                f"SELECT memory_id, members FROM memory_context WHERE {where}".encode(),
-                (namespace, conversation),
-            ).fetchall()
-        }
-        return to_recompute(order, windows, changed, window)
-    holders = {
-        r["memory_id"]
-        for r in conn.execute(
-            f"""SELECT memory_id FROM memory_context WHERE {where}
-                AND EXISTS (SELECT 1 FROM unnest(%s::text[]) c WHERE strpos(members, c) > 0)
-            """.encode(),
-            (namespace, conversation, [json.dumps(i) for i in changed]),
-        ).fetchall()
-    }
-    return around_changes(order, kept, changed, holders, window)
+    """Remake the contexts a marked conversation's change touched (`sql_context.rebuild`)."""
+    return sql_context.rebuild(conn, POSTGRES)
 
 
 def adopt_window(conn: psycopg.Connection[dict[str, Any]], window: Window) -> None:
     """Record the window contexts are built with (in the caller's transaction); a database
     built with another one has every conversation marked, to be rebuilt."""
-    text = window_text(window)
-    row = conn.execute("SELECT value FROM lethe_meta WHERE key = 'context_window'").fetchone()
-    if row is not None and row["value"] == text:
-        return
-    conn.execute(
-        """INSERT INTO lethe_meta (key, value) VALUES ('context_window', %s)
-           ON CONFLICT (key) DO UPDATE SET value = excluded.value""",
-        (text,),
-    )
-    if row is not None:  # every window changes: every turn counts as changed
-        conn.execute(
-            """INSERT INTO conversation_dirty SELECT DISTINCT namespace, conversation
-               FROM memories WHERE conversation IS NOT NULL ON CONFLICT DO NOTHING"""
-        )
-        conn.execute(
-            """INSERT INTO conversation_dirty SELECT DISTINCT e.namespace, ' episode:' || e.id
-               FROM episodes e JOIN episode_members em ON em.episode_id = e.id
-               WHERE em.memory_id IS NOT NULL ON CONFLICT DO NOTHING"""
-        )
-        conn.execute(
-            """INSERT INTO context_changed SELECT id FROM memories
-               WHERE conversation IS NOT NULL UNION SELECT memory_id FROM episode_members
-               WHERE memory_id IS NOT NULL ON CONFLICT DO NOTHING"""
-        )
+    sql_context.mark_window(conn, POSTGRES, window)
 
 
 def _has_context(conn: psycopg.Connection[dict[str, Any]], namespace: str) -> bool:

@@ -12,19 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 from lethe.common.progress import ProgressBar
 from lethe.errors import (
-    EmbedderMismatch,
     NotALetheDatabase,
     SchemaTooNew,
     ServerUnavailable,
 )
 from lethe.store import postgres_grams
+from lethe.store.migrations import GRAMS_VERSION as _GRAMS_VERSION
+from lethe.store.migrations import ONE_LIST_KEY, postgres_version
 from lethe.store.postgres_schema import APPLICATION_ID, LATEST_VERSION, MIGRATION_LOCK, MIGRATIONS
+from lethe.store.reembed_base import check_embedder
 
 if TYPE_CHECKING:
     import psycopg
 
-_GRAMS_VERSION = 11
-"""The migration that adds the gram columns; rows stored before it are indexed in batches."""
 INSTALL_HINT = "install PostgreSQL support: pip install 'lethe-mcp[postgres]'"
 
 
@@ -122,7 +122,8 @@ def prepare(
             if version < LATEST_VERSION:
                 _ensure_vector(conn, where)
             for target in range(version + 1, LATEST_VERSION + 1):
-                conn.execute(MIGRATIONS[target].format(dim=int(dim)).encode())
+                if MIGRATIONS[target]:
+                    conn.execute(MIGRATIONS[target].format(dim=int(dim)).encode())
                 if target == _GRAMS_VERSION:
                     postgres_grams.backfill(conn, progress)
                 if target == 1:
@@ -135,23 +136,19 @@ def prepare(
                             ("db_id", _random_id()),
                         ],
                     )
-                conn.execute(
-                    "INSERT INTO lethe_meta (key, value) VALUES ('schema_version', %s) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (str(target),),
-                )
             meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
+            if version < LATEST_VERSION or ONE_LIST_KEY not in meta:
+                # Numbered by the one list from now on (an older database is renumbered).
+                conn.cursor().executemany(
+                    "INSERT INTO lethe_meta (key, value) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [("schema_version", str(LATEST_VERSION)), (ONE_LIST_KEY, "1")],
+                )
     except psycopg.Error as exc:
         raise ServerUnavailable(
             f"cannot prepare {where} as a lethe store: {_first_line(str(exc))}; nothing was changed"
         ) from None
-    if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != dim:
-        raise EmbedderMismatch(
-            f"{where} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
-            f"not of {embedder} ({dim}-d)",
-            hint="open it with the model it was made with (LETHE_EMBEDDER), or move it to this "
-            "one with `lethe reembed --to MODEL`",
-        )
+    check_embedder(meta, where, embedder, dim)
 
 
 def _version(conn: psycopg.Connection[Any], where: str) -> int:
@@ -169,7 +166,7 @@ def _version(conn: psycopg.Connection[Any], where: str) -> int:
     meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
     if meta.get("application") != APPLICATION_ID:
         raise NotALetheDatabase(f"{where} is not a lethe database")
-    return int(meta.get("schema_version", "0"))
+    return postgres_version(meta)
 
 
 def _ensure_vector(conn: psycopg.Connection[Any], where: str) -> None:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from lethe.model import MemoryVersion
 from lethe.store.lexical import query_tokens
-from lethe.store.rows import VERSION_COLUMNS, ts, version_from_row
+from lethe.store.rows import ts
 from lethe.store.vectors import Vector
 
 if TYPE_CHECKING:
@@ -106,44 +105,3 @@ class PostgresPastReads:
             ).fetchall():
                 found[(row["memory_id"], row["version"])] = float(row["similarity"])
         return found
-
-    def earlier_states(
-        self: _Reads, keys: Sequence[tuple[str, int]]
-    ) -> dict[tuple[str, int], MemoryVersion]:
-        """Earlier states of live memories by (id, version)."""
-        if not keys:
-            return {}
-        with self._read() as conn:
-            rows = conn.execute(
-                f"""SELECT {VERSION_COLUMNS} FROM memory_versions v
-                    JOIN unnest(%s::text[], %s::integer[]) AS k(kid, kversion)
-                      ON k.kid = v.memory_id AND k.kversion = v.version
-                    WHERE EXISTS (SELECT 1 FROM memories m
-                                  WHERE m.id = v.memory_id AND m.status = 'active')""".encode(),
-                ([k[0] for k in keys], [k[1] for k in keys]),
-            ).fetchall()
-        found = (version_from_row(r) for r in rows)
-        return {(v.memory_id, v.version): v for v in found}
-
-    def unembedded_versions(self: _Reads, limit: int) -> list[tuple[str, int, str]]:
-        """Earlier states without a vector (kept before vectors were, or imported)."""
-        with self._read() as conn:
-            rows = conn.execute(
-                """SELECT memory_id, version, content FROM memory_versions
-                   WHERE embedding IS NULL LIMIT %s""",
-                (limit,),
-            ).fetchall()
-        return [(r["memory_id"], int(r["version"]), r["content"]) for r in rows]
-
-    def began(self: _Reads, namespace: str) -> datetime | None:
-        """When the record of a namespace begins: the store's first audit event, or the
-        namespace's oldest live memory if older (an import keeps when a memory was made)."""
-        with self._read() as conn:
-            row = conn.execute(
-                """SELECT (SELECT min(at) FROM events) AS first,
-                          (SELECT min(created_at) FROM memories
-                           WHERE namespace = %s AND status = 'active') AS oldest""",
-                (namespace,),
-            ).fetchone()
-        times = [t for t in (row["first"], row["oldest"]) if t is not None] if row else []
-        return datetime.fromtimestamp(min(times), UTC) if times else None

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lethe.store.held import MEMORY_SOURCES, NOT_RECORDS
 from lethe.store.postgres_open import connect
-from lethe.store.rows import ts
 
 if TYPE_CHECKING:
     import psycopg
@@ -132,34 +129,6 @@ class PostgresProof:
         indexes (a stale key is not visible to SQL; it is gone with the old files)."""
         return set()
 
-    def save_receipt(self: _Reads, receipt: dict[str, Any], settles: int | None = None) -> bool:
-        at = ts(datetime.fromisoformat(receipt["erased_at"]))
-        with self._read() as conn, conn.transaction():
-            if settles is not None:
-                # A second process settling the same row waits for the first to commit,
-                # then deletes nothing: only one of them keeps a receipt.
-                gone = conn.execute("DELETE FROM owed_work WHERE id = %s", (settles,))
-                if gone.rowcount == 0:
-                    return False
-            conn.execute(
-                "INSERT INTO receipt_keys (key_id, public_key, created_at) VALUES (%s, %s, %s) "
-                "ON CONFLICT (key_id) DO NOTHING",
-                (receipt["key_id"], receipt["public_key"], at),
-            )
-            conn.execute(
-                "INSERT INTO receipts (id, at, plan_id, status, key_id, body) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (
-                    receipt["receipt_id"],
-                    at,
-                    receipt.get("plan_id"),
-                    receipt["status"],
-                    receipt["key_id"],
-                    json.dumps(receipt, ensure_ascii=False, sort_keys=True),
-                ),
-            )
-        return True
-
     @contextlib.contextmanager
     def claim(self: _Reads) -> Iterator[str]:
         """A session-level advisory lock on a connection of its own, open for as long as the
@@ -185,23 +154,3 @@ class PostgresProof:
                 conn.execute("SELECT pg_advisory_unlock(%s, %s)", (CLAIM_CLASS, int(token)))
                 return False
         return True
-
-    def receipts(self: _Reads, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT body FROM receipts ORDER BY at DESC, id LIMIT %s OFFSET %s",
-                (limit, offset),
-            ).fetchall()
-        return [json.loads(r["body"]) for r in rows]
-
-    def receipt(self: _Reads, receipt_id: str) -> dict[str, Any] | None:
-        with self._read() as conn:
-            row = conn.execute("SELECT body FROM receipts WHERE id = %s", (receipt_id,)).fetchone()
-        return None if row is None else dict(json.loads(row["body"]))
-
-    def receipt_key(self: _Reads, key_id: str) -> str | None:
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT public_key FROM receipt_keys WHERE key_id = %s", (key_id,)
-            ).fetchone()
-        return None if row is None else str(row["public_key"])

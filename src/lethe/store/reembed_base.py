@@ -37,6 +37,28 @@ def check_model(recorded: object, mine: str, where: str) -> None:
         )
 
 
+def model_in(meta: dict[str, str], where: str) -> tuple[str, int]:
+    """The model and dimension a store's meta records; refused when it is not lethe's."""
+    from lethe.errors import NotALetheDatabase
+
+    if meta.get("application") != "lethe" or "embedder" not in meta:
+        raise NotALetheDatabase(f"{where} is not a lethe database")
+    return str(meta["embedder"]), int(meta.get("dim", 0))
+
+
+def check_embedder(meta: dict[str, str], where: str, embedder: str, dim: int) -> None:
+    """Refuse to open a store with another model than the one its vectors were made by."""
+    from lethe.errors import EmbedderMismatch
+
+    if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != dim:
+        raise EmbedderMismatch(
+            f"{where} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
+            f"not of {embedder} ({dim}-d)",
+            hint="open it with the model it was made with (LETHE_EMBEDDER), or move it to this "
+            "one with `lethe reembed --to MODEL`",
+        )
+
+
 TARGET_KEY = "reembed_target"
 DIM_KEY = "reembed_dim"
 TABLE = "reembed_vectors"

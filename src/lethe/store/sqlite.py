@@ -16,9 +16,8 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -32,31 +31,24 @@ from lethe.errors import (
     StoreBusy,
     StoreError,
 )
-from lethe.model import Episode, Event, Link, Memory, Pending
 from lethe.store import sqlite_grams
 from lethe.store.base import F64, DecayColumns
-from lethe.store.event_query import EventQuery
+from lethe.store.dialect import SQLITE
 from lethe.store.reembed_base import check_model
 from lethe.store.rows import (
-    MEMORY_COLUMNS,
-    episode_from_row,
-    event_from_row,
-    link_from_row,
-    memory_from_row,
-    pending_from_row,
     ts,
 )
+from lethe.store.sql_owed import SqlOwedWork
+from lethe.store.sql_reads import SqlReads
+from lethe.store.sql_receipts import SqlReceipts
 from lethe.store.sqlite_context import SQLiteContextReads, adopt_window
 from lethe.store.sqlite_context import rebuild as rebuild_contexts
-from lethe.store.sqlite_filters import compile_filters
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.sqlite_open import check_application, check_path, enter_wal, migrate
-from lethe.store.sqlite_owed import SQLiteOwedWork
 from lethe.store.sqlite_past import SQLitePastReads
 from lethe.store.sqlite_proof import SQLiteProof
 from lethe.store.sqlite_reembed import SQLiteReembedding
-from lethe.store.sqlite_transfer import SQLiteTransferReads
 from lethe.store.sqlite_tx import SQLiteTx
 from lethe.store.sqlite_versions import SQLiteVersionReads
 from lethe.store.vectors import Vector
@@ -76,14 +68,17 @@ def _store_error(path: Path, exc: sqlite3.Error) -> StoreError:
 
 
 class SQLiteStore(
-    SQLiteTransferReads,
+    SqlReads,
     SQLiteVersionReads,
     SQLitePastReads,
     SQLiteContextReads,
-    SQLiteOwedWork,
+    SqlOwedWork,
     SQLiteProof,
+    SqlReceipts,
 ):
     """Persistence for the engine. Every method is safe to call from several threads."""
+
+    _dialect = SQLITE
 
     def __init__(
         self,
@@ -166,6 +161,24 @@ class SQLiteStore(
         """The shared connection; only `SQLiteTx` writes through it, under the store's lock."""
         return self._conn
 
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """The one connection, under the store's lock."""
+        with self._lock:
+            yield self._conn
+
+    @contextmanager
+    def _small_write(self) -> Iterator[sqlite3.Connection]:
+        """A write of its own outside the engine's transactions (owed work, meta marks)."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
     @property
     def schema_version(self) -> int:
         with self._lock:
@@ -235,40 +248,12 @@ class SQLiteStore(
             self._sync.sync()
             return self._sync.index.search_many(queries, namespace=namespace, k=n, floor=floor)
 
-    def working_set(self, agent: str, namespace: str) -> list[tuple[Memory, int, datetime]]:
-        """An agent's working memory: live memories with their token counts and when they
-        entered it. Forgotten memories drop out here, without touching the rows."""
-        sql = f"""
-            SELECT {MEMORY_COLUMNS}, w.tokens AS w_tokens, w.added_at AS w_added
-            FROM working_set w JOIN memories m ON m.id = w.memory_id
-            WHERE w.agent = ? AND w.namespace = ? AND m.status = 'active'
-            ORDER BY w.added_at"""
-        with self._lock:
-            rows = self._conn.execute(sql, (agent, namespace)).fetchall()
-        return [
-            (memory_from_row(r), int(r["w_tokens"]), datetime.fromtimestamp(r["w_added"], UTC))
-            for r in rows
-        ]
-
     def namespace_vectors(self, namespace: str) -> tuple[list[str], Vector]:
         """Every live memory's vector in one namespace (for all-pairs work such as
         consolidation), straight from the synced index: no BLOB is read."""
         with self._lock:
             self._sync.sync()
             return self._sync.index.namespace_matrix(namespace)
-
-    def fresh_links_close_in_time(self, namespace: str, window_s: float, limit: int) -> list[Link]:
-        """Up to `limit` links between live memories of a namespace written within `window_s`
-        of each other, never changed since they were made; the newest first."""
-        sql = """
-            SELECT l.* FROM links l
-            JOIN memories ma ON ma.id = l.a JOIN memories mb ON mb.id = l.b
-            WHERE ma.status = 'active' AND mb.status = 'active' AND ma.namespace = ?
-              AND abs(ma.created_at - mb.created_at) <= ? AND l.updated_at = l.created_at
-            ORDER BY l.created_at DESC LIMIT ?"""
-        with self._lock:
-            rows = self._conn.execute(sql, (namespace, window_s, limit))
-            return [link_from_row(r) for r in rows]
 
     def similarities(self, query: Vector, ids: Sequence[str]) -> dict[str, float]:
         with self._lock:
@@ -278,131 +263,11 @@ class SQLiteStore(
     def lexical_search(self, text: str, filters: Filters, n: int) -> list[str]:
         return self._lexical.search(text, filters, n)
 
-    def containing(self, needles: Sequence[str], filters: Filters, n: int) -> list[str]:
-        if not needles:
-            return []
-        where, params = compile_filters(filters)
-        found = " OR ".join("instr(m.content, ?) > 0" for _ in needles)
-        sql = f"SELECT m.id FROM memories m WHERE ({found}) AND {where} ORDER BY m.num LIMIT ?"
-        with self._lock:
-            rows = self._conn.execute(sql, [*needles, *params, n]).fetchall()
-        return [r["id"] for r in rows]
-
     def lexical_search_soon(self, text: str, filters: Filters, n: int) -> Future[list[str]]:
         """The full-text search on its own thread and connection (see `sqlite_lexical`)."""
         return self._lexical.submit(text, filters, n)
 
     # -- reads --------------------------------------------------------------------------
-
-    def get(self, memory_id: str) -> Memory | None:
-        with self._lock:
-            row = self._conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id = ?", (memory_id,)
-            ).fetchone()
-        return None if row is None else memory_from_row(row)
-
-    def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]:
-        """Memories by id; with `active_only` this is the live re-check of search results."""
-        found: dict[str, Memory] = {}
-        status = "AND m.status = 'active'" if active_only else ""
-        with self._lock:
-            for start in range(0, len(ids), _CHUNK):
-                chunk = list(ids[start : start + _CHUNK])
-                marks = ", ".join("?" for _ in chunk)
-                for row in self._conn.execute(
-                    f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.id IN ({marks}) {status}",
-                    chunk,
-                ):
-                    found[row["id"]] = memory_from_row(row)
-        return found
-
-    def vector_of(self, memory_id: str) -> Vector | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT embedding FROM memories WHERE id = ?", (memory_id,)
-            ).fetchone()
-        return None if row is None else np.frombuffer(row[0], dtype="<f4").copy()
-
-    def list_memories(
-        self, filters: Filters, *, limit: int, offset: int
-    ) -> tuple[list[Memory], int]:
-        where, params = compile_filters(filters)
-        with self._lock:
-            total = self._conn.execute(
-                f"SELECT count(*) FROM memories m WHERE {where}", params
-            ).fetchone()[0]
-            rows = self._conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                "ORDER BY m.created_at DESC, m.num DESC LIMIT ? OFFSET ?",
-                [*params, limit, offset],
-            ).fetchall()
-        return [memory_from_row(r) for r in rows], total
-
-    def links_of(self, memory_id: str) -> list[Link]:
-        """Links whose other end is a live memory, strongest first."""
-        sql = """
-            SELECT l.* FROM links l JOIN memories o ON o.id = l.b
-            WHERE l.a = ? AND o.status = 'active'
-            UNION ALL
-            SELECT l.* FROM links l JOIN memories o ON o.id = l.a
-            WHERE l.b = ? AND o.status = 'active'
-            ORDER BY confidence DESC"""
-        with self._lock:
-            return [link_from_row(r) for r in self._conn.execute(sql, (memory_id, memory_id))]
-
-    def get_link(self, a: str, b: str, kind: str) -> Link | None:
-        a, b = sorted((a, b))
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT * FROM links WHERE a = ? AND b = ? AND kind = ?", (a, b, kind)
-            ).fetchone()
-        return None if row is None else link_from_row(row)
-
-    def episode(self, episode_id: str) -> tuple[Episode, list[Memory], int] | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT * FROM episodes WHERE id = ?", (episode_id,)
-            ).fetchone()
-            if row is None:
-                return None
-            members = self.episode_member_ids(episode_id)
-        live = self.get_many([m for m in members if m is not None])
-        episode = episode_from_row(row)
-        ordered = [live[m] for m in members if m is not None and m in live]
-        return episode, ordered, len(members) - len(ordered)
-
-    def episodes_of(self, memory_id: str) -> list[Episode]:
-        with self._lock:
-            rows = self._conn.execute(
-                """SELECT DISTINCT e.* FROM episodes e
-                   JOIN episode_members m ON m.episode_id = e.id
-                   WHERE m.memory_id = ? ORDER BY e.start_at, e.id""",
-                (memory_id,),
-            ).fetchall()
-        return [episode_from_row(r) for r in rows]
-
-    def events(self, query: EventQuery) -> list[Event]:
-        sql, params = query.sql("?")
-        with self._lock:
-            return [event_from_row(r) for r in self._conn.execute(sql, params)]
-
-    def touch(self, ids: Sequence[str], at: datetime) -> None:
-        """Record that memories were recalled. Access statistics are not audited changes."""
-        if ids:
-            with self.transaction() as tx:
-                tx.touch(ids, at)
-
-    def recent_accesses(self, memory_id: str, now: datetime) -> tuple[int, int]:
-        """How often a memory was recalled in the last 30 and 90 days (the access log)."""
-        today = int(ts(now) // 86400)
-        with self._lock:
-            row = self._conn.execute(
-                """SELECT coalesce(SUM(CASE WHEN day > ? THEN count ELSE 0 END), 0),
-                          coalesce(SUM(count), 0)
-                   FROM access_days WHERE memory_id = ? AND day > ?""",
-                (today - 30, memory_id, today - 90),
-            ).fetchone()
-        return int(row[0]), int(row[1])
 
     def decay_columns(
         self, namespace: str, now: datetime, protected_layers: Sequence[str]
@@ -456,113 +321,7 @@ class SQLiteStore(
             always_kept=numbers(row[5]) > 0,
         )
 
-    def memory_ids(self) -> list[str]:
-        """Ids of live memories in insertion order."""
-        with self._lock:
-            return [
-                r[0]
-                for r in self._conn.execute(
-                    "SELECT id FROM memories WHERE status = 'active' ORDER BY num"
-                )
-            ]
-
-    def iter_rows(self, table: str) -> Iterator[dict[str, Any]]:
-        """A relation table's rows for export, in insertion order."""
-        order = {"links": "rowid", "episodes": "rowid"}[table]
-        with self._lock:
-            cursor = self._conn.execute(f"SELECT * FROM {table} ORDER BY {order}")
-            rows = cursor.fetchall()
-        for row in rows:
-            yield dict(row)
-
-    def episode_member_ids(self, episode_id: str) -> list[str | None]:
-        with self._lock:
-            return [
-                r[0]
-                for r in self._conn.execute(
-                    "SELECT memory_id FROM episode_members WHERE episode_id = ? ORDER BY position",
-                    (episode_id,),
-                )
-            ]
-
-    # -- trash, confirmations, reports ------------------------------------------------------
-
-    def trash(
-        self, namespace: str | None, *, limit: int, offset: int, before: datetime | None = None
-    ) -> tuple[list[Memory], int]:
-        """Forgotten memories, most recently forgotten first."""
-        clauses, params = ["m.status = 'forgotten'"], list[Any]()
-        if namespace is not None:
-            clauses.append("m.namespace = ?")
-            params.append(namespace)
-        if before is not None:
-            clauses.append("m.forgotten_at < ?")
-            params.append(ts(before))
-        where = " AND ".join(clauses)
-        with self._lock:
-            total = self._conn.execute(
-                f"SELECT count(*) FROM memories m WHERE {where}", params
-            ).fetchone()[0]
-            rows = self._conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE {where} "
-                "ORDER BY m.forgotten_at DESC, m.num DESC LIMIT ? OFFSET ?",
-                [*params, limit, offset],
-            ).fetchall()
-        return [memory_from_row(r) for r in rows], total
-
-    def due_expiries(self, now: datetime, *, limit: int) -> list[Memory]:
-        with self._lock:
-            rows = self._conn.execute(
-                f"SELECT {MEMORY_COLUMNS} FROM memories m INDEXED BY memories_expiry "
-                "WHERE m.status = 'active' AND m.expires_at IS NOT NULL AND m.expires_at <= ? "
-                "ORDER BY m.expires_at LIMIT ?",
-                (ts(now), limit),
-            ).fetchall()
-        return [memory_from_row(r) for r in rows]
-
-    def ids_with_prefixes(
-        self, prefixes: Sequence[str], *, namespace: str | None, status: str
-    ) -> list[str]:
-        # A prefix of hex digits is the range [prefix, prefix + "g") of the id index ("g"
-        # follows every hex digit). The unary + keeps the planner on that index.
-        sql = (
-            "SELECT m.id FROM json_each(?) AS p CROSS JOIN memories AS m "
-            "ON m.id >= p.value AND m.id < p.value || 'g' WHERE +m.status = ?"
-        )
-        params: list[Any] = [json.dumps(list(prefixes)), status]
-        if namespace is not None:
-            sql += " AND +m.namespace = ?"
-            params.append(namespace)
-        with self._lock:
-            return [r[0] for r in self._conn.execute(sql, params)]
-
-    def pending_all(self, session: str | None = None) -> list[Pending]:
-        sql, params = "SELECT * FROM pending_confirmations", list[Any]()
-        if session is not None:
-            sql += " WHERE session = ?"
-            params.append(session)
-        with self._lock:
-            rows = self._conn.execute(sql + " ORDER BY last_requested_at", params).fetchall()
-        return [pending_from_row(r) for r in rows]
-
-    def event_counts(
-        self, ops: Sequence[str], *, since: datetime | None, namespace: str | None
-    ) -> list[tuple[str, str, str, str, int]]:
-        """(day, op, actor, namespace, count) of the given ops, for the deletion report."""
-        marks = ", ".join("?" for _ in ops)
-        clauses, params = [f"op IN ({marks})"], list[Any](ops)
-        if since is not None:
-            clauses.append("at >= ?")
-            params.append(ts(since))
-        if namespace is not None:
-            clauses.append("namespace = ?")
-            params.append(namespace)
-        sql = f"""SELECT date(at, 'unixepoch') AS day, op, actor, coalesce(namespace, ''),
-                         count(*)
-                  FROM events WHERE {" AND ".join(clauses)}
-                  GROUP BY day, op, actor, namespace ORDER BY day, op"""
-        with self._lock:
-            return [tuple(r) for r in self._conn.execute(sql, params)]
+    # -- erasure ------------------------------------------------------------------------------
 
     def compact(self) -> bool:
         """After a purge: merge full-text segments (dropping erased terms) and empty the WAL,

@@ -1,6 +1,6 @@
 """Opening an SQLite file as a lethe store: refuse what is not one before anything is
-written, switch to WAL, and bring the schema up to date (numbered migrations,
-`sqlite_schema.py`)."""
+written, switch to WAL, and bring the schema up to date (the one list of migrations,
+`migrations.py`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lethe.common.progress import ProgressBar
-from lethe.errors import DatabaseNotWritable, EmbedderMismatch, NotALetheDatabase, SchemaTooNew
+from lethe.errors import DatabaseNotWritable, NotALetheDatabase, SchemaTooNew
 from lethe.store import sqlite_grams
+from lethe.store.migrations import GRAMS_VERSION as _GRAMS_VERSION
+from lethe.store.reembed_base import check_embedder
 from lethe.store.sqlite_schema import APPLICATION_ID, LATEST_VERSION, MIGRATIONS
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
-_GRAMS_VERSION = 18
-"""The migration that adds the gram index; rows stored before it are indexed by Python."""
 
 
 def check_path(path: Path) -> None:
@@ -123,13 +123,7 @@ def migrate(
     if version < LATEST_VERSION:
         _apply_migrations(conn, embedder, dim, progress)
     meta = dict(conn.execute("SELECT key, value FROM lethe_meta").fetchall())
-    if meta.get("embedder") != embedder or int(meta.get("dim", 0)) != dim:
-        raise EmbedderMismatch(
-            f"{path} holds vectors of {meta.get('embedder')} ({meta.get('dim')}-d), "
-            f"not of {embedder} ({dim}-d)",
-            hint="open it with the model it was made with (LETHE_EMBEDDER), or move it to this "
-            "one with `lethe reembed --to MODEL`",
-        )
+    check_embedder(meta, str(path), embedder, dim)
 
 
 def _apply_migrations(

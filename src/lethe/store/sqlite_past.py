@@ -1,5 +1,6 @@
 """What the SQLite store reads of the past: the states live memories had at a given moment,
-for recall and get `as_of`. Kept apart from `sqlite.py`, which `SQLiteStore` mixes this in.
+for recall and get `as_of`, by its in-process indexes. Kept apart from `sqlite.py`, which
+`SQLiteStore` mixes this in; the plain reads of earlier states are in `sql_reads.py`.
 
 A memory's state at T is its current one when that began at or before T (`updated_at`), else
 the earlier state current then (`valid_from` <= T < `valid_until`). Only live memories are
@@ -11,20 +12,17 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
 import numpy as np
 
 from lethe.common.filters import Filters
-from lethe.model import MemoryVersion
 from lethe.store.earlier import words
 from lethe.store.lexical import query_tokens
-from lethe.store.rows import VERSION_COLUMNS, ts, version_from_row
+from lethe.store.rows import ts
 from lethe.store.sqlite_index import IndexSync
 from lethe.store.sqlite_lexical import LexicalSearch
 from lethe.store.vectors import Vector
-
-_CHUNK = 400
 
 StateKey = tuple[str, int | None]
 """A memory's id and the version of its earlier state (None: its current state)."""
@@ -80,51 +78,3 @@ class SQLitePastReads:
         found: dict[StateKey, float] = {(i, None): s for i, s in current.items()}
         found.update({(i, v): s for (i, v), s in earlier.items()})
         return found
-
-    def earlier_states(
-        self, keys: Sequence[tuple[str, int]]
-    ) -> dict[tuple[str, int], MemoryVersion]:
-        """Earlier states of live memories by (id, version)."""
-        wanted = set(keys)
-        ids = list(dict.fromkeys(i for i, _ in keys))
-        found: dict[tuple[str, int], MemoryVersion] = {}
-        with self._lock:
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start : start + _CHUNK]
-                marks = ", ".join("?" for _ in chunk)
-                # By memory id (the primary key's prefix): a row-value IN would scan the table.
-                rows = self._conn.execute(
-                    f"""SELECT {VERSION_COLUMNS} FROM memory_versions v
-                        WHERE v.memory_id IN ({marks})
-                        AND EXISTS (SELECT 1 FROM memories m
-                                    WHERE m.id = v.memory_id AND m.status = 'active')""",
-                    chunk,
-                ).fetchall()
-                for row in rows:
-                    if (row["memory_id"], row["version"]) in wanted:
-                        version = version_from_row(row)
-                        found[(version.memory_id, version.version)] = version
-        return found
-
-    def unembedded_versions(self, limit: int) -> list[tuple[str, int, str]]:
-        """Earlier states without a vector (kept before vectors were, or imported)."""
-        with self._lock:
-            rows = self._conn.execute(
-                """SELECT memory_id, version, content FROM memory_versions
-                   WHERE embedding IS NULL LIMIT ?""",
-                (limit,),
-            ).fetchall()
-        return [(r[0], int(r[1]), r[2]) for r in rows]
-
-    def began(self, namespace: str) -> datetime | None:
-        """When the record of a namespace begins: the store's first audit event, or the
-        namespace's oldest live memory if older (an import keeps when a memory was made)."""
-        with self._lock:
-            first = self._conn.execute("SELECT min(at) FROM events").fetchone()[0]
-            oldest = self._conn.execute(
-                """SELECT min(created_at) FROM memories
-                   WHERE namespace = ? AND status = 'active'""",
-                (namespace,),
-            ).fetchone()[0]
-        times = [t for t in (first, oldest) if t is not None]
-        return datetime.fromtimestamp(min(times), UTC) if times else None

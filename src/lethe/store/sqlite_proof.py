@@ -6,19 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
 import re
 import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from lethe.store.held import INDEX_SUFFIXES, MEMORY_SOURCES, NOT_RECORDS
-from lethe.store.rows import ts
 from lethe.store.sqlite_index import snapshot_path
 
 _CLAIM = re.compile(r"[0-9a-f]{16}")
@@ -109,39 +105,6 @@ class SQLiteProof:
                 found.update(r[0] for r in rows)
         return found
 
-    def save_receipt(self, receipt: dict[str, Any], settles: int | None = None) -> bool:
-        body = json.dumps(receipt, ensure_ascii=False, sort_keys=True)
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                if settles is not None:
-                    gone = self._conn.execute("DELETE FROM owed_work WHERE id = ?", (settles,))
-                    if gone.rowcount == 0:
-                        self._conn.execute("ROLLBACK")
-                        return False
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO receipt_keys (key_id, public_key, created_at) "
-                    "VALUES (?, ?, ?)",
-                    (receipt["key_id"], receipt["public_key"], ts_now(receipt)),
-                )
-                self._conn.execute(
-                    "INSERT INTO receipts (id, at, plan_id, status, key_id, body) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        receipt["receipt_id"],
-                        ts_now(receipt),
-                        receipt.get("plan_id"),
-                        receipt["status"],
-                        receipt["key_id"],
-                        body,
-                    ),
-                )
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-        return True
-
     @contextlib.contextmanager
     def claim(self) -> Iterator[str]:
         """A lock file beside the database, locked (`flock`) for as long as the purge is
@@ -184,27 +147,6 @@ class SQLiteProof:
 
     def _claim_path(self, token: str) -> Path:
         return self.path.with_name(f"{self.path.name}.purging-{token}")
-
-    def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT body FROM receipts ORDER BY at DESC, id LIMIT ? OFFSET ?", (limit, offset)
-            ).fetchall()
-        return [json.loads(r[0]) for r in rows]
-
-    def receipt(self, receipt_id: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT body FROM receipts WHERE id = ?", (receipt_id,)
-            ).fetchone()
-        return None if row is None else dict(json.loads(row[0]))
-
-    def receipt_key(self, key_id: str) -> str | None:
-        with self._lock:
-            row = self._conn.execute(
-                "SELECT public_key FROM receipt_keys WHERE key_id = ?", (key_id,)
-            ).fetchone()
-        return None if row is None else str(row[0])
 
 
 def _clear_claim(path: Path) -> bool:
@@ -263,8 +205,3 @@ def _flock(fd: int, *, wait: bool) -> bool:
     except BlockingIOError:
         return False
     return True
-
-
-def ts_now(receipt: dict[str, Any]) -> float:
-    """The receipt's time as the stores keep times."""
-    return ts(datetime.fromisoformat(receipt["erased_at"]))
