@@ -65,13 +65,13 @@ def run(db: Path, *, samples: int, purge_samples: int, seed: int = 7) -> dict[st
         queries = corpus.queries(60, seed=3)
         requests = [f"forget {q}" for q in queries]
         log(f"query plans x{len(requests)}, the cosine planner before issue 17 interleaved")
-        flt = mem._filters(None, ())
+        flt = mem._core.filters(None, ())
         plan: list[float] = []
         before: list[float] = []
         for request in requests:
             plan += time_each(lambda q: mem.plan_forget(query=q), [request])
             before += time_each(
-                lambda q: mem._query_items(q, flt, exact_identifiers=False), [request]
+                lambda q: mem._forgetting._query_items(q, flt, exact_identifiers=False), [request]
             )
         size = memory_count(db)
     return {

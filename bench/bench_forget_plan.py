@@ -113,8 +113,8 @@ def superseded(mem: Lethe, new_fact: str, namespace: str) -> dict[str, Mark]:
 def cosine_planner(mem: Lethe, request: str, namespace: str) -> dict[str, Mark]:
     """The query plan before this issue: the clear cosine winner (>= 0.6, 0.05 ahead) and
     its near-copies, measured beside today's in the same run."""
-    flt = mem._filters({"namespace": namespace}, ())
-    items, _ = mem._query_items(request, flt, exact_identifiers=False)
+    flt = mem._core.filters({"namespace": namespace}, ())
+    items, _ = mem._forgetting._query_items(request, flt, exact_identifiers=False)
     return {i: Mark(m.action) for i, m in marks(items).items()}
 
 

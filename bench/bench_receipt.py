@@ -190,12 +190,12 @@ def run(db: Path, *, reps_one: int, reps_many: int, many: int, seed: int) -> dic
         picks = rng.sample(ids, needed)
         mem.recall("warm up the vector index", k=1)
 
-        real_prove = mem._prove
+        real_prove = mem._proof.prove
         # Timing wrappers: the byte scan is the module-level name the engine calls.
         real_scan = proof_module.scan
         proof_module.scan = clock.wrap("scan", real_scan)
-        mem._where_held = clock.wrap("where_held", mem._where_held)  # type: ignore[method-assign]
-        real_probe = mem._probe
+        mem._proof._where_held = clock.wrap("where_held", mem._proof._where_held)  # type: ignore[method-assign]
+        real_probe = mem._proof._probe
 
         def probe(*args: Any, **kwargs: Any) -> Any:
             before = embedder.seconds
@@ -206,11 +206,11 @@ def run(db: Path, *, reps_one: int, reps_many: int, many: int, seed: int) -> dic
                     clock.seconds.get("probe_embed", 0.0) + embedder.seconds - before
                 )
 
-        mem._probe = probe  # type: ignore[method-assign]
+        mem._proof._probe = probe  # type: ignore[method-assign]
         timed_prove = clock.wrap("prove", real_prove)
 
         def purge(batch: list[str], prove: bool) -> tuple[float, dict[str, Any] | None]:
-            mem._prove = timed_prove if prove else (lambda *a, **k: None)  # type: ignore[method-assign]
+            mem._proof.prove = timed_prove if prove else (lambda *a, **k: None)  # type: ignore[method-assign]
             contents = [m.content for m in mem.store.get_many(batch, active_only=False).values()]
             start = time.perf_counter()
             result = mem.execute(mem.plan_purge(batch))

@@ -67,10 +67,10 @@ def main() -> None:
         with Lethe.open(dsn, embedder=embedder) as mem:
             ids = [m[1] for m in src.memories]
             random.Random(args.seed).shuffle(ids)
-            prove, compact = mem._prove, mem.store.compact
+            prove, compact = mem._proof.prove, mem.store.compact
             for rep in range(args.reps + 1):  # the first round warms up
                 for way in times:
-                    mem._prove = prove if way == "full" else (lambda *a, **k: None)  # type: ignore[method-assign]
+                    mem._proof.prove = prove if way == "full" else (lambda *a, **k: None)  # type: ignore[method-assign]
                     mem.store.compact = compact if way != "before" else (lambda: True)  # type: ignore[method-assign]
                     start = time.perf_counter()
                     result = mem.execute(mem.plan_purge([ids.pop()]))
@@ -80,7 +80,7 @@ def main() -> None:
                         if result.receipt is not None:
                             statuses.append(result.receipt["status"])
                     log(f"  {way}: {took:.2f} s")
-            mem._prove, mem.store.compact = prove, compact  # type: ignore[method-assign]
+            mem._proof.prove, mem.store.compact = prove, compact  # type: ignore[method-assign]
             start = time.perf_counter()
             mem.store.vacuum_erased()
             rewrite = time.perf_counter() - start

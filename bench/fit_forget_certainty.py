@@ -49,8 +49,8 @@ def rows(path: Path | None, seed: int, per_kind: int) -> list[tuple[dict[str, fl
                 if case.kind not in FACT_KINDS:
                     continue
                 index = {bfp.memory_id(n, i): i for i in range(len(case.memories))}
-                flt = mem._filters({"namespace": bfp.namespace_of(case)}, ())
-                decision = mem._describe(case.request, flt)
+                flt = mem._core.filters({"namespace": bfp.namespace_of(case)}, ())
+                decision = mem._forgetting._describe(case.request, flt)
                 for j in decision.judgements:
                     if j.features is not None and j.doubt is None:
                         out.append((j.features, index[j.memory.id] in case.targets))

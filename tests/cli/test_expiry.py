@@ -87,22 +87,54 @@ def test_an_expired_memory_is_out_of_list_and_in_the_trash_with_its_reason(
     assert "expired at" in run(db, "trash").stdout
 
 
+@pytest.mark.parametrize("flag", ["--expected-sha256", "--if-sha256"])
 @pytest.mark.parametrize(
-    "command", [("update", "--content", "The code is 9."), ("forget", "--yes"), ("purge", "--yes")]
+    "command",
+    [
+        ("update", "--content", "The code is 9."),
+        ("forget", "--yes"),
+        ("purge", "--yes"),
+        ("revert", "1", "--yes"),
+    ],
 )
-def test_if_sha256_refuses_a_change_to_a_text_changed_since(
-    db: str, command: tuple[str, ...]
+def test_expected_sha256_refuses_a_change_to_a_text_changed_since(
+    db: str, command: tuple[str, ...], flag: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The precondition, under its name and its earlier one (--if-sha256, hidden): passed to
+    the engine, which checks it once; a stale hash changes nothing."""
+    from lethe.engine.base import Core
+
+    checks: list[str] = []
+    real = Core.expect
+
+    def spy(self: Core, memory_id: str, expected: str | None, **kw: object) -> None:
+        if expected is not None:
+            checks.append(memory_id)
+        real(self, memory_id, expected, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Core, "expect", spy)
     seen = json.loads(run(db, "remember", "The code is 1234.", "--json").stdout)
     assert run(db, "update", seen["id"], "--content", "The code is 5678.", "--yes").exit_code == 0
     before = snapshot(db)
     verb, *rest = command
-    result = run(db, verb, seen["id"], *rest, "--if-sha256", seen["content_sha256"])
+    result = run(db, verb, seen["id"], *rest, flag, seen["content_sha256"])
     assert result.exit_code == 1
     assert "changed since you saw it" in result.stderr and "version 2" in result.stderr
     assert snapshot(db) == before
+    assert checks == [seen["id"]]
     now = json.loads(run(db, "show", seen["id"], "--json").stdout)["content_sha256"]
-    assert run(db, verb, seen["id"], *rest, "--if-sha256", now).exit_code == 0
+    assert run(db, verb, seen["id"], *rest, flag, now).exit_code == 0
+    assert checks == [seen["id"]] * 2
+
+
+def test_the_earlier_spelling_is_hidden_and_both_spellings_must_agree(db: str) -> None:
+    shown = run(db, "update", "--help").stdout
+    assert "--expected-sha256" in shown and "--if-sha256" not in shown
+    seen = json.loads(run(db, "remember", "The code is 1234.", "--json").stdout)
+    both = run(
+        db, "forget", seen["id"], "--yes", "--expected-sha256", "a" * 64, "--if-sha256", "b" * 64
+    )
+    assert both.exit_code != 0 and "--expected-sha256 once" in both.stderr
 
 
 def test_update_sets_an_expiry_only_with_the_go_ahead_and_loosens_it_only_with_one(

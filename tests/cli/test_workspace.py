@@ -47,7 +47,7 @@ def test_rebuild_restores_a_damaged_workspace_exactly(
     assert tree(workspace) == expected
     with Lethe.open(db, embedder=embedder) as mem:
         fresh = tmp_path / "fresh"
-        Workspace(fresh, mem._fetch_for_workspace).rebuild(["default", "home"])
+        Workspace(fresh, mem._core.fetch_for_workspace).rebuild(["default", "home"])
     assert tree(fresh) == expected
     assert "A private note" not in "".join(expected.values())
     text = ok(db, "workspace", "rebuild", "-n", "home").stdout

@@ -69,7 +69,7 @@ def tree(root: Path) -> dict[str, str]:
 
 
 def fresh_projection(mem: Lethe, where: Path) -> dict[str, str]:
-    Workspace(where, mem._fetch_for_workspace).rebuild(mem.store.namespaces())
+    Workspace(where, mem._core.fetch_for_workspace).rebuild(mem.store.namespaces())
     return tree(where)
 
 

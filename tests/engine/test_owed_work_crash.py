@@ -114,7 +114,7 @@ def test_a_kill_between_commit_and_cleanup_is_finished_by_the_next_open(
         with Lethe.open(db, embedder=embedder, workspace_dir=workspace) as mem:
             assert mem.store.owed() == [], "the open finished what the killed process owed"
             fresh = tmp_path / f"fresh-{round_number}"
-            Workspace(fresh, mem._fetch_for_workspace).rebuild(["default"])
+            Workspace(fresh, mem._core.fetch_for_workspace).rebuild(["default"])
             assert tree(workspace) == tree(fresh), (action, "workspace out of step")
             gone = action.startswith("purge") or action == "forget"
             workspace_text = "".join(tree(workspace).values())

@@ -79,3 +79,43 @@ def test_without_a_hash_behaviour_is_as_before(mem: Lethe) -> None:
     mem.update(seen.id, content="The hotel door code is 5582.")
     assert mem.update(seen.id, importance=0.7).version == 3
     assert [t.id for t in mem.plan_forget([seen.id]).targets] == [seen.id]
+
+
+def test_the_two_call_forget_checks_the_hash_at_planning(mem: Lethe, db: str) -> None:
+    """`forget(…, session=…, expected_sha256=…)`: a stale hash records nothing (no pending
+    row, no event); the current one goes through the two calls."""
+    seen = mem.remember(TEXT)
+    now = mem.update(seen.id, content="The hotel door code is 5582.")
+    before = snapshot(db)
+    with pytest.raises(ContentChanged, match="changed since you saw it"):
+        mem.forget(seen.id, session="s1", expected_sha256=seen.content_sha256)
+    assert snapshot(db) == before
+    for _ in range(2):
+        done = mem.forget(seen.id, session="s1", expected_sha256=now.content_sha256)
+    assert done.status == "executed"
+
+
+def test_the_precondition_is_checked_again_when_the_plan_is_written(mem: Lethe, db: str) -> None:
+    """A plan made with the hash the caller saw, executed after another writer changed the
+    text: the writing transaction checks the precondition again and changes nothing."""
+    seen = mem.remember(TEXT)
+    forget = mem.plan_forget([seen.id], expected_sha256=seen.content_sha256)
+    update = mem.plan_update(seen.id, importance=0.6, expected_sha256=seen.content_sha256)
+    assert forget.source.expected_sha256 == update.expected_sha256 == seen.content_sha256
+    mem.update(seen.id, content="The hotel door code is 5582.")  # another agent
+    before = snapshot(db)
+    result = mem.execute(forget)
+    assert not result.executed and result.stale == (seen.id,)
+    with pytest.raises(InvalidInput):  # ContentChanged, or the plan's own staleness
+        mem.execute(update)
+    assert snapshot(db) == before
+
+
+def test_a_revert_takes_the_precondition_too(mem: Lethe, db: str) -> None:
+    seen = mem.remember(TEXT)
+    now = mem.update(seen.id, content="The hotel door code is 5582.")
+    before = snapshot(db)
+    with pytest.raises(ContentChanged):
+        mem.revert(seen.id, 1, expected_sha256=seen.content_sha256)
+    assert snapshot(db) == before
+    assert mem.revert(seen.id, 1, expected_sha256=now.content_sha256).content == TEXT

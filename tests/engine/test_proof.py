@@ -85,7 +85,7 @@ def test_a_canary_in_every_copy_is_erased_and_the_receipt_names_each_place(
             assert {"memory.db", "memory.db-wal"} <= scanned
         dumped = json.dumps(receipt).lower()
         assert not any(w.lower() in dumped for w in WORDS)  # never the erased words
-        assert mem._where_held(list(WORDS)) == [[], [], [], []]
+        assert mem._proof._where_held(list(WORDS)) == [[], [], [], []]
         assert mem.verify_receipt(receipt) == []
         assert mem.receipts()[0] == receipt
         assert str(tmp_path) not in json.dumps(receipt)  # no home directory in it

@@ -40,11 +40,11 @@ PURGER = textwrap.dedent(
 
     with Lethe.open(db) as mem:
         if point == "commit":
-            mem._owe_receipt = die
+            mem._proof.owe_receipt = die
         elif point == "cleanup":
             mem.store.compact = die
         elif point == "scan":
-            mem._scan = die
+            mem._proof._scan = die
         elif point == "keep":
             mem.store.save_receipt = die
         elif point == "pause":
@@ -232,7 +232,7 @@ def test_a_purge_whose_claim_was_taken_for_let_go_returns_the_receipt_the_store_
     `receipt(id)` and `verify_receipt` know nothing of."""
     canary, _ = _canary(db, embedder)
     with Lethe.open(db, embedder=embedder) as mem:
-        scan = mem._scan
+        scan = mem._proof._scan
         signed: list[int] = []
 
         def meanwhile(*args: Any) -> Any:
@@ -244,7 +244,7 @@ def test_a_purge_whose_claim_was_taken_for_let_go_returns_the_receipt_the_store_
                     signed.append(len(other.store.receipts()))
             return scan(*args)
 
-        mem._scan = meanwhile  # type: ignore[method-assign]
+        mem._proof._scan = meanwhile  # type: ignore[method-assign]
         plan = mem.plan_purge([canary])
         result = mem.execute(plan)
         assert signed == [1], "the other process signed the receipt first"

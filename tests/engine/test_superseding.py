@@ -261,7 +261,7 @@ def test_a_protection_set_meanwhile_is_respected(
     """Another process pins the memory between the supersede's check and its write: the
     supersede plans again on the new state and refuses, changing nothing."""
     old = tmem.remember(OLD)
-    write = tmem._write_supersede
+    write = tmem._superseding._write_supersede
     calls = {"n": 0}
 
     def pinned_meanwhile(*args: Any, **kwargs: Any) -> Remembered:
@@ -271,7 +271,7 @@ def test_a_protection_set_meanwhile_is_respected(
                 other.update(old.id, importance=0.95)
         return write(*args, **kwargs)
 
-    monkeypatch.setattr(tmem, "_write_supersede", pinned_meanwhile)
+    monkeypatch.setattr(tmem._superseding, "_write_supersede", pinned_meanwhile)
     before = snapshot(db)
     with pytest.raises(ConfirmationRequired, match="pinned"):
         tmem.remember(NEW, supersedes=old.id)

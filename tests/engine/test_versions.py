@@ -72,7 +72,7 @@ def test_versions_are_never_read_back_as_memories(tmem: Lethe, db: str) -> None:
     assert [x.content for x in tmem.list_memories().items] == ["The garden shed is painted green"]
     assert "4471" not in json.dumps([h.memory.content for h in tmem.recall("4471", k=5)])
     assert tmem.consolidate(threshold=0.5).pairs == ()
-    assert tmem.store.lexical_search("4471", tmem._filters(None, ()), 10) == []
+    assert tmem.store.lexical_search("4471", tmem._core.filters(None, ()), 10) == []
 
 
 def test_revert_makes_the_old_state_current_as_a_new_version(tmem: Lethe) -> None:

@@ -387,7 +387,7 @@ def test_a_crash_while_recording_an_update_or_a_revert_leaves_no_trace(
         return hit.similarity
 
     def lexical(word: str) -> list[str]:
-        return lm.store.lexical_search(word, lm._filters(None, ()), 10)
+        return lm.store.lexical_search(word, lm._core.filters(None, ()), 10)
 
     was = similarity()
     assert lexical("neighbour") and not lexical("Patel")

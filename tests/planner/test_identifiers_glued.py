@@ -49,7 +49,7 @@ def test_a_glued_identifier_is_found_and_only_its_holders_are_marked(
             mem.remember(text)
         for n in range(30):
             mem.remember(f"The user walked {n} km on day {n}.")
-        assert mem.store.containing(["５６６５３"], mem._filters({}, ()), 10) == [
+        assert mem.store.containing(["５６６５３"], mem._core.filters({}, ()), 10) == [
             target.id,
             note.id,
         ]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lethe.cli.app import emit_json, stderr, stdout
+from lethe.cli.app import emit_json, fail, stderr, stdout
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -35,16 +35,29 @@ YesOpt = Annotated[
 ]
 
 
-IfShaOpt = Annotated[
+ExpectedShaOpt = Annotated[
     str | None,
     typer.Option(
-        "--if-sha256",
+        "--expected-sha256",
         metavar="HASH",
         show_default=False,
         help="Only if the memory's text is still the one with this content_sha256 (as show "
         "--json gives it); otherwise nothing happens and the error gives the current hash.",
     ),
 ]
+IfShaOpt = Annotated[
+    str | None,
+    typer.Option("--if-sha256", metavar="HASH", hidden=True, show_default=False),
+]
+"""The earlier spelling of --expected-sha256, kept working (not listed in --help)."""
+
+
+def expected_sha256(expected: str | None, if_sha256: str | None) -> str | None:
+    """The precondition, whichever spelling gave it: passed to the engine, which checks it
+    (when it plans, and again when it writes)."""
+    if expected is not None and if_sha256 is not None and expected != if_sha256:
+        raise fail("give --expected-sha256 once", hint="--if-sha256 is its earlier name")
+    return expected if expected is not None else if_sha256
 
 
 def interactive() -> bool:

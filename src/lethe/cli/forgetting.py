@@ -36,7 +36,13 @@ from lethe.cli.app import (
     stderr,
     stdout,
 )
-from lethe.cli.confirming import NEEDS_CONFIRMATION, IfShaOpt, YesOpt
+from lethe.cli.confirming import (
+    NEEDS_CONFIRMATION,
+    ExpectedShaOpt,
+    IfShaOpt,
+    YesOpt,
+    expected_sha256,
+)
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
 from lethe.errors import LetheError
 
@@ -139,6 +145,7 @@ def forget(
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
+    expected: ExpectedShaOpt = None,
     if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
@@ -202,7 +209,7 @@ def forget(
             whole_namespace=all_,
             actor=actor,
             reason=reason,
-            expected_sha256=if_sha256,
+            expected_sha256=expected_sha256(expected, if_sha256),
         )
         carry_out(mem, plan, execute=execute or bool(ids), yes=yes, json_=json_)
 
@@ -248,6 +255,7 @@ def purge(
     yes: YesOpt = False,
     reason: ReasonOpt = None,
     actor: ActorOpt = DEFAULT_AGENT,
+    expected: ExpectedShaOpt = None,
     if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
@@ -270,7 +278,7 @@ def purge(
             forgotten_before=ago(older_than) if older_than is not None else None,
             actor=actor,
             reason=reason,
-            expected_sha256=if_sha256,
+            expected_sha256=expected_sha256(expected, if_sha256),
         )
         carry_out(mem, plan, execute=True, yes=yes, json_=json_, receipt_to=receipt)
 

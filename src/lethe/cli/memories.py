@@ -29,7 +29,7 @@ from lethe.cli.app import (
     read_stdin,
     stdout,
 )
-from lethe.cli.confirming import IfShaOpt, YesOpt, carry_out_change
+from lethe.cli.confirming import ExpectedShaOpt, IfShaOpt, YesOpt, carry_out_change, expected_sha256
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, LAYERS
 from lethe.errors import ConfirmationRequired
 
@@ -401,6 +401,7 @@ def update(
     yes: YesOpt = False,
     reason: ChangeReasonOpt = None,
     actor: ChangeActorOpt = None,
+    expected: ExpectedShaOpt = None,
     if_sha256: IfShaOpt = None,
     expires: ExpiresOpt = None,
     for_: ForOpt = None,
@@ -435,7 +436,7 @@ def update(
             actor=actor,
             namespace=namespace,
             reason=reason,
-            expected_sha256=if_sha256,
+            expected_sha256=expected_sha256(expected, if_sha256),
             expires_at=expires,
             expires_in=for_,
             no_expiry=no_expiry,

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from lethe.cli.app import DbOpt, JsonOpt, app, emit_items, open_lethe, stdout
-from lethe.cli.confirming import YesOpt, carry_out_change
+from lethe.cli.confirming import ExpectedShaOpt, IfShaOpt, YesOpt, carry_out_change, expected_sha256
 from lethe.cli.memories import ChangeActorOpt, ChangeReasonOpt, IdArg, InNamespaceOpt
 
 
@@ -63,9 +63,18 @@ def revert(
     yes: YesOpt = False,
     reason: ChangeReasonOpt = None,
     actor: ChangeActorOpt = None,
+    expected: ExpectedShaOpt = None,
+    if_sha256: IfShaOpt = None,
     db: DbOpt = None,
     json_: JsonOpt = False,
 ) -> None:
     with open_lethe(db) as mem:
-        plan = mem.plan_revert(memory_id, version, actor=actor, namespace=namespace, reason=reason)
+        plan = mem.plan_revert(
+            memory_id,
+            version,
+            actor=actor,
+            namespace=namespace,
+            reason=reason,
+            expected_sha256=expected_sha256(expected, if_sha256),
+        )
         carry_out_change(mem, plan, yes=yes, json_=json_)

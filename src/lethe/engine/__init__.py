@@ -1,4 +1,4 @@
-"""The engine: `Lethe` and the operations it is assembled from."""
+"""The engine: `Lethe`, the facade, and the services it is composed of."""
 
 from lethe.engine.base import sha256
 from lethe.engine.lethe import Lethe

@@ -5,12 +5,19 @@ from __future__ import annotations
 from datetime import datetime
 
 from lethe.common import validate
-from lethe.engine.base import EngineBase
+from lethe.engine.expiring import Expiry
 from lethe.model import Event
+from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
 
 
-class AuditOps(EngineBase):
+class Audit:
+    """Reads the audit log."""
+
+    def __init__(self, store: Store, expiry: Expiry) -> None:
+        self.store = store
+        self._expiry = expiry
+
     def audit(
         self,
         *,
@@ -43,7 +50,7 @@ class AuditOps(EngineBase):
         if until is not None:
             validate.aware_time(until, "until")
         limit = validate.positive_int(limit, "limit", maximum=10_000)
-        self.expire_due()  # the record says what has happened by now
+        self._expiry.expire_due()  # the record says what has happened by now
         return self.store.events(
             EventQuery(
                 memory_id=memory_id,

@@ -10,10 +10,13 @@ from pydantic import BaseModel, ConfigDict
 
 from lethe.common import validate
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
+from lethe.config import Settings
+from lethe.engine.base import Clock
+from lethe.engine.expiring import Expiry
 from lethe.engine.neardup import near_duplicates
-from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.model import Link
+from lethe.store.base import Store
 
 DEFAULT_WINDOW_MINUTES = 30.0
 TEMPORAL_BUMP = 0.05
@@ -51,7 +54,15 @@ class ConsolidationReport(_Frozen):
     notes: str
 
 
-class ConsolidateOps(RelationOps):
+class Consolidation:
+    """Consolidation: near-duplicate pairs reported, memories close in time linked."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Clock, expiry: Expiry) -> None:
+        self.store = store
+        self.settings = settings
+        self._clock = clock
+        self._expiry = expiry
+
     def consolidate(
         self,
         *,
@@ -74,7 +85,7 @@ class ConsolidateOps(RelationOps):
         if not window_minutes >= 0:
             raise InvalidInput(f"window_minutes must be >= 0, got {window_minutes!r}")
         actor = validate.label(actor, "actor")
-        self.expire_due()
+        self._expiry.expire_due()
         ids, matrix = self.store.namespace_vectors(namespace)
         rows, cols, sims = near_duplicates(matrix, threshold)
         top = zip(rows[:limit].tolist(), cols[:limit].tolist(), sims[:limit].tolist(), strict=True)

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from lethe.engine.base import EngineBase, sha256
+from lethe.embed import Embedder
+from lethe.engine.base import sha256
 from lethe.engine.purged import text_hashes
 from lethe.erasure.record import Erasing
 from lethe.forget.decay import SUMMARY_HEADER, extractive_summary, summary_line
@@ -181,8 +182,13 @@ def derived_closure(
     return items
 
 
-class DerivedOps(EngineBase):
-    def _cascade(
+class Derived:
+    """Memories derived from an erased one (summaries, merges) follow it."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    def cascade(
         self,
         tx: StoreTx,
         erased: Sequence[Memory],

@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from lethe.engine.base import EngineBase
+from lethe.engine.base import Core
 from lethe.model import Memory
 from lethe.store.base import StoreTx
 
@@ -26,7 +26,14 @@ BATCH = 500
 """Due memories turned into soft deletes per transaction."""
 
 
-class ExpiryOps(EngineBase):
+class Expiry:
+    """Turns the memories whose expiry has come into soft deletes."""
+
+    def __init__(self, core: Core) -> None:
+        self._core = core
+        self.store = core.store
+        self._clock = core.clock
+
     def expire_due(self) -> list[str]:
         """Turn every memory whose expiry has come into a soft delete; the ids, earliest
         first. Reads call it themselves: a caller need not."""
@@ -39,8 +46,8 @@ class ExpiryOps(EngineBase):
                 due = tx.store.due_expiries(now, limit=BATCH)
                 for memory in due:
                     self._expire(tx, memory, now)
-                owed = self._owe(tx, due)
-            self._project(due, owed)
+                owed = self._core.owe(tx, due)
+            self._core.project(due, owed)
             done += [m.id for m in due]
 
     def _expire(self, tx: StoreTx, memory: Memory, now: datetime) -> None:

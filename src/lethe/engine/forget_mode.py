@@ -6,14 +6,22 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from lethe.common.identifiers import DEFAULT_NAMESPACE
-from lethe.engine.base import EngineBase
+from lethe.config import Settings
 from lethe.errors import InvalidInput
 
 if TYPE_CHECKING:
     from lethe.engine.forget_session import ForgetSession
+    from lethe.engine.lethe import Lethe
 
 
-class ForgetModeOps(EngineBase):
+class ForgetMode:
+    """Forget mode: one natural-language instruction run by a session that drives the
+    engine's public methods (`ForgetSession`), with a model when one is configured."""
+
+    def __init__(self, settings: Settings, engine: Lethe) -> None:
+        self.settings = settings
+        self._engine = engine
+
     def forget_session(
         self,
         instruction: str,
@@ -32,11 +40,9 @@ class ForgetModeOps(EngineBase):
         `filters` / `where` are the user's scope (metadata filters there may widen a query
         deletion, as in plan_forget); `query` steers the deterministic planner's search and
         is handed to a model as a suggestion. `use_llm=None` uses the configured endpoint."""
-        from lethe.engine import Lethe
         from lethe.engine.forget_agent import run_agent
         from lethe.engine.forget_session import ForgetSession, search_instruction
 
-        assert isinstance(self, Lethe), "ForgetModeOps is a part of Lethe"
         configured = bool(self.settings.llm_base_url and self.settings.llm_model)
         if use_llm and not configured:
             raise InvalidInput(
@@ -44,7 +50,7 @@ class ForgetModeOps(EngineBase):
                 hint="set LETHE_LLM_BASE_URL and LETHE_LLM_MODEL (and LETHE_LLM_API_KEY)",
             )
         session = ForgetSession(
-            self,
+            self._engine,
             instruction,
             namespace=namespace,
             dry_run=dry_run,

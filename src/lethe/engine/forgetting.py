@@ -17,13 +17,15 @@ from typing import Any, Literal, overload
 from lethe.common import validate
 from lethe.common.filters import Filters
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
-from lethe.engine.base import MAX_PAGE
-from lethe.engine.derived import DerivedOps, derived_closure, erased_lines
-from lethe.engine.proof import ProofOps
+from lethe.engine.base import MAX_PAGE, Core
+from lethe.engine.derived import Derived, derived_closure, erased_lines
+from lethe.engine.expiring import Expiry
+from lethe.engine.proof import Proof
 from lethe.engine.purged import text_hashes
-from lethe.engine.redaction import RedactionOps, identifier_cut, past_as_planned
+from lethe.engine.redaction import Redaction, identifier_cut, past_as_planned
+from lethe.engine.search import Search
 from lethe.engine.suggest import whereabouts
-from lethe.engine.versions import VersionOps
+from lethe.engine.versions import Versions
 from lethe.erasure.record import Erasing
 from lethe.errors import InvalidInput
 from lethe.forget import confirm
@@ -96,7 +98,31 @@ DISTINCT_IDENTIFIER = 6
 is cut for good: "ZX-4821-Q" or a phone number names one thing, "2019" or "3pm" does not."""
 
 
-class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
+class Forgetting:
+    """Forgetting: plan (by id, filter, query or description), then execute."""
+
+    def __init__(
+        self,
+        core: Core,
+        expiry: Expiry,
+        versions: Versions,
+        search: Search,
+        redaction: Redaction,
+        derived: Derived,
+        proof: Proof,
+    ) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+        self._versions = versions
+        self._search = search
+        self._redaction = redaction
+        self._derived = derived
+        self._proof = proof
+
     # -- planning ------------------------------------------------------------------------
 
     def plan_forget(
@@ -117,9 +143,9 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         `narrow_only` marks filters that are not the user's own scope: they never widen a
         query deletion. `expected_sha256` (with one id): the content hash the caller last
         saw; when the text changed since, `ContentChanged` and no plan."""
-        flt = self._filters(filters, where)
-        ids = self._ids(memory_ids)
-        self._expect_one(ids, expected_sha256)
+        flt = self._core.filters(filters, where)
+        ids = self.checked_ids(memory_ids)
+        expected = self.precondition(ids, expected_sha256)
         if ids and (query or flt.narrows_beyond_namespace() or whole_namespace):
             raise InvalidInput("give either memory ids or a query/filters, not both")
         if query is not None:
@@ -135,8 +161,9 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             filters=flt,
             whole_namespace=whole_namespace,
             narrow_only=narrow_only,
+            expected_sha256=expected,
         )
-        return self._plan("forget", source, flt.namespace, actor=actor, reason=reason)
+        return self.make_plan("forget", source, flt.namespace, actor=actor, reason=reason)
 
     def plan_purge(
         self,
@@ -150,26 +177,36 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
     ) -> ForgetPlan:
         """Preview an erasure of ids (live or in the trash) or of trash forgotten before a time.
         `expected_sha256` as for `plan_forget`."""
-        ids = self._ids(memory_ids)
-        self._expect_one(ids, expected_sha256)
+        ids = self.checked_ids(memory_ids)
+        expected = self.precondition(ids, expected_sha256)
         if bool(ids) == (forgotten_before is not None):
             raise InvalidInput("give either memory ids or forgotten_before, not both or neither")
         ns = validate.namespace(namespace) if namespace else None
-        source = PlanSource(memory_ids=ids, forgotten_before=forgotten_before, namespace=ns)
+        source = PlanSource(
+            memory_ids=ids,
+            forgotten_before=forgotten_before,
+            namespace=ns,
+            expected_sha256=expected,
+        )
         index = ns or (DEFAULT_NAMESPACE if ids else ALL_NAMESPACES)
-        return self._plan("purge", source, index, actor=actor, reason=reason)
+        return self.make_plan("purge", source, index, actor=actor, reason=reason)
 
-    def _expect_one(self, ids: Sequence[str], expected_sha256: str | None) -> None:
+    @staticmethod
+    def precondition(ids: Sequence[str], expected_sha256: str | None) -> str | None:
+        """The request's precondition, well-formed (64 hex digits, with exactly one id); the
+        plan checks it against the memory (`make_plan`), and so does the transaction that
+        carries the plan out (`carry_out`)."""
         if expected_sha256 is None:
-            return
+            return None
         if len(ids) != 1:
             raise InvalidInput(
                 "expected_sha256 goes with exactly one memory id",
                 hint="plan each memory you saw on its own, with its own hash",
             )
-        self._expect(ids[0], expected_sha256)  # the plan expires what is due
+        return validate.sha256_hex(expected_sha256)
 
-    def _ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
+    def checked_ids(self, memory_ids: Sequence[str] | str | None) -> tuple[str, ...]:
+        """The ids a request names, each checked, once each, at most `MAX_IDS`."""
         if memory_ids is None:
             return ()
         ids = [memory_ids] if isinstance(memory_ids, str) else list(memory_ids)
@@ -177,7 +214,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             raise InvalidInput(f"at most {MAX_IDS} ids per request, got {len(ids)}")
         return tuple(dict.fromkeys(validate.memory_id(i) for i in ids))
 
-    def _plan(
+    def make_plan(
         self,
         operation: Operation,
         source: PlanSource,
@@ -186,16 +223,20 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         actor: str,
         reason: str | None,
     ) -> ForgetPlan:
+        """The forget or purge plan of what `source` names: ids, filters, a query or a
+        description, or the trash."""
         actor = validate.label(actor, "actor")
         if reason is not None:
             reason = validate.label(reason, "reason", allow_empty=True) or None
-        self.expire_due()
+        self._expiry.expire_due()
         ambiguous = False
         not_found: tuple[str, ...] = ()
         # Explicit ids are looked up inside the plan's namespace only: namespaces isolate,
         # so an id from another namespace is "not found" here, like one that never existed.
         # A purge without a namespace (an administrator's erasure) is the one exception.
         lookup_ns = source.namespace if operation == "purge" else namespace
+        if source.expected_sha256 is not None:  # the precondition, checked at planning
+            self._core.expect(source.memory_ids[0], source.expected_sha256, namespace=lookup_ns)
         if source.memory_ids:
             found = {
                 i: m
@@ -207,7 +248,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             items = explicit_items([found[i] for i in source.memory_ids if i in found], operation)
             not_found = tuple(i for i in source.memory_ids if i not in found)
         elif source.forgotten_before is not None:
-            trashed = self._all_trash(namespace=source.namespace, before=source.forgotten_before)
+            trashed = self.all_trash(namespace=source.namespace, before=source.forgotten_before)
             items = criteria_items(
                 trashed, f"trash forgotten before {source.forgotten_before:%Y-%m-%d}"
             )
@@ -226,7 +267,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             )
             items = criteria_items(matches, what)
         items = self._flag_unprotected(items)
-        missing = [self._not_found(i, lookup_ns, operation) for i in not_found]
+        missing = [self.not_found(i, lookup_ns, operation) for i in not_found]
         warnings = []
         if len(items) > MANY_MATCHES:
             warnings.append(
@@ -238,7 +279,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             held = self.store.get_many(marked, active_only=False)
             derived = tuple(derived_closure(self.store, [held[i] for i in marked if i in held]))
         acted = {i.id for i in items if i.action in ("delete", "edit")}
-        items, copies = self._with_past(items, acted)
+        items, copies = self._redaction.with_past(items, acted)
         derived += tuple(copies)
         return ForgetPlan(
             id=new_plan_id(),
@@ -350,7 +391,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         every memory about remembering); a subject also brings every memory that names it."""
         request = reading.request
         vector = self.embedder.embed([request.object])[0]
-        ranked, similarity = self._hybrid_for(
+        ranked, similarity = self._search.hybrid_for(
             vector, request.object, flt, QUERY_DEPTH, every_own=True
         )
         ids = [
@@ -425,7 +466,9 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         """The cosine planner: a filter-scoped plan (the user's scope widens it), and the
         baseline the benchmark compares the description planner with."""
         vector = self.embedder.embed([query])[0]
-        ranked, similarity = self._hybrid_for(vector, query, flt, QUERY_DEPTH, every_own=True)
+        ranked, similarity = self._search.hybrid_for(
+            vector, query, flt, QUERY_DEPTH, every_own=True
+        )
         ids = [f.id for f in ranked if previewed(similarity.get(f.id, 0.0))]
         live = self.store.get_many(ids)
         candidates = sorted(
@@ -460,7 +503,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             if not items or len(out) >= total:
                 return out
 
-    def _all_trash(self, *, namespace: str | None, before: datetime | None) -> list[Memory]:
+    def all_trash(self, *, namespace: str | None, before: datetime | None) -> list[Memory]:
         out: list[Memory] = []
         while True:
             items, total = self.store.trash(
@@ -508,7 +551,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         if isinstance(plan, UpdatePlan):
             if actor is not None:
                 plan = plan.model_copy(update={"actor": validate.label(actor, "actor")})
-            return self._execute_change(
+            return self._versions.execute_change(
                 plan, confirmed_via=validate.label(via, "via"), hold_expiry=hold_expiry
             )
         if not isinstance(plan, ForgetPlan):
@@ -519,7 +562,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
 
     def _execute_forget(self, plan: ForgetPlan, *, actor: str | None, via: str) -> ForgetResult:
         who = validate.label(actor, "actor") if actor else plan.actor
-        self.expire_due()  # a target whose expiry came since the preview is gone already
+        self._expiry.expire_due()  # a target whose expiry came since the preview is gone already
         now = self._clock()
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
         if now - plan.created_at > ttl:
@@ -533,13 +576,20 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
                 notes=f"The plan expired ({int(ttl.total_seconds())} s); nothing was executed. "
                 "Review the fresh plan and execute it instead.",
             )
-        vectors = self._cut_vectors(plan.edits)
+        vectors = self._redaction.cut_vectors(plan.edits)
         erasing = Erasing(who, via, plan.id) if plan.operation == "purge" else None
-        key = self._signing_key() if erasing else None
-        with self._claimed(erasing):
+        key = self._proof.signing_key() if erasing else None
+        with self._proof.claimed(erasing):
             with self.store.transaction() as tx:
-                executed, stale, gone, refused, touched = self._apply(
-                    tx, plan.operation, plan.targets, actor=who, plan=plan, now=now, erasing=erasing
+                executed, stale, gone, refused, touched = self.carry_out(
+                    tx,
+                    plan.operation,
+                    plan.targets,
+                    actor=who,
+                    plan=plan,
+                    now=now,
+                    erasing=erasing,
+                    expected_sha256=plan.source.expected_sha256,
                 )
                 edited, edit_stale, edit_gone, edit_refused, edit_touched = self._apply_edits(
                     tx, plan, vectors, actor=who, now=now
@@ -548,11 +598,11 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
                 touched += edit_touched
                 # An edit cuts a fact from the past for good: its cleanup is an erasure's.
                 erased = (plan.operation == "purge" and bool(touched)) or bool(edited)
-                owed = self._owe(tx, touched, erased=erased)
-                self._owe_receipt(tx, erasing, now)
-            cleaned = self._project(touched, owed, erased=erased)
+                owed = self._core.owe(tx, touched, erased=erased)
+                self._proof.owe_receipt(tx, erasing, now)
+            cleaned = self._core.project(touched, owed, erased=erased)
             receipt = (
-                self._prove(erasing, cleanup_done=cleaned, key=key)
+                self._proof.prove(erasing, cleanup_done=cleaned, key=key)
                 if erasing and key and erasing.ids
                 else None
             )
@@ -633,7 +683,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
                     content_sha256=memory.content_sha256,
                 )
                 edited.append(memory.id)
-                touched += self._cut_past(
+                touched += self._redaction.cut_past(
                     tx,
                     memory,
                     None,
@@ -646,7 +696,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
                 )
                 continue
             details["versions_cut"] = [memory.version, *(c.version for c in item.past)]
-            new = self._write_version(
+            new = self._versions.write_version(
                 tx,
                 memory,
                 {"content": item.new_content},
@@ -657,17 +707,20 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             )
             edited.append(memory.id)
             touched += [memory, new]
-            touched += self._cut_past(
+            touched += self._redaction.cut_past(
                 tx, memory, new, item, vectors, skip=acted, actor=actor, now=now, plan_id=plan.id
             )
         return edited, stale, gone, refused, touched
 
     def _replan(self, plan: ForgetPlan, actor: str) -> ForgetPlan:
-        return self._plan(
-            plan.operation, plan.source, plan.namespace, actor=actor, reason=plan.reason
+        """The plan made again on what the targets are now: a new preview to show, so the
+        old precondition (the text the caller saw before) is not its own."""
+        source = plan.source.model_copy(update={"expected_sha256": None})
+        return self.make_plan(
+            plan.operation, source, plan.namespace, actor=actor, reason=plan.reason
         )
 
-    def _apply(
+    def carry_out(
         self,
         tx: StoreTx,
         operation: Operation,
@@ -679,7 +732,12 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         session: str | None = None,
         requests: dict[str, int] | None = None,
         erasing: Erasing | None = None,
+        expected_sha256: str | None = None,
     ) -> tuple[list[str], list[str], list[str], list[PlanItem], list[Memory]]:
+        """Carry out `targets` in `tx` (a plan's, or a two-call's second call): the ids
+        executed, stale (changed since the preview, or no longer the text of the request's
+        precondition `expected_sha256`) and gone, the items refused, and every memory
+        touched."""
         executed: list[str] = []
         stale: list[str] = []
         gone: list[str] = []
@@ -688,7 +746,11 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
         lines: set[str] = set()
         for item in targets:
             memory = _still_as_planned(
-                tx, item, live=operation == "forget", tally=(gone, stale, refused)
+                tx,
+                item,
+                live=operation == "forget",
+                tally=(gone, stale, refused),
+                expected_sha256=expected_sha256,
             )
             if memory is None:
                 continue
@@ -728,17 +790,19 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             if session is not None:
                 cascade["session"] = session
             erased = [m for m in touched if m.id in executed]
-            touched += self._cascade(
+            touched += self._derived.cascade(
                 tx, erased, actor=actor, now=now, details=cascade, erasing=erasing, lines=lines
             )
         return executed, stale, gone, refused, touched
 
-    def _after(self, operation: Operation, touched: Sequence[Memory], owed: list[int]) -> bool:
+    def after_commit(
+        self, operation: Operation, touched: Sequence[Memory], owed: list[int]
+    ) -> bool:
         """Work that follows a commit, recorded in it as owed: compaction after an erasure,
         and the workspace. Returns whether an erasure's cleanup finished."""
-        return self._project(touched, owed, erased=operation == "purge" and bool(touched))
+        return self._core.project(touched, owed, erased=operation == "purge" and bool(touched))
 
-    def _requested_event(
+    def requested_event(
         self,
         tx: StoreTx,
         pending: Pending,
@@ -765,7 +829,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             content_sha256=pending.content_sha256,
         )
 
-    def _expired_event(self, tx: StoreTx, pending: Pending, now: datetime) -> None:
+    def expired_event(self, tx: StoreTx, pending: Pending, now: datetime) -> None:
         memory = tx.store.get(pending.memory_id)
         tx.append_event(
             op="confirmation_expired",
@@ -777,7 +841,7 @@ class ForgetOps(ProofOps, RedactionOps, VersionOps, DerivedOps):
             content_sha256=pending.content_sha256,
         )
 
-    def _not_found(
+    def not_found(
         self, memory_id: str, namespace: str | None, operation: Operation = "forget"
     ) -> NotFoundItem:
         """Why an id named for a forget or purge is not there: it is in the trash already,
@@ -818,6 +882,7 @@ def _still_as_planned(
     *,
     live: bool,
     tally: tuple[list[str], list[str], list[PlanItem]],
+    expected_sha256: str | None = None,
 ) -> Memory | None:
     """The memory a plan item acts on, re-read inside the executing transaction, when it is
     still as previewed: there (and live, for a forget or an edit), unchanged, unprotected.
@@ -827,7 +892,10 @@ def _still_as_planned(
     if memory is None or (live and memory.status != "active"):
         gone.append(item.id)
         return None
-    if memory.content_sha256 != item.content_sha256:
+    if memory.content_sha256 != item.content_sha256 or expected_sha256 not in (
+        None,
+        memory.content_sha256,
+    ):  # the preview's text, and the precondition's, checked again at write time
         stale.append(item.id)
         return None
     guard = protection(memory)
@@ -839,15 +907,15 @@ def _still_as_planned(
 
 
 class _PlannerSearch:
-    """The planner's search port (`planner.port.SearchPort`) over this engine, within the
+    """The planner's search port (`planner.port.SearchPort`) over `Forgetting`, within the
     request's filters."""
 
-    def __init__(self, engine: ForgetOps, flt: Filters) -> None:
-        self._engine = engine
+    def __init__(self, forgetting: Forgetting, flt: Filters) -> None:
+        self._forgetting = forgetting
         self._flt = flt
 
     def gather(self, reading: RequestReading) -> list[Candidate]:
-        return self._engine._gather(reading, self._flt)
+        return self._forgetting._gather(reading, self._flt)
 
     def cosines(self, text: str, ids: Sequence[str]) -> dict[str, float]:
-        return self._engine._cosines(text, ids)
+        return self._forgetting._cosines(text, ids)

@@ -17,14 +17,16 @@ from pathlib import Path
 from lethe import importers
 from lethe.common import validate
 from lethe.common.filters import Filters
-from lethe.engine.base import sha256
+from lethe.config import Settings
+from lethe.embed import Embedder
+from lethe.engine.base import Clock, sha256
 from lethe.engine.duplicates import draft_key, normalise, same_fields
-from lethe.engine.memories import MemoryOps, Progress
+from lethe.engine.memories import Memories, Progress
 from lethe.engine.purged import Purged, purged_in
-from lethe.engine.relations import RelationOps
 from lethe.errors import InvalidInput
 from lethe.importers import Note, Parsed, SourceRefused, SourceReport
 from lethe.model import Draft, Link
+from lethe.store.base import Store
 
 IMPORT_ACTOR = "import"
 _LINK_BATCH = 500
@@ -46,7 +48,23 @@ class SourceBatch:
         return len(self.drafts)
 
 
-class SourceImportOps(MemoryOps, RelationOps):
+class SourceImports:
+    """Imports from other memories' files (`read_source`, `import_source`, `import_from`)."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Clock,
+        memories: Memories,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._clock = clock
+        self._memories = memories
+
     def read_source(
         self, source: str, path: str | Path, *, namespace: str | None = None
     ) -> SourceBatch:
@@ -67,7 +85,7 @@ class SourceImportOps(MemoryOps, RelationOps):
         drafts: list[Draft] = []
         for item in parsed.items:
             try:
-                drafts.append(self._draft(item.fields))
+                drafts.append(self._memories.draft(item.fields))
             except InvalidInput as exc:
                 problems.append(Note(where=item.where, what=exc.message, hint=exc.hint))
         if problems:
@@ -98,7 +116,7 @@ class SourceImportOps(MemoryOps, RelationOps):
         )
         if dry_run:
             return self._dry_run(batch, report, skip_duplicates)
-        stored = self.remember_many(
+        stored = self._memories.remember_many(
             batch.drafts,
             batch_size=batch_size,
             skip_duplicates=skip_duplicates,

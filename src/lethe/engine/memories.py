@@ -14,9 +14,10 @@ from lethe.common.expiry import expiry, parse_instant
 from lethe.common.filters import Filters
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
 from lethe.embed import Vectors
-from lethe.engine.base import sha256
+from lethe.engine.base import Core, sha256
 from lethe.engine.duplicates import NEAR_DUPLICATE, draft_key, near_items, normalise, same_fields
-from lethe.engine.superseding import SupersedeOps
+from lethe.engine.superseding import Superseding
+from lethe.engine.working import Working
 from lethe.errors import InvalidInput
 from lethe.forget.corrections import CANDIDATES, likely_superseded
 from lethe.model import Draft, ImportReport, Link, Memory, Remembered
@@ -26,7 +27,18 @@ from lethe.store.rows import Provenance
 Progress = Callable[[int], None]
 
 
-class MemoryOps(SupersedeOps):
+class Memories:
+    """Remembering: one memory (`remember`) or many (`remember_many`), with duplicates caught."""
+
+    def __init__(self, core: Core, superseding: Superseding, working: Working) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._superseding = superseding
+        self._working = working
+
     def remember(
         self,
         content: str,
@@ -95,7 +107,7 @@ class MemoryOps(SupersedeOps):
                     hint="remember the new fact with its expiry and without supersedes, or "
                     "supersede without an expiry",
                 )
-            return self._supersede(
+            return self._superseding.supersede(
                 supersedes,
                 content,
                 namespace=namespace,
@@ -111,7 +123,7 @@ class MemoryOps(SupersedeOps):
                 actor=actor,
                 system=system,
             )
-        draft = self._draft(
+        draft = self.draft(
             {
                 "content": content,
                 "namespace": namespace,
@@ -143,14 +155,14 @@ class MemoryOps(SupersedeOps):
                 same = self._same_as(tx, draft, neighbours, system=system)
                 if same is not None:
                     return Remembered(**same.model_dump(), existing=True)
-            memory, _, near = self._insert(tx, draft, memory_id, vector, neighbours, who)
-            self._entered(tx, memory, who)
+            memory, _, near = self.insert(tx, draft, memory_id, vector, neighbours, who)
+            self._working.entered(tx, memory, who)
             found = tx.store.get_many([i for i, _ in closest])
             likely = likely_superseded(
                 memory.content, [(found[i], s) for i, s in closest if i in found]
             )
-            owed = self._owe(tx, [memory])
-        self._project([memory], owed)
+            owed = self._core.owe(tx, [memory])
+        self._core.project([memory], owed)
         return Remembered(
             **memory.model_dump(),
             near_duplicates=near_items(near, found),
@@ -241,7 +253,7 @@ class MemoryOps(SupersedeOps):
                             report["skipped_duplicates"] += 1
                             continue
                         seen.add(key)
-                    memory, links, near = self._insert(
+                    memory, links, near = self.insert(
                         tx,
                         draft,
                         ids[i],
@@ -252,15 +264,15 @@ class MemoryOps(SupersedeOps):
                     report["near_duplicates"] += bool(near)
                     accepted.append(i)
                     added.append(memory)
-                owed = self._owe(tx, added)
+                owed = self._core.owe(tx, added)
             report["imported"] += len(added)
-            self._project(added, owed)
+            self._core.project(added, owed)
             if progress:
                 progress(len(batch))
             batch.clear()
 
         for draft in drafts:
-            batch.append(draft if draft.validated else self._draft(draft.model_dump()))
+            batch.append(draft if draft.validated else self.draft(draft.model_dump()))
             if len(batch) >= batch_size:
                 flush()
         flush()
@@ -283,7 +295,7 @@ class MemoryOps(SupersedeOps):
                 stored[position] = result
         return stored
 
-    def _insert(
+    def insert(
         self,
         tx: StoreTx,
         draft: Draft,
@@ -336,7 +348,7 @@ class MemoryOps(SupersedeOps):
         )
         return memory, len(near) + len(related), near
 
-    def _draft(self, fields: dict[str, Any]) -> Draft:
+    def draft(self, fields: dict[str, Any]) -> Draft:
         """Validate a memory's fields once, before any embedding or storage work."""
         return Draft(
             id=fields.get("id") and validate.memory_id(fields["id"]),

@@ -13,18 +13,39 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from lethe.common import validate
 from lethe.common.expiry import parse_instant
 from lethe.common.filters import Filters
 from lethe.common.ranking import fuse
-from lethe.engine.base import EngineBase
+from lethe.config import Settings
+from lethe.embed import Embedder
+from lethe.engine.base import Clock
+from lethe.engine.expiring import Expiry
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Memory, MemoryVersion, RecallHit
+from lethe.store.base import Store
 
 _EMBED_BATCH = 256
 StateKey = tuple[str, int | None]
 
 
-class PastOps(EngineBase):
+class Past:
+    """Reads a live memory, and reads the past: `get` and `recall` as of a moment."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Clock,
+        expiry: Expiry,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._clock = clock
+        self._expiry = expiry
+
     def _moment(self, as_of: datetime | str, namespace: str) -> datetime:
         """A moment a past read can be asked about: not in the future, and not before the
         namespace's record begins (nothing could be read there)."""
@@ -45,7 +66,7 @@ class PastOps(EngineBase):
             )
         return at
 
-    def _embed_earlier(self) -> int:
+    def embed_earlier(self) -> int:
         """Give every earlier state a vector (ones kept before vectors were, or imported):
         recall as of a moment ranks them. Returns how many were embedded."""
         done = 0
@@ -61,7 +82,7 @@ class PastOps(EngineBase):
             if len(missing) < _EMBED_BATCH:
                 return done
 
-    def _recall_as_of(
+    def recall_as_of(
         self,
         text: str,
         k: int,
@@ -77,8 +98,8 @@ class PastOps(EngineBase):
                 hint="recall as_of without filters, then narrow the hits yourself",
             )
         at = self._moment(as_of, flt.namespace)
-        self.expire_due()
-        self._embed_earlier()
+        self._expiry.expire_due()
+        self.embed_earlier()
         vector = self.embedder.embed([text])[0]
         depth = max(50, 5 * k)
         by_vector, by_words = self.store.search_at(vector, text, flt.namespace, at, depth)
@@ -141,9 +162,20 @@ class PastOps(EngineBase):
         namespace: str | None = None,
         as_of: datetime | str | None = None,
     ) -> Memory:
-        """A live memory (`EngineBase.get`); with `as_of` (a past moment), the memory as it
-        stood then."""
-        memory = super().get(memory_id, namespace=namespace)
+        """A live memory; with `as_of` (a past moment), the memory as it stood then. With
+        `namespace`, one from another namespace is "not found": callers confined to some
+        namespaces (an MCP token) must not learn what lies outside them."""
+        validate.memory_id(memory_id)
+        self._expiry.expire_due()
+        memory = self.store.get(memory_id)
+        if (
+            memory is None
+            or memory.status != "active"
+            or (namespace is not None and memory.namespace != namespace)
+        ):
+            raise MemoryNotFound(
+                f"Memory not found: {memory_id}", hint="search for it with recall or list"
+            )
         if as_of is None:
             return memory
         at = self._moment(as_of, memory.namespace)

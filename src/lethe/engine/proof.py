@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from lethe.common.filters import Filters
-from lethe.engine.base import OWED_RECEIPT
-from lethe.engine.receipts import RECEIPT_FORMAT, ReceiptOps
-from lethe.engine.search import SearchOps
+from lethe.engine.base import OWED_RECEIPT, Core
+from lethe.engine.receipts import RECEIPT_FORMAT
+from lethe.engine.search import Search
 from lethe.erasure import signing
 from lethe.erasure.record import Erasing
 from lethe.erasure.scan import Hit, Matcher, ScannedFile, ascii_lower, scan
@@ -107,14 +107,25 @@ def needles_of(erasing: Erasing) -> list[Needle]:
     return list(out.values())
 
 
-class ProofOps(SearchOps, ReceiptOps):
-    def _signing_key(self) -> signing.Ed25519PrivateKey:
+class Proof:
+    """Proof of erasure: a purge's claim, its scan of every file and index, its signed
+    receipt."""
+
+    def __init__(self, core: Core, search: Search) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.workspace = core.workspace
+        self._clock = core.clock
+        self._search = search
+
+    def signing_key(self) -> signing.Ed25519PrivateKey:
         """The receipt key, read (or made) before a purge runs: a key that cannot be used
         refuses the purge before anything is erased, not after."""
         return signing.load_or_create(self.store.signing_key_path())
 
     @contextlib.contextmanager
-    def _claimed(self, erasing: Erasing | None) -> Iterator[None]:
+    def claimed(self, erasing: Erasing | None) -> Iterator[None]:
         """Hold the store's claim from before a purge's commit until its receipt is kept, so
         that another process finishing owed work meanwhile leaves the receipt to this one."""
         if erasing is None:
@@ -124,15 +135,15 @@ class ProofOps(SearchOps, ReceiptOps):
             erasing.claim = token
             yield
 
-    def _owe_receipt(self, tx: StoreTx, erasing: Erasing | None, now: datetime) -> None:
+    def owe_receipt(self, tx: StoreTx, erasing: Erasing | None, now: datetime) -> None:
         """Promise the receipt in the purge's own transaction (see the module's docstring)."""
         if erasing is None or not erasing.ids:
             return
-        workspace = self.workspace is not None or self._workspace_known()
+        workspace = self.workspace is not None or self._core.workspace_known()
         promise = {**erasing.facts(), "erased_at": now.isoformat(), "workspace": workspace}
         erasing.owed = tx.owe({OWED_RECEIPT: promise}, now)
 
-    def _prove(
+    def prove(
         self, erasing: Erasing, *, cleanup_done: bool, key: signing.Ed25519PrivateKey
     ) -> dict[str, Any]:
         """Scan, retry once, probe, and return the signed receipt (stored with the store).
@@ -239,7 +250,7 @@ class ProofOps(SearchOps, ReceiptOps):
             "limits": [*self.store.unreachable, EXPORT_LIMIT],
         }
 
-    def _finish_receipts(
+    def finish_receipts(
         self,
         owed: Sequence[tuple[int, dict[str, Any]]],
         *,
@@ -258,7 +269,7 @@ class ProofOps(SearchOps, ReceiptOps):
                 continue
             if key is None:
                 try:
-                    key = self._signing_key()
+                    key = self.signing_key()
                 except SigningKeyError:
                     return signed
             receipt = signing.sign(key, self._unchecked(promise, cleanup_done, workspace_done))
@@ -430,7 +441,7 @@ class ProofOps(SearchOps, ReceiptOps):
         if queries:
             vectors = self.embedder.embed([q for _, q in queries])
             for (namespace, query), vector in zip(queries, vectors, strict=True):
-                ranked, _ = self._hybrid_for(
+                ranked, _ = self._search.hybrid_for(
                     vector, query, Filters(namespace=namespace), PROBE_DEPTH
                 )
                 ids = [f.id for f in ranked[:PROBE_DEPTH]]

@@ -8,14 +8,31 @@ from datetime import timedelta
 from typing import Literal
 
 from lethe.common import validate
-from lethe.engine.forgetting import ForgetOps
+from lethe.config import Settings
+from lethe.engine.base import Clock
+from lethe.engine.forgetting import Forgetting
 from lethe.forget import confirm
 from lethe.forget.change import UpdatePlan
 from lethe.forget.plan import ForgetPlan
 from lethe.forget.results import PendingItem
+from lethe.store.base import Store
 
 
-class QuestionOps(ForgetOps):
+class Questions:
+    """Confirmations asked of the user (elicitation) and their answers."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Clock,
+        forgetting: Forgetting,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self._clock = clock
+        self._forgetting = forgetting
+
     def ask(self, plan: ForgetPlan | UpdatePlan, *, session: str) -> None:
         """Record that the human behind `session` is being asked about this plan: a deletion's
         targets, or a change that weakens protection. The rows and their
@@ -46,7 +63,9 @@ class QuestionOps(ForgetOps):
                     restart=True,
                 )
                 tx.put_pending(pending)
-                self._requested_event(tx, pending, namespace, plan.actor, "elicitation", now)
+                self._forgetting.requested_event(
+                    tx, pending, namespace, plan.actor, "elicitation", now
+                )
 
     def answered(
         self,
@@ -57,7 +76,7 @@ class QuestionOps(ForgetOps):
     ) -> None:
         """The human answered (yes or no): the question is no longer pending."""
         key = confirm.asked(validate.label(session, "session"))
-        ids = self._ids(memory_ids)
+        ids = self._forgetting.checked_ids(memory_ids)
         with self.store.transaction() as tx:
             for memory_id in ids:
                 tx.drop_pending(key, operation, memory_id)

@@ -15,9 +15,10 @@ from typing import Any
 
 from lethe.common import validate
 from lethe.common.identifiers import MEMORY_ID_RE
-from lethe.engine.base import OWED_RECEIPT, EngineBase
+from lethe.engine.base import OWED_RECEIPT
 from lethe.erasure import signing
 from lethe.errors import InvalidInput
+from lethe.store.base import Store
 from lethe.store.event_query import EventQuery
 
 RECEIPT_FORMAT = 1
@@ -28,7 +29,12 @@ _RECEIPT_ID = re.compile(r"rcpt_[0-9a-f]{16}")
 _KEY_ID = re.compile(r"[0-9a-f]{16}")
 
 
-class ReceiptOps(EngineBase):
+class Receipts:
+    """Reads and verifies the signed receipts of purges."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
     def receipts(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         """The signed receipts of past purges, newest first, after the purges whose receipt is
         still owed (no `receipt_id`; `status` says why: `no receipt: interrupted` when the

@@ -10,12 +10,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from lethe.common import validate
-from lethe.engine.audit import AuditOps
-from lethe.engine.base import sha256
-from lethe.engine.importing import SourceImportOps
-from lethe.engine.memories import MemoryOps, Progress, memory_from_draft
+from lethe.engine.base import Core, sha256
+from lethe.engine.expiring import Expiry
+from lethe.engine.memories import Memories, Progress, memory_from_draft
 from lethe.engine.purged import Purged, purged_in
-from lethe.engine.relations import RelationOps
 from lethe.engine.transfer import (
     Export,
     Forgotten,
@@ -90,9 +88,18 @@ def _event_keys(
     return full, short, details == _REDACTED and reason is None
 
 
-class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
+class Records:
     """Whole stores in and out: lethe's own export format here, other memories' formats in
-    `SourceImportOps` (`import_from`)."""
+    `SourceImports` (`import_from`)."""
+
+    def __init__(self, core: Core, expiry: Expiry, memories: Memories) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+        self._memories = memories
 
     def export_records(self) -> Export:
         """The whole memory as JSON-ready records (the JSONL export format): live and
@@ -101,7 +108,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
         Iterate the result for the records; its `memories` count is there before the first
         one, for a progress bar.
         """
-        self.expire_due()
+        self._expiry.expire_due()
         return Export(self.store)
 
     def import_records(
@@ -124,7 +131,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                 restored.purged.append(f"sha256:{sha256(draft.content)}")
             else:
                 drafts.append(draft)
-        report = self.remember_many(drafts, progress=progress, **options)
+        report = self._memories.remember_many(drafts, progress=progress, **options)
         return report.model_copy(
             update={
                 "skipped_purged": len(restored.purged),
@@ -162,7 +169,7 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                     version_lines[(version.memory_id, version.version)] = line
                 else:
                     memory = parse_record(record, line)
-                    draft = self._draft(memory.draft.model_dump())
+                    draft = self._memories.draft(memory.draft.model_dump())
                     if draft.id is None:
                         parsed.drafts.append(draft)
                     else:
@@ -327,8 +334,8 @@ class RecordOps(SourceImportOps, MemoryOps, RelationOps, AuditOps):
                     content_sha256=sha256(episode.summary),
                 )
             live = [m for m, _, forgotten, _ in memories if forgotten is None]
-            owed = self._owe(tx, live)
-        self._project(live, owed)
+            owed = self._core.owe(tx, live)
+        self._core.project(live, owed)
         done.imported = len(memories)
         done.trashed = sum(1 for _, _, forgotten, _ in memories if forgotten is not None)
         done.versions = len({(v.memory_id, v.version) for v in versions})

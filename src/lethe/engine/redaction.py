@@ -31,9 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from lethe.embed import Embedder
 from lethe.engine.base import sha256
 from lethe.engine.duplicates import normalise
-from lethe.engine.versions import VersionOps
+from lethe.engine.versions import Versions
 from lethe.forget.decay import summary_line
 from lethe.forget.plan import DerivedItem, PlanItem, VersionCut
 from lethe.model import Memory, MemoryVersion
@@ -178,11 +179,16 @@ def copy_cuts(store: Store, source: Memory, cut: dict[str, str], skip: set[str])
     return found
 
 
-class RedactionOps(VersionOps):
+class Redaction:
     """The past of a memory an edit-forget changes: planned with the edit, cut in its
     transaction."""
 
-    def _with_past(
+    def __init__(self, store: Store, embedder: Embedder, versions: Versions) -> None:
+        self.store = store
+        self.embedder = embedder
+        self._versions = versions
+
+    def with_past(
         self, items: Sequence[PlanItem], skip: set[str]
     ) -> tuple[list[PlanItem], list[DerivedItem]]:
         """At planning: each edit with the earlier versions it cuts the fact from too, and the
@@ -224,7 +230,7 @@ class RedactionOps(VersionOps):
                 copies.append(_derived_item(found, memory))
         return out, copies
 
-    def _cut_past(
+    def cut_past(
         self,
         tx: StoreTx,
         memory: Memory,
@@ -280,7 +286,7 @@ class RedactionOps(VersionOps):
         if found.text != summary.content:
             details["versions_cut"] = [summary.version, *details["versions_cut"]]
             [vector] = self.embedder.embed([found.text])
-            new = self._write_version(
+            new = self._versions.write_version(
                 tx,
                 summary,
                 {"content": found.text},
@@ -309,7 +315,7 @@ class RedactionOps(VersionOps):
             tx.redact_version(summary.id, version.version, text, sha256(text), vector)
         return touched
 
-    def _cut_vectors(self, items: Sequence[PlanItem]) -> dict[str, Vector]:
+    def cut_vectors(self, items: Sequence[PlanItem]) -> dict[str, Vector]:
         """The vector of every text an edit writes (its new text, the earlier versions' cuts),
         embedded before the transaction opens."""
         texts = list(

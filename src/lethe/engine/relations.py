@@ -7,12 +7,23 @@ from datetime import datetime
 
 from lethe.common import validate
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_episode_id
-from lethe.engine.base import EngineBase, sha256
+from lethe.config import Settings
+from lethe.engine.base import Clock, sha256
+from lethe.engine.past import Past
 from lethe.errors import EpisodeNotFound, InvalidInput, LinkNotFound
 from lethe.model import Episode, EpisodeView, Link, Memory
+from lethe.store.base import Store
 
 
-class RelationOps(EngineBase):
+class Relations:
+    """Links between memories and episodes that group them."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Clock, past: Past) -> None:
+        self.store = store
+        self.settings = settings
+        self._clock = clock
+        self._past = past
+
     def link(
         self,
         a: str,
@@ -91,7 +102,7 @@ class RelationOps(EngineBase):
         return link
 
     def links(self, memory_id: str, *, namespace: str | None = None) -> list[Link]:
-        self.get(memory_id, namespace=namespace)
+        self._past.get(memory_id, namespace=namespace)
         return self.store.links_of(memory_id)
 
     def neighbours(
@@ -105,7 +116,10 @@ class RelationOps(EngineBase):
         return live
 
     def _pair(self, a: str, b: str, namespace: str | None = None) -> tuple[Memory, Memory]:
-        first, second = self.get(a, namespace=namespace), self.get(b, namespace=namespace)
+        first, second = (
+            self._past.get(a, namespace=namespace),
+            self._past.get(b, namespace=namespace),
+        )
         if a == b:
             raise InvalidInput("a memory cannot be linked to itself")
         if first.namespace != second.namespace:
@@ -132,7 +146,7 @@ class RelationOps(EngineBase):
         )
         namespace = validate.namespace(namespace)
         importance = validate.unit_interval(importance, "importance")
-        members = [self.get(i, namespace=namespace) for i in dict.fromkeys(memory_ids)]
+        members = [self._past.get(i, namespace=namespace) for i in dict.fromkeys(memory_ids)]
         now = self._clock()
         times = [m.created_at for m in members] or [now]
         start, end = start or min(times), end or max(times)
@@ -161,7 +175,7 @@ class RelationOps(EngineBase):
 
     def episodes_of(self, memory_id: str, *, namespace: str | None = None) -> list[Episode]:
         """The episodes a live memory belongs to, earliest first."""
-        return self.store.episodes_of(self.get(memory_id, namespace=namespace).id)
+        return self.store.episodes_of(self._past.get(memory_id, namespace=namespace).id)
 
     def get_episode(self, episode_id: str, *, namespace: str | None = None) -> EpisodeView:
         found = self.store.episode(validate.episode_id(episode_id))

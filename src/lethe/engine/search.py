@@ -10,8 +10,10 @@ from lethe.common import validate
 from lethe.common.filters import Filters
 from lethe.common.ranking import Fused, fuse, fuse_with_context
 from lethe.embed.registry import reads
-from lethe.engine.base import MAX_PAGE
-from lethe.engine.past import PastOps
+from lethe.engine.base import MAX_PAGE, Core
+from lethe.engine.expiring import Expiry
+from lethe.engine.past import Past
+from lethe.engine.working import Working
 from lethe.errors import InvalidInput
 from lethe.model import Page, RecallHit
 from lethe.store.vectors import Vector
@@ -24,7 +26,19 @@ questions sharing a word with their memory 0.879/0.888/0.879 at 1.0, 0.919/0.902
 0.3, 0.910/0.893/0.888 at 0.15 (where the vectors' little sense of the text is lost too)."""
 
 
-class SearchOps(PastOps):
+class Search:
+    """Recall (hybrid search), listing, and what the planner's search port stands on."""
+
+    def __init__(self, core: Core, expiry: Expiry, past: Past, working: Working) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+        self._past = past
+        self._working = working
+
     def recall(
         self,
         query: str,
@@ -49,16 +63,16 @@ class SearchOps(PastOps):
             if min_similarity is None
             else validate.unit_interval(min_similarity, "min_similarity")
         )
-        flt = self._filters(filters, where)
+        flt = self._core.filters(filters, where)
         if as_of is not None:
             if attend is not None:
                 raise InvalidInput(
                     "attend brings today's memories into working memory, not past states",
                     hint="recall as_of without attend",
                 )
-            return self._recall_as_of(text, k, flt, as_of, floor)
-        self.expire_due()
-        ranked, similarity = self._hybrid_for(
+            return self._past.recall_as_of(text, k, flt, as_of, floor)
+        self._expiry.expire_due()
+        ranked, similarity = self.hybrid_for(
             self.embedder.embed([text])[0], text, flt, max(50, 5 * k), every_own=floor is not None
         )
         if floor is not None:  # on the cosine a hit reports (clamped to 0-1)
@@ -85,10 +99,10 @@ class SearchOps(PastOps):
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], self._clock())
         if attend is not None and hits:
-            self._bring_back(attend, flt.namespace, [h.memory.id for h in hits])
+            self._working.bring_back(attend, flt.namespace, [h.memory.id for h in hits])
         return hits
 
-    def _hybrid_for(
+    def hybrid_for(
         self, vector: Vector, text: str, flt: Filters, depth: int, *, every_own: bool = False
     ) -> tuple[list[Fused], dict[str, float]]:
         """Fused vector + full-text ranking, and every candidate's cosine to the query.
@@ -173,7 +187,7 @@ class SearchOps(PastOps):
 
     def namespaces(self) -> list[str]:
         """The namespaces that hold at least one live memory."""
-        self.expire_due()
+        self._expiry.expire_due()
         return [
             name
             for name in self.store.namespaces()
@@ -191,9 +205,9 @@ class SearchOps(PastOps):
         """Live memories matching the filters, newest first."""
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
         validate.offset(offset, "offset")
-        self.expire_due()
+        self._expiry.expire_due()
         items, total = self.store.list_memories(
-            self._filters(filters, where), limit=limit, offset=offset
+            self._core.filters(filters, where), limit=limit, offset=offset
         )
         return Page(items=tuple(items), total=total, offset=offset, limit=limit)
 

@@ -9,8 +9,9 @@ from typing import Any
 from lethe.common import validate
 from lethe.common.filters import Filters
 from lethe.common.identifiers import DEFAULT_NAMESPACE
+from lethe.engine.base import Core
 from lethe.engine.duplicates import NEAR_DUPLICATE, near_items
-from lethe.engine.versions import RETRIES, VersionOps
+from lethe.engine.versions import RETRIES, Versions
 from lethe.errors import ChangedSincePlanned, ConfirmationRequired, InvalidInput
 from lethe.forget.change import UpdatePlan, plan_change, state_sha256
 from lethe.model import Link, Memory, Remembered
@@ -33,8 +34,18 @@ def superseding_protected(plan: UpdatePlan, hint: str | None = None) -> Confirma
     )
 
 
-class SupersedeOps(VersionOps):
-    def _supersede(
+class Superseding:
+    """`remember(..., supersedes=id)`: the new text becomes the old memory's next version."""
+
+    def __init__(self, core: Core, versions: Versions) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._versions = versions
+
+    def supersede(
         self,
         memory_id: str,
         content: str,
@@ -53,7 +64,7 @@ class SupersedeOps(VersionOps):
                 hint="remember it without supersedes, or without system",
             )
         ns = validate.namespace(namespace or DEFAULT_NAMESPACE)
-        changes = self._validated(
+        changes = self._versions.validated(
             {"content": content, **{k: v for k, v in given.items() if v is not None}}
         )
         given_agent = validate.label(agent, "agent") if agent else None
@@ -114,7 +125,7 @@ class SupersedeOps(VersionOps):
             details: dict[str, Any] = {"superseded_version": current.version}
             if near:
                 details["near_duplicates"] = {other: round(s, 4) for other, s in near}
-            new = self._write_version(
+            new = self._versions.write_version(
                 tx,
                 current,
                 plan.changes,
@@ -124,8 +135,8 @@ class SupersedeOps(VersionOps):
                 details,
             )
             found = tx.store.get_many([i for i, _ in near])
-            owed = self._owe(tx, [current, new])
-        self._project([current, new], owed)
+            owed = self._core.owe(tx, [current, new])
+        self._core.project([current, new], owed)
         return Remembered(
             **new.model_dump(),
             superseded=current.id,

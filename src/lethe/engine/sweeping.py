@@ -10,8 +10,10 @@ import numpy as np
 
 from lethe.common import validate
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE, new_memory_id
-from lethe.engine.memories import MemoryOps
-from lethe.engine.trash import TrashOps
+from lethe.engine.base import Core
+from lethe.engine.expiring import Expiry
+from lethe.engine.memories import Memories
+from lethe.engine.past import Past
 from lethe.errors import InvalidInput
 from lethe.forget.decay import extractive_summary
 from lethe.forget.guard import PROTECTED_LAYERS, protection
@@ -33,13 +35,25 @@ SUMMARY_GROUP = 20
 """Memories per summary: enough to save space, few enough that a summary stays readable."""
 
 
-class SweepOps(TrashOps, MemoryOps):
+class Sweeping:
+    """Decay: a sweep plans what has faded, and merges or forgets it once confirmed."""
+
+    def __init__(self, core: Core, expiry: Expiry, past: Past, memories: Memories) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+        self._past = past
+        self._memories = memories
+
     def sweep(self, *, namespace: str = DEFAULT_NAMESPACE, actor: str = DEFAULT_AGENT) -> SweepPlan:
         """Score every live memory of the namespace (heat, risk) and say what the policy would
         compress or drop. Never changes the store, whatever the policy."""
         namespace = validate.namespace(namespace)
         actor = validate.label(actor, "actor")
-        self.expire_due()
+        self._expiry.expire_due()
         now = self._clock()
         columns = self.store.decay_columns(namespace, now, sorted(PROTECTED_LAYERS))
         return build_plan(
@@ -54,7 +68,7 @@ class SweepOps(TrashOps, MemoryOps):
 
     def vitality(self, memory_id: str, *, namespace: str | None = None) -> Vitality:
         """A live memory's heat and forgetting risk today, scored as a sweep scores it."""
-        memory = self.get(memory_id, namespace=namespace)
+        memory = self._past.get(memory_id, namespace=namespace)
         now = self._clock()
         last30, last90 = self.store.recent_accesses(memory.id, now)
         last = memory.last_accessed_at or memory.created_at
@@ -157,8 +171,8 @@ class SweepOps(TrashOps, MemoryOps):
                     "skipped": skipped,
                 },
             )
-            owed = self._owe(tx, [*touched, *made])
-        self._project([*touched, *made], owed)
+            owed = self._core.owe(tx, [*touched, *made])
+        self._core.project([*touched, *made], owed)
         return SweepResult(
             plan_id=plan.id,
             namespace=plan.namespace,
@@ -228,7 +242,7 @@ class SweepOps(TrashOps, MemoryOps):
         now: datetime,
     ) -> Memory:
         """One summary memory for a group: it takes over their links; they go to the trash."""
-        summary, _, _ = self._insert(
+        summary, _, _ = self._memories.insert(
             tx,
             Draft(
                 content=text,

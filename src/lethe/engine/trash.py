@@ -7,8 +7,11 @@ from typing import Any
 
 from lethe.common import validate
 from lethe.common.identifiers import DEFAULT_AGENT
-from lethe.engine.base import MAX_PAGE
-from lethe.engine.forgetting import ForgetOps
+from lethe.engine.base import MAX_PAGE, Core
+from lethe.engine.expiring import Expiry
+from lethe.engine.forgetting import Forgetting
+from lethe.engine.owed import OwedWork
+from lethe.engine.past import Past
 from lethe.engine.purged import text_hashes
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.forget.results import DeletionReport, MaintenanceReport, ReportRow, TrashItem
@@ -17,7 +20,26 @@ from lethe.model import Memory
 DELETION_OPS = ("forget", "restore", "purge", "expire", "forget_declined", "confirmation_expired")
 
 
-class TrashOps(ForgetOps):
+class Trash:
+    """The trash: restore, list, and `maintain` (erase what has stayed past retention)."""
+
+    def __init__(
+        self,
+        core: Core,
+        expiry: Expiry,
+        past: Past,
+        forgetting: Forgetting,
+        owed: OwedWork,
+    ) -> None:
+        self._core = core
+        self.store = core.store
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+        self._past = past
+        self._forgetting = forgetting
+        self._owed = owed
+
     # -- trash, restore, maintenance, reports --------------------------------------------
 
     def restore(
@@ -33,7 +55,7 @@ class TrashOps(ForgetOps):
         that expiry is held (the person's), removing it is loosening it, so a caller acting
         for an agent passes `drop_held_expiry=False` and such a memory stays in the trash."""
         validate.memory_id(memory_id)
-        self.expire_due()
+        self._expiry.expire_due()
         memory = self.store.get(memory_id)
         if memory is not None and namespace is not None and memory.namespace != namespace:
             memory = None
@@ -74,10 +96,10 @@ class TrashOps(ForgetOps):
             # Read inside the change: once it commits another process may forget the memory
             # again, and this restore must still report what it did, not "not found".
             restored = tx.store.get(memory_id)
-            owed = self._owe(tx, [memory])
+            owed = self._core.owe(tx, [memory])
         if restored is None:  # cannot happen: set_restored has just changed the row
             raise MemoryNotFound(f"Memory {memory_id} is not in the trash")
-        self._project([restored], owed)
+        self._core.project([restored], owed)
         return restored
 
     def list_trash(
@@ -86,7 +108,7 @@ class TrashOps(ForgetOps):
         limit = validate.positive_int(limit, "limit", maximum=MAX_PAGE)
         validate.offset(offset, "offset")
         ns = validate.namespace(namespace) if namespace else None
-        self.expire_due()
+        self._expiry.expire_due()
         memories, total = self.store.trash(ns, limit=limit, offset=offset)
         days = self.settings.trash_retention_days
         items = [
@@ -104,19 +126,19 @@ class TrashOps(ForgetOps):
         """Erase trash older than the retention window and expire stale confirmations; both
         are recorded (`purge` with `retention_days`, `confirmation_expired`); and turn the
         memories whose own expiry has come into soft deletes (`expire`); give earlier states
-        that have none their vector (`PastOps`)."""
-        expiries = self.expire_due()
+        that have none their vector (`Past`)."""
+        expiries = self._expiry.expire_due()
         now = self._clock()
         days = self.settings.trash_retention_days
         expired = (
             []
             if days is None
-            else self._all_trash(namespace=None, before=now - timedelta(days=days))
+            else self._forgetting.all_trash(namespace=None, before=now - timedelta(days=days))
         )
         with self.store.transaction() as tx:
             stale = tx.drop_expired_pending(now)
             for pending in stale:
-                self._expired_event(tx, pending, now)
+                self._forgetting.expired_event(tx, pending, now)
             for memory in expired:
                 hashes = text_hashes(tx.store, memory)
                 tx.erase(memory.id)
@@ -129,14 +151,14 @@ class TrashOps(ForgetOps):
                     details={"retention_days": days, "text_sha256": hashes},
                     content_sha256=memory.content_sha256,
                 )
-            owed = self._owe(tx, erased=bool(expired))
-        self._project([], owed, erased=bool(expired))
-        self.settle_owed()
+            owed = self._core.owe(tx, erased=bool(expired))
+        self._core.project([], owed, erased=bool(expired))
+        self._owed.settle_owed()
         return MaintenanceReport(
             expired=tuple(m.id for m in expired),
             expired_confirmations=len(stale),
             expiries=tuple(expiries),
-            versions_embedded=self._embed_earlier(),
+            versions_embedded=self._past.embed_earlier(),
         )
 
     def deletion_report(

@@ -17,7 +17,8 @@ from typing import Any
 from lethe.common import validate
 from lethe.common.expiry import expiry, parse_instant
 from lethe.common.identifiers import DEFAULT_AGENT
-from lethe.engine.base import EngineBase, sha256
+from lethe.engine.base import Core, sha256
+from lethe.engine.expiring import Expiry
 from lethe.errors import (
     ChangedSincePlanned,
     ConfirmationRequired,
@@ -44,7 +45,18 @@ RETRIES = 3
 """Times `update` plans again when another writer changed the memory in between."""
 
 
-class VersionOps(EngineBase):
+class Versions:
+    """Changes to a memory's text and fields, each one a new version: plan, confirm, write;
+    history and revert."""
+
+    def __init__(self, core: Core, expiry: Expiry) -> None:
+        self._core = core
+        self.store = core.store
+        self.embedder = core.embedder
+        self.settings = core.settings
+        self._clock = core.clock
+        self._expiry = expiry
+
     # -- planning --------------------------------------------------------------------------
 
     def plan_update(
@@ -81,8 +93,9 @@ class VersionOps(EngineBase):
         """
         if metadata is not None and merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        self._expect(memory_id, expected_sha256)  # the lookup below expires what is due
-        old = self._live_for_change(memory_id, namespace, "update")
+        expected = None if expected_sha256 is None else validate.sha256_hex(expected_sha256)
+        self._core.expect(memory_id, expected)  # the lookup below expires what is due
+        old = self.live_for_change(memory_id, namespace, "update")
         if merge_metadata is not None:
             metadata = {**old.metadata, **validate.metadata(merge_metadata)}
         given: dict[str, Any] = {
@@ -100,10 +113,10 @@ class VersionOps(EngineBase):
             if "expires_at" in changes:
                 raise InvalidInput("give an expiry or no_expiry, not both")
             changes["expires_at"] = None
-        return _refused_if_protected(
+        plan = _refused_if_protected(
             plan_change(
                 old,
-                self._validated(changes),
+                self.validated(changes),
                 op="update",
                 actor=self._actor(actor, old),
                 reason=self._reason(reason),
@@ -111,8 +124,9 @@ class VersionOps(EngineBase):
             ),
             old,
         )
+        return plan.model_copy(update={"expected_sha256": expected}) if expected else plan
 
-    def _validated(self, changes: dict[str, Any]) -> dict[str, Any]:
+    def validated(self, changes: dict[str, Any]) -> dict[str, Any]:
         """The new values of a change, each checked as `remember` checks it. Only the
         versioned fields can change; anything else is refused (a plan is data a caller holds
         and could edit)."""
@@ -152,14 +166,18 @@ class VersionOps(EngineBase):
         actor: str | None = None,
         namespace: str | None = None,
         reason: str | None = None,
+        expected_sha256: str | None = None,
     ) -> UpdatePlan:
         """Preview making an earlier version current again (as a new version: the history
-        keeps every state, the one reverted from included)."""
+        keeps every state, the one reverted from included). `expected_sha256` as for
+        `plan_update`."""
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidInput(f"version must be a whole number, got {version!r}")
         if version < 1:
             raise InvalidInput(f"versions start at 1, got {version}")
-        memory = self._live_for_change(memory_id, namespace, "revert")
+        expected = None if expected_sha256 is None else validate.sha256_hex(expected_sha256)
+        self._core.expect(memory_id, expected)  # the lookup below expires what is due
+        memory = self.live_for_change(memory_id, namespace, "revert")
         versions = self.store.versions(memory.id) if version <= MAX_VERSION else []
         target = next((v for v in versions if v.version == version), None)
         if target is None:
@@ -167,10 +185,10 @@ class VersionOps(EngineBase):
                 f"{memory_id} has no version {version}",
                 hint=f"its versions are 1 to {memory.version}; see history({memory_id!r})",
             )
-        return _refused_if_protected(
+        plan = _refused_if_protected(
             plan_change(
                 memory,
-                self._validated(version_state(target)),
+                self.validated(version_state(target)),
                 op="revert",
                 actor=self._actor(actor, memory),
                 reason=self._reason(reason) or f"revert to version {version}",
@@ -179,6 +197,7 @@ class VersionOps(EngineBase):
             ),
             memory,
         )
+        return plan.model_copy(update={"expected_sha256": expected}) if expected else plan
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -186,7 +205,7 @@ class VersionOps(EngineBase):
         """Every state of a live memory, the current one first, then the earlier ones newest
         first, each with who made it, when and why. Versions are never recalled, listed or
         written to the workspace; purge erases them with the memory."""
-        memory = self._live_for_change(memory_id, namespace, "read the history of")
+        memory = self.live_for_change(memory_id, namespace, "read the history of")
         return self.store.versions(memory.id)
 
     # -- executing ---------------------------------------------------------------------------
@@ -261,10 +280,18 @@ class VersionOps(EngineBase):
         actor: str | None = None,
         namespace: str | None = None,
         reason: str | None = None,
+        expected_sha256: str | None = None,
     ) -> Memory:
         """Make an earlier version current again, as a new version. Confirmed like an update
         when it weakens protection (`ConfirmationRequired`)."""
-        plan = self.plan_revert(memory_id, version, actor=actor, namespace=namespace, reason=reason)
+        plan = self.plan_revert(
+            memory_id,
+            version,
+            actor=actor,
+            namespace=namespace,
+            reason=reason,
+            expected_sha256=expected_sha256,
+        )
         return self._unconfirmed(plan)
 
     def _unconfirmed(self, plan: UpdatePlan) -> Memory:
@@ -275,9 +302,9 @@ class VersionOps(EngineBase):
                 hint="show the plan to the person; if they agree, execute(plan) "
                 "(CLI: --yes or answer the prompt; MCP: the same call again, or their answer)",
             )
-        return self._execute_change(plan)
+        return self.execute_change(plan)
 
-    def _rederived(self, plan: UpdatePlan, current: Memory) -> UpdatePlan:
+    def rederived(self, plan: UpdatePlan, current: Memory) -> UpdatePlan:
         """The plan as the memory and its own changes make it now. A plan is data its holder
         could edit: what executes is only ever what this says, and only when it is what was
         shown (the same memory, state and changes, hence the same confirmation hash)."""
@@ -293,7 +320,7 @@ class VersionOps(EngineBase):
             )
         again = plan_change(
             current,
-            self._validated(dict(plan.changes)),
+            self.validated(dict(plan.changes)),
             op=plan.op,
             actor=validate.label(plan.actor, "actor"),
             reason=self._reason(plan.reason),
@@ -305,16 +332,16 @@ class VersionOps(EngineBase):
                 f"this plan for {plan.memory_id} was altered after it was made",
                 hint="plan the change again and show that plan",
             )
-        return again.model_copy(update={"id": plan.id})
+        return again.model_copy(update={"id": plan.id, "expected_sha256": plan.expected_sha256})
 
-    def _execute_change(
+    def execute_change(
         self, plan: UpdatePlan, *, confirmed_via: str | None = None, hold_expiry: bool = False
     ) -> Memory:
         """Apply a plan while the memory is still in the state it was planned from.
         `hold_expiry`: a person gave the go-ahead (a confirmation, or the plan shown to them
         and executed), so an expiry it sets is theirs (`Memory.expiry_held`)."""
-        current = self._live_for_change(plan.memory_id, plan.namespace, "change")
-        plan = self._rederived(plan, current)
+        current = self.live_for_change(plan.memory_id, plan.namespace, "change")
+        plan = self.rederived(plan, current)
         if not plan.changes:
             return current
         ttl = timedelta(seconds=self.settings.confirm_ttl_seconds)
@@ -334,6 +361,8 @@ class VersionOps(EngineBase):
                     f"Memory not found: {plan.memory_id}", hint="it was forgotten or purged"
                 )
             current = found
+            if plan.expected_sha256 is not None:  # the precondition, again at write time
+                self._core.precondition(current, plan.expected_sha256)
             if state_sha256(current) != plan.base_sha256:
                 raise ChangedSincePlanned(
                     f"{plan.memory_id} changed while this change was applied "
@@ -346,7 +375,7 @@ class VersionOps(EngineBase):
             if plan.needs_confirmation:
                 details["confirmed"] = confirmed_via or "plan"
                 details["plan"] = plan.id
-            new = self._write_version(
+            new = self.write_version(
                 tx,
                 current,
                 plan.changes,
@@ -356,11 +385,11 @@ class VersionOps(EngineBase):
                 details,
                 hold=hold_expiry,
             )
-            owed = self._owe(tx, [current, new])
-        self._project([current, new], owed)
+            owed = self._core.owe(tx, [current, new])
+        self._core.project([current, new], owed)
         return new
 
-    def _write_version(
+    def write_version(
         self,
         tx: StoreTx,
         current: Memory,
@@ -418,11 +447,11 @@ class VersionOps(EngineBase):
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _live_for_change(self, memory_id: str, namespace: str | None, verb: str) -> Memory:
+    def live_for_change(self, memory_id: str, namespace: str | None, verb: str) -> Memory:
         """A live memory, or an error that says whether it is in the trash."""
         validate.memory_id(memory_id)
         ns = validate.namespace(namespace) if namespace is not None else None
-        self.expire_due()
+        self._expiry.expire_due()
         memory = self.store.get(memory_id)
         if memory is None or (ns is not None and memory.namespace != ns):
             raise MemoryNotFound(

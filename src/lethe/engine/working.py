@@ -7,22 +7,41 @@ from datetime import datetime
 
 from lethe.common import validate
 from lethe.common.identifiers import DEFAULT_AGENT, DEFAULT_NAMESPACE
-from lethe.engine.base import EngineBase
+from lethe.config import Settings
+from lethe.embed import Embedder
+from lethe.engine.base import Clock
+from lethe.engine.expiring import Expiry
 from lethe.engine.working_set import Slot, WorkingContext, choose_evictions, context_of
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Memory
-from lethe.store.base import StoreTx
+from lethe.store.base import Store, StoreTx
 
 MAX_ATTEND = 100
 
 
-class WorkingOps(EngineBase):
+class Working:
+    """Each agent's working memory: what enters it, what is evicted, what it holds."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        settings: Settings,
+        clock: Clock,
+        expiry: Expiry,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self._clock = clock
+        self._expiry = expiry
+
     def context(
         self, agent: str = DEFAULT_AGENT, *, namespace: str = DEFAULT_NAMESPACE
     ) -> WorkingContext:
         """An agent's working memory, most valuable first; `.text` is ready for a prompt."""
         agent, namespace = validate.label(agent, "agent"), validate.namespace(namespace)
-        self.expire_due()
+        self._expiry.expire_due()
         slots = self._slots(agent, namespace)
         return context_of(agent, namespace, self._budget(), slots, self._clock())
 
@@ -92,14 +111,14 @@ class WorkingOps(EngineBase):
             )
         return slots, evicted
 
-    def _entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
+    def entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
         tokens = self.embedder.count_tokens(memory.content)
         if tokens <= self._budget():
             self._admit(
                 tx, memory.agent, memory.namespace, {memory.id: tokens}, memory.created_at, actor
             )
 
-    def _bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
+    def bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         self.attend(memory_ids, agent=agent, namespace=namespace)
 
     def _slots(self, agent: str, namespace: str) -> list[Slot]:

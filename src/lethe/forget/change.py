@@ -86,6 +86,9 @@ class UpdatePlan(_Frozen):
     confirmation_sha256: str
     """The state and the change together: what a two-call confirmation previews."""
     notes: str
+    expected_sha256: str | None = None
+    """The request's precondition: the content hash the caller last saw. Checked when the
+    plan is made (`ContentChanged`) and again inside the transaction that applies it."""
 
     @property
     def changed(self) -> bool:
@@ -105,6 +108,52 @@ class ChangeConfirmation(_Frozen):
     call: previewed again, not executed."""
     expires_in_seconds: int
     message: str
+
+
+class Change(_Frozen):
+    """One change asked of a memory, as a value: what `update` / `plan_update` take (None:
+    left as it is). A face builds it from its arguments and hands it to the engine whole.
+    `expected_sha256` is the request's precondition: the content hash the caller last saw."""
+
+    content: str | None = None
+    layer: str | None = None
+    category: str | None = None
+    tags: tuple[str, ...] | None = None
+    metadata: dict[str, Any] | None = None
+    merge_metadata: dict[str, Any] | None = None
+    importance: float | None = None
+    private: bool | None = None
+    reason: str | None = None
+    expires_at: datetime | str | None = None
+    expires_in: str | None = None
+    no_expiry: bool = False
+    expected_sha256: str | None = None
+
+    def key(self) -> str:
+        """The change as the key of the question shown for it: an answer confirms only the
+        plan its own question was rendered from."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+
+
+class ChangeOutcome(_Frozen):
+    """What an update asked through a face came to (`Lethe.answer_change`):
+
+    - `updated` / `unchanged`: nothing needed a confirmation; made at once (or nothing to do);
+    - `executed` / `pending`: a step of the two-call rule (`confirmation`);
+    - `confirmed`: the person said yes to the plan they were shown, made;
+    - `declined`: their no (`declined` says which), nothing changed;
+    - `not_open`: a yes to a question no longer open, nothing changed;
+    - `role`: the change needs a confirmation the caller's role may not give, nothing changed.
+    """
+
+    status: Literal[
+        "updated", "unchanged", "executed", "pending", "confirmed", "declined", "not_open", "role"
+    ]
+    plan: UpdatePlan | None = None
+    memory: Memory | None = None
+    """The memory after the change, or as it stands when nothing changed."""
+    confirmation: ChangeConfirmation | None = None
+    declined: Literal["decline", "cancel", "accept_without_content"] | None = None
 
 
 def new_change_id() -> str:

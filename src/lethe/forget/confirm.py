@@ -76,3 +76,31 @@ def record(
     if restart:
         update |= {"content_sha256": content_sha256, "expires_at": now + ttl}
     return pending.model_copy(update=update)
+
+
+def step(
+    pending: Pending | None,
+    memory_id: str,
+    content_sha256: str,
+    *,
+    session: str,
+    operation: Literal["forget", "purge", "update"],
+    now: datetime,
+    ttl: timedelta,
+) -> tuple[Decision, Pending | None]:
+    """One request under the rule, for a deletion and a weakening change alike: what it
+    means, and the pending row to keep (None when this request executes)."""
+    decision = decide(pending, content_sha256, now)
+    if decision == "execute":
+        return decision, None
+    held = record(
+        pending,
+        memory_id,
+        content_sha256,
+        session=session,
+        operation=operation,
+        now=now,
+        ttl=ttl,
+        restart=decision != "first",
+    )
+    return decision, held

@@ -123,6 +123,9 @@ class PlanSource(_Frozen):
     narrow_only: bool = False
     """The filters were not the user's own (e.g. an LLM chose them in forget mode): they
     narrow the candidates but never widen a query deletion beyond its clear best match."""
+    expected_sha256: str | None = None
+    """The precondition (with one id): the content hash the caller last saw. Checked when the
+    plan is made (`ContentChanged`) and again inside the transaction that carries it out."""
 
 
 class ForgetPlan(_Frozen):

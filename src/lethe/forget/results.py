@@ -146,3 +146,26 @@ def result_json(result: ForgetResult) -> dict[str, Any]:
     if result.fresh_plan is not None:
         body["freshPlan"] = seed_json(result.fresh_plan)
     return body
+
+
+Said = Literal["not_asked", "yes", "decline", "cancel", "accept_without_content"]
+
+
+class Answer(_Frozen):
+    """What the person said to the question a face put to them (an MCP elicitation), built
+    by the face from what its SDK returned. `not_asked`: no question was put (the client
+    cannot ask its human), so the two-call rule confirms. Only `yes` executes; `decline` is
+    a no, `cancel` a dismissed question, `accept_without_content` an accept that carried no
+    answer (which is no yes)."""
+
+    said: Said
+
+
+class ForgetOutcome(_Frozen):
+    """What a forget or purge asked through a face came to: a step of the two-call rule
+    (`confirmation`), the plan the person said yes to, executed (`result`), or their no
+    (`declined`, as the audit log records it)."""
+
+    confirmation: Confirmation | None = None
+    result: ForgetResult | None = None
+    declined: Literal["decline", "cancel", "accept_without_content"] | None = None

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp.server.mcpserver import CancelledElicitation, DeclinedElicitation
+from mcp.server.mcpserver import AcceptedElicitation, CancelledElicitation, DeclinedElicitation
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
@@ -39,6 +39,7 @@ from lethe.errors import (
 )
 from lethe.forget.guard import protections
 from lethe.forget.plan import PlanItem
+from lethe.forget.results import Said
 from lethe.mcp.access import AccessDenied
 from lethe.mcp.outputs import Output, SuggestionOut
 
@@ -105,6 +106,18 @@ class AcceptedWithoutAnswer(DeclinedElicitation):
 
 
 Answer = Literal["decline", "cancel", "accept_without_content"]
+
+
+def answer_of(answer: object) -> Said:
+    """The engine's `Answer.said` for what an elicitation resolver produced: an accept
+    without data means no question was put (the client cannot be asked), an accept with a
+    yes is a yes, anything else is the no `said` names."""
+    if isinstance(answer, AcceptedElicitation) and answer.data is None:
+        return "not_asked"
+    data = answer.data if isinstance(answer, AcceptedElicitation) else None
+    if getattr(data, "confirm", False) is True:
+        return "yes"
+    return said(answer)
 
 
 def said(answer: object) -> Answer:

@@ -23,8 +23,6 @@ from lethe.mcp.profiles import CORE_PROFILE, Profile
 if TYPE_CHECKING:
     from lethe.engine import Lethe
     from lethe.engine.forget_session import ForgetSession
-    from lethe.forget.change import UpdatePlan
-    from lethe.forget.plan import ForgetPlan
     from lethe.forget.sweep import SweepPlan
 FORGET_SESSION_TTL_S = 1800.0
 """A forget-mode instruction is good for half an hour; then the prompt starts it again."""
@@ -45,37 +43,11 @@ class Runtime:
     """`lethe mcp --actor NAME`: who the audit log names for a client without a token (stdio,
     or loopback HTTP without tokens), in place of the name the client gave in `initialize`."""
     process_session: str = field(default_factory=lambda: f"mcp-{uuid.uuid4().hex[:12]}")
-    previews: dict[tuple[str, str, tuple[str, ...]], ForgetPlan] = field(default_factory=dict)
-    """Plans shown to a human in an elicitation, executed as shown when they accept."""
-    changes: dict[tuple[str, str, str], UpdatePlan] = field(default_factory=dict)
-    """Protected changes shown to a human in an elicitation: (session, memory id, the
-    arguments asked) -> the plan the question was rendered from."""
     forget_sessions: dict[str, ForgetSession] = field(default_factory=dict)
     """Forget mode: one guarded session per MCP session, set by the forget-mode prompt."""
     sweep_plans: dict[tuple[str, str], SweepPlan] = field(default_factory=dict)
     """Sweep reports shown to a session, executable by their id (two calls, like forget)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def keep_preview(self, key: tuple[str, str, tuple[str, ...]], plan: ForgetPlan) -> None:
-        with self._lock:
-            while len(self.previews) >= MAX_FORGET_SESSIONS:  # unanswered questions give way
-                self.previews.pop(next(iter(self.previews)))
-            self.previews[key] = plan
-
-    def take_preview(self, key: tuple[str, str, tuple[str, ...]]) -> ForgetPlan | None:
-        with self._lock:
-            return self.previews.pop(key, None)
-
-    def keep_change(self, key: tuple[str, str, str], plan: UpdatePlan) -> None:
-        with self._lock:
-            self.changes.pop(key, None)
-            while len(self.changes) >= MAX_FORGET_SESSIONS:
-                self.changes.pop(next(iter(self.changes)))
-            self.changes[key] = plan
-
-    def take_change(self, key: tuple[str, str, str]) -> UpdatePlan | None:
-        with self._lock:
-            return self.changes.pop(key, None)
 
     def keep_sweep_plan(self, session: str, plan: SweepPlan) -> None:
         with self._lock:

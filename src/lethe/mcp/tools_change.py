@@ -7,11 +7,9 @@ token alone."""
 
 # No `from __future__ import annotations`: the SDK reads these signatures at run time, and
 # `Resolve(...)` in an annotation must see the local resolver it names.
-import json
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import (
-    AcceptedElicitation,
     Context,
     Elicit,
     ElicitationResult,
@@ -21,8 +19,9 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
-from lethe.forget.change import UpdatePlan
-from lethe.mcp.access import ROLES, Grant
+from lethe.forget.change import Change, UpdatePlan
+from lethe.forget.results import Answer
+from lethe.mcp.access import Grant
 from lethe.mcp.outputs import (
     FieldChangeOut,
     HistoryOut,
@@ -51,7 +50,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
-from lethe.mcp.refusals import Refused, declined, said
+from lethe.mcp.refusals import Refused, answer_of, declined
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, WRITE, with_links
 from lethe.model import Memory
@@ -62,10 +61,6 @@ if TYPE_CHECKING:
 
 class ConfirmChange(BaseModel):
     confirm: bool = Field(description="Yes, make this change")
-
-
-def _may_weaken_protection(grant: Grant) -> bool:
-    return ROLES.index(grant.role) >= ROLES.index("forget")
 
 
 def _refuse_for_role(grant: Grant, plan: UpdatePlan) -> Refused:
@@ -116,32 +111,25 @@ def _change(
     private: bool | None,
     reason: str | None,
     expires_at: str | None = None,
-    expires_in: str | None = None,
     no_expiry: bool = False,
     expected_sha256: str | None = None,
-) -> dict[str, Any]:
-    """update_memory's arguments as `plan_update` takes them."""
-    return {
-        "content": content,
-        "layer": layer,
-        "category": category,
-        "tags": tags,
-        "metadata": metadata,
-        "merge_metadata": merge_metadata,
-        "importance": importance,
-        "private": private,
-        "reason": reason,
-        "expires_at": expires_at,
-        "expires_in": expires_in,
-        "no_expiry": no_expiry,
-        "expected_sha256": expected_sha256,
-    }
-
-
-def _key(change: dict[str, Any]) -> str:
-    """The change asked, as the key of the question shown for it: an answer confirms only
-    the plan its own question was rendered from."""
-    return json.dumps(change, sort_keys=True, ensure_ascii=False, default=str)
+) -> Change:
+    """update_memory's arguments as the engine takes them. An expiry is an instant only: a
+    duration would name another one at each of two calls."""
+    return Change(
+        content=content,
+        layer=layer,
+        category=category,
+        tags=None if tags is None else tuple(tags),
+        metadata=metadata,
+        merge_metadata=merge_metadata,
+        importance=importance,
+        private=private,
+        reason=reason,
+        expires_at=expires_at,
+        no_expiry=no_expiry,
+        expected_sha256=expected_sha256,
+    )
 
 
 def _update_answer(
@@ -210,31 +198,28 @@ def change_tools(rt: Runtime) -> list[Tool]:
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             about.ids(mem, ns, memory_id=memory_id)
-            if not _may_weaken_protection(grant):
-                return None  # refused by the tool itself, without a question
-            change = _change(
-                content,
-                layer,
-                category,
-                tags,
-                metadata,
-                merge_metadata,
-                importance,
-                private,
-                reason,
-                expires_at,
-                None,  # an instant only: a duration names another one at each of two calls
-                no_expiry,
-                expected_sha256,
+            plan = mem.ask_change(
+                memory_id,
+                _change(
+                    content,
+                    layer,
+                    category,
+                    tags,
+                    metadata,
+                    merge_metadata,
+                    importance,
+                    private,
+                    reason,
+                    expires_at,
+                    no_expiry,
+                    expected_sha256,
+                ),
+                session=rt.session(ctx, grant),
+                role=grant.role,
+                namespace=ns,
+                actor=rt.actor(ctx, grant),
             )
-            plan = mem.plan_update(memory_id, **change, actor=rt.actor(ctx, grant), namespace=ns)
-        if not plan.needs_confirmation:
-            return None
-        session = rt.session(ctx, grant)
-        rt.keep_change((session, memory_id, _key(change)), plan)
-        with tool_errors():
-            mem.ask(plan, session=session)
-        return Elicit(_change_question(plan), ConfirmChange)
+        return None if plan is None else Elicit(_change_question(plan), ConfirmChange)
 
     def update_memory(
         memory_id: MemoryId,
@@ -257,86 +242,74 @@ def change_tools(rt: Runtime) -> list[Tool]:
     ) -> Annotated[CallToolResult, UpdateOut]:
         """`answer` is what the resolver produced: the human's answer, or an accept without
         data when no question was asked (no protection weakened, or a client that cannot be
-        asked: then the two-call rule applies)."""
+        asked: then the two-call rule applies). The engine decides; this formats."""
         with tool_errors() as about:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             about.ids(mem, ns, memory_id=memory_id)
-            actor = rt.actor(ctx, grant)
-            change = _change(
-                content,
-                layer,
-                category,
-                tags,
-                metadata,
-                merge_metadata,
-                importance,
-                private,
-                reason,
-                expires_at,
-                None,  # an instant only: a duration names another one at each of two calls
-                no_expiry,
-                expected_sha256,
-            )
-            data = answer.data if isinstance(answer, AcceptedElicitation) else None
-            if isinstance(answer, AcceptedElicitation) and data is None:
-                plan = mem.plan_update(memory_id, **change, actor=actor, namespace=ns)
-                if not plan.needs_confirmation:
-                    m = mem.execute(plan, hold_expiry=False)  # the agent's own change
-                    status: UpdateStatus = "updated" if plan.changed else "unchanged"
-                    message = (
-                        f"Updated {m.id} (now version {m.version}); version {plan.base_version} "
-                        "stays in its history."
-                        if plan.changed
-                        else plan.notes
-                    )
-                    return _update_answer(mem, plan, m, ns, status, message)
-                if not _may_weaken_protection(grant):
-                    raise _refuse_for_role(grant, plan)
-                session, code = rt.two_call_session(ctx, grant, confirmation)
-                c = mem.confirm_change(plan, session=session)
-                if c.status == "executed":
-                    return _update_answer(mem, plan, c.memory, ns, "updated", c.message)
-                return _update_answer(
-                    mem,
-                    plan,
-                    c.memory,
-                    ns,
-                    "pending",
-                    c.message,
-                    expires=c.expires_in_seconds,
-                    code=code,
-                )
-            # The human was asked: the plan the question showed, if they said yes.
+            said = Answer(said=answer_of(answer))
             session = rt.session(ctx, grant)
-            asked = rt.take_change((session, memory_id, _key(change)))
-            if isinstance(data, ConfirmChange) and data.confirm:
-                if asked is None:
-                    raise Refused(
-                        "The question to the user is no longer open; nothing was changed.",
-                        "Call update_memory again with the same arguments: the user is asked "
-                        "again.",
-                        kind="confirmation",
-                        memory_ids=[memory_id],
-                    )
-                m = mem.execute(asked, actor=actor, via="elicitation")
-                mem.answered(session=session, operation="update", memory_ids=[memory_id])
-                message = (
-                    f"Updated {m.id} with the user's consent (now version {m.version}); "
-                    f"version {asked.base_version} stays in its history."
-                )
-                return _update_answer(mem, asked, m, ns, "updated", message)
-            answered = said(answer)
-            mem.decline(
-                [memory_id],
-                session=session,
-                namespace=ns,
-                operation="update",
-                answer=answered,
-                actor=actor,
+            two_call, code = (
+                rt.two_call_session(ctx, grant, confirmation)
+                if said.said == "not_asked"
+                else (session, None)
             )
-            current = mem.get(memory_id, namespace=ns)
-        message = declined(answered, "changed")
-        return _update_answer(mem, asked, current, ns, "declined", message)
+            o = mem.answer_change(
+                memory_id,
+                _change(
+                    content,
+                    layer,
+                    category,
+                    tags,
+                    metadata,
+                    merge_metadata,
+                    importance,
+                    private,
+                    reason,
+                    expires_at,
+                    no_expiry,
+                    expected_sha256,
+                ),
+                said,
+                session=session,
+                role=grant.role,
+                namespace=ns,
+                actor=rt.actor(ctx, grant),
+                two_call_session=two_call,
+            )
+        plan, m = o.plan, o.memory
+        if o.status == "role" and plan is not None:
+            raise _refuse_for_role(grant, plan)
+        if o.status == "not_open" or m is None:
+            raise Refused(
+                "The question to the user is no longer open; nothing was changed.",
+                "Call update_memory again with the same arguments: the user is asked again.",
+                kind="confirmation",
+                memory_ids=[memory_id],
+            )
+        if o.status in ("updated", "unchanged") and plan is not None:
+            message = (
+                f"Updated {m.id} (now version {m.version}); version {plan.base_version} "
+                "stays in its history."
+                if plan.changed
+                else plan.notes
+            )
+            return _update_answer(mem, plan, m, ns, o.status, message)
+        c = o.confirmation
+        if c is not None and c.status == "executed":
+            return _update_answer(mem, plan, m, ns, "updated", c.message)
+        if c is not None:
+            return _update_answer(
+                mem, plan, m, ns, "pending", c.message, expires=c.expires_in_seconds, code=code
+            )
+        if o.status == "confirmed" and plan is not None:
+            message = (
+                f"Updated {m.id} with the user's consent (now version {m.version}); "
+                f"version {plan.base_version} stays in its history."
+            )
+            return _update_answer(mem, plan, m, ns, "updated", message)
+        return _update_answer(
+            mem, plan, m, ns, "declined", declined(o.declined or "decline", "changed")
+        )
 
     def history(
         memory_id: MemoryId, ctx: Context, namespace: Namespace = None

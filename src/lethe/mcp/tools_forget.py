@@ -10,7 +10,6 @@ MCP session. A query never deletes here: it only lists candidates to choose from
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.server.mcpserver import (
-    AcceptedElicitation,
     Context,
     Elicit,
     ElicitationResult,
@@ -20,11 +19,11 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from lethe.engine.confirmations import may_weaken
 from lethe.engine.suggest import PREVIEW_CHARS
 from lethe.forget.messages import derived_notes
 from lethe.forget.plan import ForgetPlan, Operation
-from lethe.forget.results import Confirmation, ForgetResult
-from lethe.mcp.access import ROLES
+from lethe.forget.results import Answer, Confirmation, ForgetResult
 from lethe.mcp.outputs import (
     AuditOut,
     CandidateOut,
@@ -52,7 +51,7 @@ from lethe.mcp.params import (
     strict_tools,
     tool_errors,
 )
-from lethe.mcp.refusals import Refused, call, declined, nothing_done, said
+from lethe.mcp.refusals import Refused, answer_of, call, declined, nothing_done
 from lethe.mcp.runtime import Runtime, can_elicit
 from lethe.mcp.tools_memory import READ, with_links
 
@@ -206,22 +205,25 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         memory_ids: list[str] | None = None,
         namespace: str | None = None,
         operation: Operation = "forget",
+        expected_sha256: str | None = None,
     ) -> Elicit[ConfirmForget] | None:
         """Ask the human, when the client lets us: the model cannot answer for them."""
         if not (memory_id or memory_ids) or not can_elicit(ctx):
             return None
+        ids = _ids(memory_id, memory_ids, operation)
+        if expected_sha256 is not None and len(ids) != 1:
+            return None  # the tool refuses the call itself
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
-            plan = _plan(
-                mem, operation, _ids(memory_id, memory_ids, operation), ns, rt.actor(ctx, grant)
+            plan = mem.ask_forget(
+                ids,
+                session=rt.session(ctx, grant),
+                namespace=ns,
+                operation=operation,
+                actor=rt.actor(ctx, grant),
+                expected_sha256=expected_sha256,
             )
-        if not plan.targets:
-            return None
-        session = rt.session(ctx, grant)
-        rt.keep_preview((session, operation, plan.source.memory_ids), plan)
-        with tool_errors():
-            mem.ask(plan, session=session)
-        return Elicit(_question(plan), ConfirmForget)
+        return None if plan is None else Elicit(_question(plan), ConfirmForget)
 
     def confirm_forget(
         ctx: Context,
@@ -229,10 +231,11 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         memory_ids: list[str] | None = None,
         query: str | None = None,
         namespace: str | None = None,
+        expected_sha256: str | None = None,
     ) -> Elicit[ConfirmForget] | None:
         if query is not None:  # a query only lists candidates; ids with it are an error
             return None
-        return confirm_target(ctx, memory_id, memory_ids, namespace, "forget")
+        return confirm_target(ctx, memory_id, memory_ids, namespace, "forget", expected_sha256)
 
     def confirm_purge(
         ctx: Context,
@@ -249,48 +252,45 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         namespace: str | None,
         answer: object,
         confirmation: str | None = None,
+        expected_sha256: str | None = None,
     ) -> CallToolResult:
         """`answer` is what the resolver produced: an elicitation outcome, or an accept
-        without data when the client cannot be asked (then the two-call rule applies)."""
+        without data when the client cannot be asked (then the two-call rule applies). The
+        engine decides what it comes to; this formats it."""
         with tool_errors():
             mem, grant, ns = rt.enter(ctx, "forget", namespace)
+            said = Answer(said=answer_of(answer))
             session = rt.session(ctx, grant)
-            data = answer.data if isinstance(answer, AcceptedElicitation) else None
-            if isinstance(answer, AcceptedElicitation) and data is None:
-                session, code = rt.two_call_session(ctx, grant, confirmation)
-                c = mem.forget(
-                    ids,
-                    session=session,
-                    namespace=ns,
-                    operation=operation,
-                    actor=rt.actor(ctx, grant),
-                )
-                if not (c.awaiting or (c.executed and c.executed.executed)):
-                    raise nothing_done(mem, ns, operation, ids, c.refused)
-                out = _from_confirmation(c, operation, ns)
-                if c.awaiting:
-                    out.confirmation = code
-                return _answer(out)
-            plan = rt.take_preview((session, operation, tuple(dict.fromkeys(ids))))
-            if isinstance(data, ConfirmForget) and data.confirm:  # the human said yes
-                plan = plan or _plan(mem, operation, ids, ns, rt.actor(ctx, grant))
-                result = mem.execute(plan, actor=rt.actor(ctx, grant), via="elicitation")
-                mem.answered(session=session, operation=operation, memory_ids=ids)
-                return _answer(_from_result(result, ns, mem))
-            answered = said(answer)
-            mem.decline(
+            two_call, code = (
+                rt.two_call_session(ctx, grant, confirmation)
+                if said.said == "not_asked"
+                else (session, None)
+            )
+            outcome = mem.answer_forget(
                 ids,
+                said,
                 session=session,
                 namespace=ns,
                 operation=operation,
-                answer=answered,
                 actor=rt.actor(ctx, grant),
+                two_call_session=two_call,
+                expected_sha256=expected_sha256,
             )
+            c = outcome.confirmation
+            if c is not None and not (c.awaiting or (c.executed and c.executed.executed)):
+                raise nothing_done(mem, ns, operation, ids, c.refused)
+        if c is not None:
+            out = _from_confirmation(c, operation, ns)
+            if c.awaiting:
+                out.confirmation = code
+            return _answer(out)
+        if outcome.result is not None:
+            return _answer(_from_result(outcome.result, ns, mem))
         out = ForgetOut(
             status="declined",
             operation=operation,
             namespace=ns,
-            message=declined(answered, "deleted"),
+            message=declined(outcome.declined or "decline", "deleted"),
         )
         return _answer(out)
 
@@ -306,8 +306,12 @@ def forget_tools(rt: Runtime) -> list[Tool]:
         expected_sha256: Sha256 | None = None,
     ) -> Annotated[CallToolResult, ForgetOut]:
         ids = _ids(memory_id, memory_ids)
-        if expected_sha256 is not None:
-            _check_unchanged(rt, ctx, ids, namespace, expected_sha256)
+        if expected_sha256 is not None and len(ids) != 1:
+            raise Refused(
+                "expected_sha256 goes with exactly one memory_id; nothing was deleted.",
+                "Forget each memory you saw on its own, with its own content_sha256.",
+                kind="invalid_argument",
+            )
         if query is not None:
             if ids:
                 raise Refused(
@@ -324,7 +328,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                 f"forget the one the user means with {call('forget', memory_id=...)}.",
                 kind="invalid_argument",
             )
-        return run(ctx, "forget", ids, namespace, answer, confirmation)
+        return run(ctx, "forget", ids, namespace, answer, confirmation, expected_sha256)
 
     def purge(
         ctx: Context,
@@ -393,7 +397,7 @@ def forget_tools(rt: Runtime) -> list[Tool]:
                 memory_id,
                 actor=rt.actor(ctx, grant),
                 namespace=ns,
-                drop_held_expiry=ROLES.index(grant.role) >= ROLES.index("forget"),
+                drop_held_expiry=may_weaken(grant.role),
             )
             out = with_links(mem, m, ns)
         lines = [f"Restored {m.id} with {len(out.links)} links:", memory_line(out.memory)]
@@ -432,12 +436,6 @@ def forget_tools(rt: Runtime) -> list[Tool]:
     if rt.allow_purge:
         specs.insert(1, (purge, "Purge memories for good", DESTRUCTIVE, PURGE))
     return strict_tools(specs)
-
-
-def _plan(mem: "Lethe", operation: Operation, ids: list[str], ns: str, actor: str) -> ForgetPlan:
-    if operation == "purge":
-        return mem.plan_purge(ids, namespace=ns, actor=actor)
-    return mem.plan_forget(ids, filters={"namespace": ns}, actor=actor)
 
 
 def _candidates(
@@ -493,20 +491,3 @@ RESTORE = """Bring a forgotten memory back, with its links and episodes."""
 AUDIT_LOG = """Read the append-only audit log: every remember, update, link, forget, restore,
 purge, declined or expired confirmation, with actor and time. Filter by memory_id or op, e.g.
 audit_log(op="forget"); page with after_seq."""
-
-
-def _check_unchanged(
-    rt: Runtime, ctx: Context, ids: list[str], namespace: str | None, expected: str
-) -> None:
-    """A forget of the text the caller saw: refused, with nothing deleted, when it changed
-    since (the two calls then bind the text they previewed)."""
-    if len(ids) != 1:
-        raise Refused(
-            "expected_sha256 goes with exactly one memory_id; nothing was deleted.",
-            "Forget each memory you saw on its own, with its own content_sha256.",
-            kind="invalid_argument",
-        )
-    with tool_errors() as about:
-        mem, _, ns = rt.enter(ctx, "forget", namespace)
-        about.ids(mem, ns, memory_id=ids[0])
-        mem.check_unchanged(ids[0], expected, namespace=ns)
