@@ -422,9 +422,10 @@ def update(
     # makes the plan stale, so none is lost); with --metadata-json it is applied on top of
     # the new object, which replaces the old one.
     merge = meta and metadata_json is None
+    from lethe.forget.change import Change
+
     with open_lethe(db) as mem:
-        plan = mem.plan_update(
-            memory_id,
+        change = Change(
             content=content,
             layer=layer,
             category=category,
@@ -433,14 +434,13 @@ def update(
             merge_metadata=parse_metadata(meta, None) if merge else None,
             importance=importance,
             private=private,
-            actor=actor,
-            namespace=namespace,
             reason=reason,
             expected_sha256=expected_sha256(expected, if_sha256),
             expires_at=expires,
             expires_in=for_,
             no_expiry=no_expiry,
         )
+        plan = mem.plan_update(memory_id, change=change, actor=actor, namespace=namespace)
         carry_out_change(mem, plan, yes=yes, json_=json_)
 
 

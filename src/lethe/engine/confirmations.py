@@ -216,9 +216,7 @@ class Confirmations:
     def _plan_change(
         self, memory_id: str, change: Change, namespace: str | None, actor: str | None
     ) -> UpdatePlan:
-        return self._versions.plan_update(
-            memory_id, **change.model_dump(), actor=actor, namespace=namespace
-        )
+        return self._versions.plan_update(memory_id, change, actor=actor, namespace=namespace)
 
     def _plan(
         self,

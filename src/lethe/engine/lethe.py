@@ -53,7 +53,7 @@ from lethe.engine.sweeping import Sweeping
 from lethe.engine.transfer import Export
 from lethe.engine.trash import Trash
 from lethe.engine.two_call import ChangeConfirm, TwoCall
-from lethe.engine.versions import Versions
+from lethe.engine.versions import Versions, asked
 from lethe.engine.working import Working
 from lethe.engine.working_set import WorkingContext
 from lethe.errors import WorkspaceError
@@ -390,9 +390,13 @@ class Lethe:
         expires_at: datetime | str | None = None,
         expires_in: timedelta | str | None = None,
         no_expiry: bool = False,
+        change: Change | None = None,
     ) -> UpdatePlan:
         """Preview an update: what would change, and whether it needs a confirmation
         because it weakens a protection. Nothing changes until the plan is executed.
+
+        What is asked is one `Change` (the facade also takes its fields as keywords, and
+        builds it of them); `actor` is who asks, `namespace` where the memory must be.
 
         `expires_at` / `expires_in` set when the memory ends (as at `remember`), `no_expiry`
         removes its expiry. Setting an expiry, or bringing one forward, is a deletion: the
@@ -405,21 +409,24 @@ class Lethe:
         """
         return self._versions.plan_update(
             memory_id,
-            content=content,
-            layer=layer,
-            category=category,
-            tags=tags,
-            metadata=metadata,
-            merge_metadata=merge_metadata,
-            importance=importance,
-            private=private,
+            asked(
+                change,
+                content=content,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                merge_metadata=merge_metadata,
+                importance=importance,
+                private=private,
+                reason=reason,
+                expires_at=expires_at,
+                expires_in=expires_in,
+                no_expiry=no_expiry,
+                expected_sha256=expected_sha256,
+            ),
             actor=actor,
             namespace=namespace,
-            reason=reason,
-            expected_sha256=expected_sha256,
-            expires_at=expires_at,
-            expires_in=expires_in,
-            no_expiry=no_expiry,
         )
 
     def revert(
@@ -462,8 +469,10 @@ class Lethe:
         expires_at: datetime | str | None = None,
         expires_in: timedelta | str | None = None,
         no_expiry: bool = False,
+        change: Change | None = None,
     ) -> Memory:
         """Change a memory; the state it replaces is kept as a version (`history`, `revert`).
+        What is asked is one `Change`, as for `plan_update`.
 
         `expected_sha256`: the content hash the caller last saw. When the text changed since,
         nothing is changed and `ContentChanged` says so, with the current hash and version.
@@ -477,21 +486,24 @@ class Lethe:
         """
         return self._versions.update(
             memory_id,
-            content=content,
-            layer=layer,
-            category=category,
-            tags=tags,
-            metadata=metadata,
-            merge_metadata=merge_metadata,
-            importance=importance,
-            private=private,
+            asked(
+                change,
+                content=content,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                merge_metadata=merge_metadata,
+                importance=importance,
+                private=private,
+                reason=reason,
+                expires_at=expires_at,
+                expires_in=expires_in,
+                no_expiry=no_expiry,
+                expected_sha256=expected_sha256,
+            ),
             actor=actor,
             namespace=namespace,
-            reason=reason,
-            expected_sha256=expected_sha256,
-            expires_at=expires_at,
-            expires_in=expires_in,
-            no_expiry=no_expiry,
         )
 
     # ChangeConfirm

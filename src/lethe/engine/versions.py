@@ -10,7 +10,6 @@ or the same change asked twice by one session within the time-to-live (`confirm_
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,7 +26,9 @@ from lethe.errors import (
     VersionNotFound,
 )
 from lethe.forget.change import (
+    CHANGE_FIELDS,
     VERSIONED_FIELDS,
+    Change,
     UpdatePlan,
     plan_change,
     protection_event_details,
@@ -62,25 +63,16 @@ class Versions:
     def plan_update(
         self,
         memory_id: str,
+        change: Change,
         *,
-        content: str | None = None,
-        layer: str | None = None,
-        category: str | None = None,
-        tags: Iterable[str] | str | None = None,
-        metadata: dict[str, Any] | None = None,
-        merge_metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        private: bool | None = None,
         actor: str | None = None,
         namespace: str | None = None,
-        reason: str | None = None,
-        expected_sha256: str | None = None,
-        expires_at: datetime | str | None = None,
-        expires_in: timedelta | str | None = None,
-        no_expiry: bool = False,
     ) -> UpdatePlan:
         """Preview an update: what would change, and whether it needs a confirmation
         because it weakens a protection. Nothing changes until the plan is executed.
+
+        What is asked is one `Change` (the facade also takes its fields as keywords, and
+        builds it of them); `actor` is who asks, `namespace` where the memory must be.
 
         `expires_at` / `expires_in` set when the memory ends (as at `remember`), `no_expiry`
         removes its expiry. Setting an expiry, or bringing one forward, is a deletion: the
@@ -91,25 +83,29 @@ class Versions:
         `expected_sha256`: the content hash the caller last saw (`ContentChanged` when the text
         changed since); executing the plan then checks the memory is still as planned.
         """
-        if metadata is not None and merge_metadata is not None:
+        if not isinstance(change, Change):
+            raise InvalidInput(f"a change must be a Change, got {type(change).__name__}")
+        metadata = change.metadata
+        if metadata is not None and change.merge_metadata is not None:
             raise InvalidInput("give metadata (replace) or merge_metadata (merge), not both")
-        expected = None if expected_sha256 is None else validate.sha256_hex(expected_sha256)
+        sha = change.expected_sha256
+        expected = None if sha is None else validate.sha256_hex(sha)
         self._core.expect(memory_id, expected)  # the lookup below expires what is due
         old = self.live_for_change(memory_id, namespace, "update")
-        if merge_metadata is not None:
-            metadata = {**old.metadata, **validate.metadata(merge_metadata)}
+        if change.merge_metadata is not None:
+            metadata = {**old.metadata, **validate.metadata(change.merge_metadata)}
         given: dict[str, Any] = {
-            "content": content,
-            "layer": layer,
-            "category": category,
-            "tags": tags,
+            "content": change.content,
+            "layer": change.layer,
+            "category": change.category,
+            "tags": change.tags,
             "metadata": metadata,
-            "importance": importance,
-            "private": private,
-            "expires_at": expiry(expires_at, expires_in, self._clock()),
+            "importance": change.importance,
+            "private": change.private,
+            "expires_at": expiry(change.expires_at, change.expires_in, self._clock()),
         }
         changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        if no_expiry:
+        if change.no_expiry:
             if "expires_at" in changes:
                 raise InvalidInput("give an expiry or no_expiry, not both")
             changes["expires_at"] = None
@@ -119,7 +115,7 @@ class Versions:
                 self.validated(changes),
                 op="update",
                 actor=self._actor(actor, old),
-                reason=self._reason(reason),
+                reason=self._reason(change.reason),
                 now=self._clock(),
             ),
             old,
@@ -213,24 +209,13 @@ class Versions:
     def update(
         self,
         memory_id: str,
+        change: Change,
         *,
-        content: str | None = None,
-        layer: str | None = None,
-        category: str | None = None,
-        tags: Iterable[str] | str | None = None,
-        metadata: dict[str, Any] | None = None,
-        merge_metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        private: bool | None = None,
         actor: str | None = None,
         namespace: str | None = None,
-        reason: str | None = None,
-        expected_sha256: str | None = None,
-        expires_at: datetime | str | None = None,
-        expires_in: timedelta | str | None = None,
-        no_expiry: bool = False,
     ) -> Memory:
         """Change a memory; the state it replaces is kept as a version (`history`, `revert`).
+        What is asked is one `Change`, as for `plan_update`.
 
         `expected_sha256`: the content hash the caller last saw. When the text changed since,
         nothing is changed and `ContentChanged` says so, with the current hash and version.
@@ -244,24 +229,7 @@ class Versions:
         """
         for attempt in range(RETRIES):
             # Checked again on every try (in the plan): a retry follows another writer's change.
-            plan = self.plan_update(
-                memory_id,
-                expected_sha256=expected_sha256,
-                expires_at=expires_at,
-                expires_in=expires_in,
-                no_expiry=no_expiry,
-                content=content,
-                layer=layer,
-                category=category,
-                tags=tags,
-                metadata=metadata,
-                merge_metadata=merge_metadata,
-                importance=importance,
-                private=private,
-                actor=actor,
-                namespace=namespace,
-                reason=reason,
-            )
+            plan = self.plan_update(memory_id, change, actor=actor, namespace=namespace)
             try:
                 return self._unconfirmed(plan)
             except ChangedSincePlanned:
@@ -486,3 +454,20 @@ def _refused_if_protected(plan: UpdatePlan, memory: Memory) -> UpdatePlan:
         "protection refuses; nothing was changed",
         hint=found[0].hint,
     )
+
+
+def asked(change: Change | None, **given: Any) -> Change:
+    """The change a caller of the facade asked for: `change` whole, or the keywords of
+    `update` / `plan_update` (a `Change` of them); both at once is refused."""
+    built = Change(**given)
+    if change is None:
+        return built
+    if not isinstance(change, Change):
+        raise InvalidInput(f"change must be a Change, got {type(change).__name__}")
+    if built.given:
+        named = ", ".join(n for n in CHANGE_FIELDS if getattr(built, n) != getattr(Change(), n))
+        raise InvalidInput(
+            f"give a change or its fields ({named}), not both",
+            hint="put every field in the Change",
+        )
+    return change

@@ -16,7 +16,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from datetime import datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import datetime, timedelta
 from itertools import pairwise
 from typing import Any, Literal
 
@@ -110,29 +112,68 @@ class ChangeConfirmation(_Frozen):
     message: str
 
 
-class Change(_Frozen):
+CHANGE_FIELDS = (
+    "content",
+    "layer",
+    "category",
+    "tags",
+    "metadata",
+    "merge_metadata",
+    "importance",
+    "private",
+    "reason",
+    "expires_at",
+    "expires_in",
+    "no_expiry",
+    "expected_sha256",
+)
+"""What a `Change` carries: what `update` / `plan_update` take besides who asks (`actor`) and
+where (`namespace`)."""
+
+
+@dataclass(frozen=True)
+class Change:
     """One change asked of a memory, as a value: what `update` / `plan_update` take (None:
     left as it is). A face builds it from its arguments and hands it to the engine whole.
-    `expected_sha256` is the request's precondition: the content hash the caller last saw."""
+
+    It holds the values as given: the engine checks them where it takes the change (the same
+    `InvalidInput` as the keywords of `update`). `metadata` replaces the whole object,
+    `merge_metadata` sets only the keys it names; `expires_at` / `expires_in` set when the
+    memory ends, `no_expiry` removes its expiry; `reason` is what the audit log records;
+    `expected_sha256` is the request's precondition: the content hash the caller last saw.
+    Tags given as a list (or any iterable but text and a mapping) are kept as a tuple."""
 
     content: str | None = None
     layer: str | None = None
     category: str | None = None
-    tags: tuple[str, ...] | None = None
+    tags: Iterable[str] | str | None = None
     metadata: dict[str, Any] | None = None
     merge_metadata: dict[str, Any] | None = None
     importance: float | None = None
     private: bool | None = None
     reason: str | None = None
     expires_at: datetime | str | None = None
-    expires_in: str | None = None
+    expires_in: timedelta | str | None = None
     no_expiry: bool = False
     expected_sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        tags = self.tags  # read once: a generator would be empty when planned again
+        if isinstance(tags, Iterable) and not isinstance(tags, str | Mapping | tuple):
+            object.__setattr__(self, "tags", tuple(tags))
+
+    @property
+    def given(self) -> bool:
+        """Whether it asks for anything at all (a field other than its default)."""
+        return any(getattr(self, f.name) != f.default for f in fields(self))
 
     def key(self) -> str:
         """The change as the key of the question shown for it: an answer confirms only the
         plan its own question was rendered from."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        if isinstance(values["tags"], tuple):
+            values["tags"] = list(values["tags"])
+        return json.dumps(values, sort_keys=True, ensure_ascii=False, default=str)
 
 
 class ChangeOutcome(_Frozen):

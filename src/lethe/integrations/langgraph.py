@@ -63,6 +63,7 @@ from lethe.common.expiry import expiry
 from lethe.common.filters import Filters, make_condition
 from lethe.engine.lethe import Lethe
 from lethe.errors import ConfirmationRequired, InvalidInput, LetheError
+from lethe.forget.change import Change
 from lethe.integrations.langgraph_names import ROOT, from_lethe, is_digest, to_lethe
 from lethe.model import Draft, Memory, RecallHit
 
@@ -248,8 +249,7 @@ class LetheStore(BaseStore):
             return None  # an unchanged put without a ttl writes nothing, its expiry included
         if existing.expiry_held and not _sooner(existing, lasts, self.mem.now()):
             lasts = None  # the person's expiry stands: the program's ttl never pushes it back
-        plan = self.mem.plan_update(
-            existing.id,
+        change = Change(
             content=content,
             merge_metadata={"langgraph": meta},
             expires_in=lasts,
@@ -257,10 +257,9 @@ class LetheStore(BaseStore):
             no_expiry=op.ttl is None
             and existing.expires_at is not None
             and not existing.expiry_held,
-            actor=ACTOR,
-            namespace=name,
             reason="LangGraph put",
         )
+        plan = self.mem.plan_update(existing.id, change=change, actor=ACTOR, namespace=name)
         if not plan.changes:
             return None
         if plan.needs_confirmation and (plan.protection or plan.lost):
@@ -442,9 +441,8 @@ class LetheStore(BaseStore):
         now = self.mem.now()
         if memory.expires_at - now > lasts * 0.5:
             return memory
-        return self.mem.update(
-            memory.id, expires_in=lasts, actor=ACTOR, reason="LangGraph read (ttl refreshed)"
-        )
+        change = Change(expires_in=lasts, reason="LangGraph read (ttl refreshed)")
+        return self.mem.update(memory.id, change=change, actor=ACTOR)
 
 
 def _sooner(memory: Memory, lasts: timedelta | None, now: datetime) -> bool:

@@ -21,7 +21,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from lethe.errors import InvalidInput
-from lethe.forget.change import VERSIONED_FIELDS, FieldChange, UpdatePlan, version_state
+from lethe.forget.change import (
+    VERSIONED_FIELDS,
+    Change,
+    FieldChange,
+    UpdatePlan,
+    version_state,
+)
 from lethe.model import MemoryVersion
 from lethe.ui.context import Inspector, back_to, safe_back
 from lethe.ui.params import MAX_MOMENT, field
@@ -83,14 +89,8 @@ def routes(ui: Inspector) -> list[Route]:
         if expires == field(form, "expires_shown", limit=MAX_MOMENT):
             expires = None  # left as the page showed it: not part of this change
         no_expiry = field(form, "no_expiry", limit=8) is not None
-        plan = ui.engine.plan_update(
-            memory_id,
-            importance=importance,
-            tags=tags,
-            expires_at=expires,
-            no_expiry=no_expiry,
-            actor=ui.actor,
-        )
+        change = Change(importance=importance, tags=tags, expires_at=expires, no_expiry=no_expiry)
+        plan = ui.engine.plan_update(memory_id, change=change, actor=ui.actor)
         if plan.needs_confirmation:  # it weakens protection: the person confirms
             return show(request, plan)
         # The person's own hand: an expiry they set here is theirs (held).
@@ -138,13 +138,9 @@ def routes(ui: Inspector) -> list[Route]:
         removes_expiry = "expires_at" in changes and changes["expires_at"] is None
         if removes_expiry:  # plan_update says "no expiry" with its own flag
             del changes["expires_at"]
+        change = Change(**changes, reason=held.reason, no_expiry=removes_expiry)
         return ui.engine.plan_update(
-            held.memory_id,
-            actor=ui.actor,
-            namespace=held.namespace,
-            reason=held.reason,
-            no_expiry=removes_expiry,
-            **changes,
+            held.memory_id, change=change, actor=ui.actor, namespace=held.namespace
         )
 
     async def cancel(request: Request) -> Response:
