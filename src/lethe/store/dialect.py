@@ -12,6 +12,7 @@ different machinery, not different spellings.
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from functools import lru_cache
@@ -164,20 +165,20 @@ class PostgresDialect(Dialect):
         return bool(found and (found["found"] if isinstance(found, dict) else found[0]))
 
 
-class Connected:
+class Connected(ABC):
     """What the shared parts of a store (`sql_reads`, `sql_owed`, `sql_receipts`) need of it:
     its dialect, a connection to read on, and a small write of its own."""
 
     _dialect: Dialect
 
+    @abstractmethod
     def _read(self) -> AbstractContextManager[Any]:
         """SQLite's one connection under the store's lock; on PostgreSQL the transaction's
         connection inside one on this thread, else one of the pool."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _small_write(self) -> AbstractContextManager[Any]:
         """A write outside the engine's transactions (owed work, receipts, meta marks)."""
-        raise NotImplementedError
 
 
 SQLITE = Dialect()

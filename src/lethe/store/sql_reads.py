@@ -8,6 +8,7 @@ the decay columns, id prefixes and compaction stay in `sqlite.py` and `postgres.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
@@ -46,8 +47,9 @@ class SqlReads(Connected):
         with self._read() as conn:
             return self._dialect.run(conn, sql, params).fetchone()
 
+    @abstractmethod
     def transaction(self) -> AbstractContextManager[Any]:
-        raise NotImplementedError
+        """The store's write transaction (each store's own)."""
 
     # -- memories -----------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ subclass: the staging table's vector column, what the switch must set aside arou
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -45,7 +46,7 @@ def staging_table(vector_type: str, options: str = "") -> str:
 ) {options}""".rstrip()
 
 
-class SqlReembedding:
+class SqlReembedding(ABC):
     """Moving a store to another embedding model; `create` is the staging table."""
 
     create = ""
@@ -168,17 +169,21 @@ class SqlReembedding:
         return None
 
     def _put_back(self, conn: Any, kept: Any, dim: int) -> None:
-        """After the swap and the contexts: check them, and restore what was set aside."""
+        """After the swap and the contexts: check them, and restore what was set aside
+        (nothing, unless the store set something aside)."""
+        return None
 
     def _wrong_size(self, conn: Any, dim: int) -> int | None:
         """Memory vectors not of `dim` (None: the column's type checks them)."""
         return None
 
+    @abstractmethod
     def _rebuild_contexts(self, conn: Any) -> int:
-        raise NotImplementedError
+        """Build every conversation's context again from the new vectors; how many."""
 
     def _switched(self) -> None:
-        """After the switch committed."""
+        """After the switch committed (nothing, unless the store caches vectors)."""
+        return None
 
     # -- steps ----------------------------------------------------------------------------
 
