@@ -9,6 +9,7 @@ import lethe
 from lethe.embed import Embedder
 
 PUBLIC = {
+    "Change",
     "ChangeConfirmation",
     "Confirmation",
     "ConfirmationRequired",
@@ -26,6 +27,7 @@ PUBLIC = {
     "Link",
     "Memory",
     "MemoryNotFound",
+    "Note",
     "PlanItem",
     "RecallHit",
     "UpdatePlan",
@@ -49,6 +51,9 @@ def test_the_flow_types_are_the_ones_the_engine_returns(tmp_path: Path, embedder
         assert isinstance(plan, lethe.ForgetPlan)
         assert all(isinstance(item, lethe.PlanItem) for item in plan.items)
         result = memory.execute(plan)
+        noted = memory.remember(lethe.Note("The user's bike is blue.", tags=["bike"]))
+        changed = memory.update(noted.id, change=lethe.Change(importance=0.7))
+        assert (noted.tags, changed.importance) == (("bike",), 0.7)
         assert isinstance(result, lethe.ForgetResult)
         assert result.executed == (kept.id,)
 

@@ -6,7 +6,8 @@ loaded — does not pay for numpy and the engine up front. Importing lethe chang
 the process: the installed entry points tune numpy's threads (`lethe.launch`).
 
 The types of the plan -> confirm -> execute flow are here too, so a caller that plans a
-forget or an update needs no deeper import.
+forget or an update needs no deeper import, and so are the two values a caller may build
+whole: a `Note` (what to remember) and a `Change` (what to change of a memory).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ if TYPE_CHECKING:
     from lethe.common.filters import Filters
     from lethe.engine import Lethe
     from lethe.errors import LetheError
-    from lethe.model import Draft, Episode, EpisodeView, Event, Link, Memory, RecallHit
+    from lethe.forget.change import Change
+    from lethe.model import Draft, Episode, EpisodeView, Event, Link, Memory, Note, RecallHit
 
 __all__ = [
+    "Change",
     "ChangeConfirmation",
     "Confirmation",
     "ConfirmationRequired",
@@ -38,6 +41,7 @@ __all__ = [
     "Link",
     "Memory",
     "MemoryNotFound",
+    "Note",
     "PlanItem",
     "RecallHit",
     "UpdatePlan",
@@ -60,12 +64,22 @@ _HOMES = {
     "PlanItem": "lethe.forget.plan",
     "UpdatePlan": "lethe.forget.change",
     "ChangeConfirmation": "lethe.forget.change",
+    "Change": "lethe.forget.change",
     "Confirmation": "lethe.forget.results",
     "ForgetResult": "lethe.forget.results",
     "Filters": "lethe.common.filters",
     **{
         name: "lethe.model"
-        for name in ("Draft", "Episode", "EpisodeView", "Event", "Link", "Memory", "RecallHit")
+        for name in (
+            "Draft",
+            "Episode",
+            "EpisodeView",
+            "Event",
+            "Link",
+            "Memory",
+            "Note",
+            "RecallHit",
+        )
     },
 }
 

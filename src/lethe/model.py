@@ -6,7 +6,9 @@ They are immutable pydantic models so a caller can serialise any of them with
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -297,6 +299,49 @@ class Draft(BaseModel):
     expiry_set_at: datetime | None = None
     expiry_held: bool = False
     validated: bool = False
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing to remember, as a value: what `remember` takes. A face builds it from its
+    arguments and hands it to the engine whole; None means "not given" (the default then
+    applies: agent `user`, layer `episodic`, importance 0.5, not private).
+
+    It holds the values as given: the engine checks them where it takes the note (the same
+    `InvalidInput` as the keywords of `remember`). Unlike `Draft` (a memory whose fields are
+    all known, as an import carries them), a note says what the person asked: replace a
+    stored memory (`supersedes`), end at an instant or after a while (`expires_at` /
+    `expires_in`, held against an agent's loosening with `hold_expiry`), belong to a
+    conversation (`session`). Tags given as a list (or any iterable but text and a mapping)
+    are kept as a tuple."""
+
+    content: str
+    agent: str | None = None
+    layer: str | None = None
+    category: str | None = None
+    tags: Iterable[str] | str | None = None
+    metadata: dict[str, Any] | None = None
+    importance: float | None = None
+    private: bool | None = None
+    allow_duplicate: bool = False
+    supersedes: str | None = None
+    expires_at: datetime | str | None = None
+    expires_in: timedelta | str | None = None
+    hold_expiry: bool = False
+    session: str | None = None
+
+    def __post_init__(self) -> None:
+        tags = self.tags  # read once: a generator would be empty when read again
+        if isinstance(tags, Iterable) and not isinstance(tags, str | Mapping | tuple):
+            object.__setattr__(self, "tags", tuple(tags))
+
+    def given(self) -> tuple[str, ...]:
+        """The fields other than the content set to something other than their default."""
+        return tuple(
+            f.name
+            for f in fields(self)
+            if f.name != "content" and getattr(self, f.name) != f.default
+        )
 
 
 class ImportReport(_Record):

@@ -9,6 +9,7 @@ from their dependencies and used without a `Lethe`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -44,6 +45,7 @@ from lethe.engine.versions import Versions
 from lethe.engine.working import Working
 from lethe.errors import MemoryNotFound
 from lethe.forget.change import CHANGE_FIELDS, Change
+from lethe.model import Note
 from tests.clocks import Clock
 
 # `dir(Lethe)`'s public names when it was assembled from 23 mixins (issue 46), then changed on
@@ -165,6 +167,8 @@ def test_each_public_method_is_its_service_s_own(name: str) -> None:
     own = getattr(service_cls, name)
     if name in BUILDS_A_CHANGE:
         _builds_a_change(facade, own)
+    elif name == "remember":
+        _builds_a_note(facade, own)
     else:
         assert inspect.signature(facade) == inspect.signature(own)
     assert inspect.getdoc(facade) == inspect.getdoc(own)
@@ -185,6 +189,19 @@ def _builds_a_change(facade: Callable[..., Any], own: Callable[..., Any]) -> Non
     assert all(
         p.kind is p.KEYWORD_ONLY for n, p in mine.items() if n not in theirs or n == "change"
     )
+
+
+def _builds_a_note(facade: Callable[..., Any], own: Callable[..., Any]) -> None:
+    """`remember` keeps its text and keywords (the public API) and takes a whole `Note` in
+    the text's place; the service takes only the `Note`, with where, who asks, and whether
+    lethe writes it."""
+    mine = inspect.signature(facade).parameters
+    theirs = inspect.signature(own).parameters
+    assert list(theirs) == ["self", "note", "namespace", "actor", "system"]
+    note_fields = {f.name for f in dataclasses.fields(Note)}
+    assert set(mine) == {"self", "namespace", "actor", "system"} | note_fields
+    assert mine["content"].annotation == "str | Note"
+    assert all(p.kind is p.KEYWORD_ONLY for n, p in mine.items() if n not in {"self", "content"})
 
 
 _SERVICE_OF_ATTR: dict[str, type] = {}
@@ -246,14 +263,14 @@ def _forgetting(p: Parts) -> Forgetting:
 
 
 def test_memories_remember_and_past_reads_it(parts: Parts) -> None:
-    made = parts.memories.remember("Alice moved to Lisbon in March", tags=["alice"])
+    made = parts.memories.remember(Note("Alice moved to Lisbon in March", tags=["alice"]))
     assert parts.past.get(made.id).content == "Alice moved to Lisbon in March"
     with pytest.raises(MemoryNotFound):
         parts.past.get(made.id, namespace="elsewhere")
 
 
 def test_expiry_turns_a_due_memory_into_a_soft_delete(parts: Parts) -> None:
-    made = parts.memories.remember("The door code is 4471 this week", expires_in="1d")
+    made = parts.memories.remember(Note("The door code is 4471 this week", expires_in="1d"))
     assert parts.expiry.expire_due() == []
     parts.clock.advance(days=2)
     assert parts.expiry.expire_due() == [made.id]
@@ -262,7 +279,7 @@ def test_expiry_turns_a_due_memory_into_a_soft_delete(parts: Parts) -> None:
 
 
 def test_versions_update_and_history(parts: Parts) -> None:
-    made = parts.memories.remember("Bob works at Acme")
+    made = parts.memories.remember(Note("Bob works at Acme"))
     parts.clock.advance(hours=1)
     changed = parts.versions.update(made.id, Change(content="Bob works at Initech"))
     assert changed.version == 2
@@ -274,8 +291,8 @@ def test_versions_update_and_history(parts: Parts) -> None:
 
 def test_search_recalls_what_memories_wrote(parts: Parts) -> None:
     search = Search(parts.core, parts.expiry, parts.past, parts.working)
-    made = parts.memories.remember("The cat's name is Miso")
-    parts.memories.remember("Quarterly taxes are due in April")
+    made = parts.memories.remember(Note("The cat's name is Miso"))
+    parts.memories.remember(Note("Quarterly taxes are due in April"))
     hits = search.recall("what is the cat called", k=1)
     assert [h.memory.id for h in hits] == [made.id]
 
@@ -283,14 +300,14 @@ def test_search_recalls_what_memories_wrote(parts: Parts) -> None:
 def test_relations_link_two_memories(parts: Parts) -> None:
     core = parts.core
     relations = Relations(core.store, core.settings, core.clock, parts.past)
-    a = parts.memories.remember("Carol is Dave's sister")
-    b = parts.memories.remember("Dave lives in Oslo")
+    a = parts.memories.remember(Note("Carol is Dave's sister"))
+    b = parts.memories.remember(Note("Dave lives in Oslo"))
     relations.link(a.id, b.id, kind="related")
     assert [(link.a, link.b) for link in relations.links(a.id)] == [tuple(sorted((a.id, b.id)))]
 
 
 def test_working_memory_takes_in_what_is_remembered(parts: Parts) -> None:
-    made = parts.memories.remember("Meeting with Erin at 3pm", agent="planner")
+    made = parts.memories.remember(Note("Meeting with Erin at 3pm", agent="planner"))
     context = parts.working.context("planner")
     assert [item.id for item in context.items] == [made.id]
 
@@ -299,7 +316,7 @@ def test_forgetting_then_trash_restores(parts: Parts) -> None:
     forgetting = _forgetting(parts)
     proof = Proof(parts.core, Search(parts.core, parts.expiry, parts.past, parts.working))
     trash = Trash(parts.core, parts.expiry, parts.past, forgetting, OwedWork(parts.core, proof))
-    made = parts.memories.remember("Frank's passport number is X1234567")
+    made = parts.memories.remember(Note("Frank's passport number is X1234567"))
     result = forgetting.execute(forgetting.plan_forget([made.id]))
     assert result.executed == (made.id,)
     assert [item.memory.id for item in trash.list_trash()[0]] == [made.id]
@@ -308,14 +325,14 @@ def test_forgetting_then_trash_restores(parts: Parts) -> None:
 
 
 def test_audit_and_receipts_read_what_was_recorded(parts: Parts) -> None:
-    made = parts.memories.remember("Gina prefers tea")
+    made = parts.memories.remember(Note("Gina prefers tea"))
     audit = Audit(parts.core.store, parts.expiry)
     assert [(e.op, e.memory_id) for e in audit.audit()] == [("remember", made.id)]
     assert Receipts(parts.core.store).receipts() == []
 
 
 def test_records_export_what_memories_wrote(parts: Parts) -> None:
-    parts.memories.remember("Hana's birthday is 4 May")
+    parts.memories.remember(Note("Hana's birthday is 4 May"))
     records = Records(parts.core, parts.expiry, parts.memories)
     exported = records.export_records()
     assert exported.memories == 1

@@ -166,15 +166,15 @@ def remember(
     from rich.text import Text
 
     from lethe.cli import render, render_changes
+    from lethe.model import Note
 
     metadata = parse_metadata(meta, metadata_json)
     if text == "-":
         text = read_stdin("the memory")
     with open_lethe(db) as mem:
         try:
-            memory = mem.remember(
+            note = Note(
                 text,
-                namespace=namespace,
                 agent=agent,
                 layer=layer,
                 category=category,
@@ -189,6 +189,7 @@ def remember(
                 hold_expiry=True,  # typed by the person: no agent may loosen it unconfirmed
                 session=session,
             )
+            memory = mem.remember(note, namespace=namespace)
         except ConfirmationRequired as exc:
             from lethe.engine.superseding import superseding_protected
 

@@ -38,7 +38,7 @@ from lethe.engine.expiring import Expiry
 from lethe.engine.forget_mode import ForgetMode
 from lethe.engine.forgetting import Forgetting
 from lethe.engine.importing import SourceBatch, SourceImports
-from lethe.engine.memories import Memories, Progress
+from lethe.engine.memories import Memories, Progress, noted
 from lethe.engine.owed import OwedWork
 from lethe.engine.past import Past
 from lethe.engine.proof import Proof
@@ -80,6 +80,7 @@ from lethe.model import (
     Link,
     Memory,
     MemoryVersion,
+    Note,
     Page,
     RecallHit,
     Remembered,
@@ -241,7 +242,7 @@ class Lethe:
 
     def remember(
         self,
-        content: str,
+        content: str | Note,
         *,
         namespace: str = DEFAULT_NAMESPACE,
         agent: str | None = None,
@@ -265,6 +266,10 @@ class Lethe:
         negation). Fields not given take their defaults: agent `user`, layer `episodic`,
         no category, tags or metadata, importance 0.5, not private.
 
+        What is asked is one `Note` (the facade also takes its fields as keywords and builds
+        it of them); `namespace` is where it goes, `actor` who asks, `system` that lethe
+        itself writes it.
+
         The same text, with the same fields, already live in the namespace is not stored
         twice: that memory comes back with `existing=True` and nothing is written (unless
         `allow_duplicate`). A near-duplicate (cosine >= the duplicate threshold) is stored,
@@ -274,7 +279,7 @@ class Lethe:
         subject with another value), with a confidence and the evidence: nothing is changed
         for them; `supersedes` is how to replace one.
 
-        `supersedes=ID` says the new text replaces what a live memory of the namespace says
+        `supersedes` (an id) says the new text replaces what a live memory of the namespace says
         ("Alice now works at Stripe" for "Alice works at Shopify"): that memory is updated
         in place, in one transaction — its earlier state becomes a version (`history`,
         `revert`), the new text and the fields given here apply, the others stay as they
@@ -290,30 +295,32 @@ class Lethe:
         asked ("keep this for a week"): from that instant no read returns it, and it goes to
         the trash, audited as `expire` (restorable until purged). It must lie in the future.
         A text already stored with another expiry, or none, is stored again, not merged: the
-        person's expiry must hold for what they said. `hold_expiry=True` says the person chose
+        person's expiry must hold for what they said. `hold_expiry` says the person chose
         it (the CLI's `remember --expires`): lengthening or removing it is then confirmed like a
         forget (`Memory.expiry_held`); an agent's own expiry is not held, and it may renew it.
 
         `session` names the conversation the memory is a turn of (`metadata.session`): it is
         then also ranked with the turns around it (`lethe.common.context`)."""
         return self._memories.remember(
-            content,
+            noted(
+                content,
+                agent=agent,
+                layer=layer,
+                category=category,
+                tags=tags,
+                metadata=metadata,
+                importance=importance,
+                private=private,
+                allow_duplicate=allow_duplicate,
+                supersedes=supersedes,
+                expires_at=expires_at,
+                expires_in=expires_in,
+                hold_expiry=hold_expiry,
+                session=session,
+            ),
             namespace=namespace,
-            agent=agent,
-            layer=layer,
-            category=category,
-            tags=tags,
-            metadata=metadata,
-            importance=importance,
-            private=private,
-            allow_duplicate=allow_duplicate,
-            system=system,
             actor=actor,
-            supersedes=supersedes,
-            expires_at=expires_at,
-            expires_in=expires_in,
-            hold_expiry=hold_expiry,
-            session=session,
+            system=system,
         )
 
     def remember_many(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,7 @@ from lethe.engine.superseding import Superseding
 from lethe.engine.working import Working
 from lethe.errors import InvalidInput
 from lethe.forget.corrections import CANDIDATES, likely_superseded
-from lethe.model import Draft, ImportReport, Link, Memory, Remembered
+from lethe.model import Draft, ImportReport, Link, Memory, Note, Remembered
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 
@@ -41,29 +41,20 @@ class Memories:
 
     def remember(
         self,
-        content: str,
+        note: Note,
         *,
         namespace: str = DEFAULT_NAMESPACE,
-        agent: str | None = None,
-        layer: str | None = None,
-        category: str | None = None,
-        tags: Iterable[str] | str | None = None,
-        metadata: dict[str, Any] | None = None,
-        importance: float | None = None,
-        private: bool | None = None,
-        allow_duplicate: bool = False,
-        system: bool = False,
         actor: str | None = None,
-        supersedes: str | None = None,
-        expires_at: datetime | str | None = None,
-        expires_in: timedelta | str | None = None,
-        hold_expiry: bool = False,
-        session: str | None = None,
+        system: bool = False,
     ) -> Remembered:
         """Store a memory and link it to its close neighbours. Never refuses one for being
         similar: similar is not same (embeddings barely see numbers, days, names and
         negation). Fields not given take their defaults: agent `user`, layer `episodic`,
         no category, tags or metadata, importance 0.5, not private.
+
+        What is asked is one `Note` (the facade also takes its fields as keywords and builds
+        it of them); `namespace` is where it goes, `actor` who asks, `system` that lethe
+        itself writes it.
 
         The same text, with the same fields, already live in the namespace is not stored
         twice: that memory comes back with `existing=True` and nothing is written (unless
@@ -74,7 +65,7 @@ class Memories:
         subject with another value), with a confidence and the evidence: nothing is changed
         for them; `supersedes` is how to replace one.
 
-        `supersedes=ID` says the new text replaces what a live memory of the namespace says
+        `supersedes` (an id) says the new text replaces what a live memory of the namespace says
         ("Alice now works at Stripe" for "Alice works at Shopify"): that memory is updated
         in place, in one transaction — its earlier state becomes a version (`history`,
         `revert`), the new text and the fields given here apply, the others stay as they
@@ -90,16 +81,19 @@ class Memories:
         asked ("keep this for a week"): from that instant no read returns it, and it goes to
         the trash, audited as `expire` (restorable until purged). It must lie in the future.
         A text already stored with another expiry, or none, is stored again, not merged: the
-        person's expiry must hold for what they said. `hold_expiry=True` says the person chose
+        person's expiry must hold for what they said. `hold_expiry` says the person chose
         it (the CLI's `remember --expires`): lengthening or removing it is then confirmed like a
         forget (`Memory.expiry_held`); an agent's own expiry is not held, and it may renew it.
 
         `session` names the conversation the memory is a turn of (`metadata.session`): it is
         then also ranked with the turns around it (`lethe.common.context`)."""
-        when = expiry(expires_at, expires_in, self._clock())
-        if session is not None:
-            metadata = with_session(metadata, session)
-        if supersedes is not None:
+        if not isinstance(note, Note):
+            raise InvalidInput(f"remember takes a Note, got {type(note).__name__}")
+        when = expiry(note.expires_at, note.expires_in, self._clock())
+        metadata = note.metadata
+        if note.session is not None:
+            metadata = with_session(metadata, note.session)
+        if note.supersedes is not None:
             if when is not None:
                 raise InvalidInput(
                     "supersedes with an expiry would set an expiry on a stored memory, which "
@@ -108,34 +102,34 @@ class Memories:
                     "supersede without an expiry",
                 )
             return self._superseding.supersede(
-                supersedes,
-                content,
+                note.supersedes,
+                note.content,
                 namespace=namespace,
                 given={
-                    "layer": layer,
-                    "category": category,
-                    "tags": tags,
+                    "layer": note.layer,
+                    "category": note.category,
+                    "tags": note.tags,
                     "metadata": metadata,
-                    "importance": importance,
-                    "private": private,
+                    "importance": note.importance,
+                    "private": note.private,
                 },
-                agent=agent,
+                agent=note.agent,
                 actor=actor,
                 system=system,
             )
         draft = self.draft(
             {
-                "content": content,
+                "content": note.content,
                 "namespace": namespace,
-                "agent": agent,
-                "layer": layer,
-                "category": category,
-                "tags": tags,
+                "agent": note.agent,
+                "layer": note.layer,
+                "category": note.category,
+                "tags": note.tags,
                 "metadata": metadata,
-                "importance": importance,
-                "private": private,
+                "importance": note.importance,
+                "private": note.private,
                 "expires_at": when,
-                "expiry_held": hold_expiry and when is not None,
+                "expiry_held": note.hold_expiry and when is not None,
             }
         )
         who = validate.label(actor, "actor") if actor else draft.agent
@@ -151,7 +145,7 @@ class Memories:
                 max(self.settings.autolink_max + 1, CANDIDATES),
             )
             neighbours = closest[: self.settings.autolink_max + 1]
-            if not allow_duplicate:
+            if not note.allow_duplicate:
                 same = self._same_as(tx, draft, neighbours, system=system)
                 if same is not None:
                     return Remembered(**same.model_dump(), existing=True)
@@ -417,3 +411,17 @@ def with_session(metadata: dict[str, Any] | None, session: str) -> dict[str, Any
             hint="give the session once",
         )
     return {**(metadata or {}), SESSION_KEY: name}
+
+
+def noted(note: str | Note, **given: Any) -> Note:
+    """The note a caller of the facade asked for: a `Note` whole, or the text and the keywords
+    of `remember` (a `Note` of them); both at once is refused."""
+    if not isinstance(note, Note):
+        return Note(content=note, **given)
+    named = Note(content="", **given).given()
+    if named:
+        raise InvalidInput(
+            f"give a Note or its fields ({', '.join(named)}), not both",
+            hint="put every field in the Note",
+        )
+    return note

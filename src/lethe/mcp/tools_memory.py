@@ -51,7 +51,7 @@ from lethe.mcp.params import (
 )
 from lethe.mcp.refusals import Refused, call
 from lethe.mcp.runtime import Runtime
-from lethe.model import EpisodeView, Memory, Remembered
+from lethe.model import EpisodeView, Memory, Note, Remembered
 
 if TYPE_CHECKING:
     from lethe.engine import Lethe
@@ -124,9 +124,8 @@ def memory_tools(rt: Runtime) -> list[Tool]:
             mem, grant, ns = rt.enter(ctx, "write", namespace)
             about.ids(mem, ns, supersedes=supersedes)
             try:
-                m = mem.remember(
+                note = Note(
                     content,
-                    namespace=ns,
                     agent=agent,
                     layer=layer,
                     category=category,
@@ -135,12 +134,12 @@ def memory_tools(rt: Runtime) -> list[Tool]:
                     importance=importance,
                     private=private,
                     allow_duplicate=allow_duplicate,
-                    actor=rt.actor(ctx, grant),
                     supersedes=supersedes,
                     expires_at=expires_at,
                     expires_in=expires_in,
                     session=session,
                 )
+                m = mem.remember(note, namespace=ns, actor=rt.actor(ctx, grant))
             except ConfirmationRequired as exc:
                 target = exc.plan.memory_id
                 change = call("update_memory", memory_id=target, content=...)
