@@ -100,38 +100,6 @@ def _change_question(plan: UpdatePlan) -> str:
     )
 
 
-def _change(
-    content: str | None,
-    layer: str | None,
-    category: str | None,
-    tags: list[str] | None,
-    metadata: dict[str, Any] | None,
-    merge_metadata: dict[str, Any] | None,
-    importance: float | None,
-    private: bool | None,
-    reason: str | None,
-    expires_at: str | None = None,
-    no_expiry: bool = False,
-    expected_sha256: str | None = None,
-) -> Change:
-    """update_memory's arguments as the engine takes them. An expiry is an instant only: a
-    duration would name another one at each of two calls."""
-    return Change(
-        content=content,
-        layer=layer,
-        category=category,
-        tags=None if tags is None else tuple(tags),
-        metadata=metadata,
-        merge_metadata=merge_metadata,
-        importance=importance,
-        private=private,
-        reason=reason,
-        expires_at=expires_at,
-        no_expiry=no_expiry,
-        expected_sha256=expected_sha256,
-    )
-
-
 def _update_answer(
     mem: "Lethe",
     plan: UpdatePlan | None,
@@ -200,19 +168,19 @@ def change_tools(rt: Runtime) -> list[Tool]:
             about.ids(mem, ns, memory_id=memory_id)
             plan = mem.ask_change(
                 memory_id,
-                _change(
-                    content,
-                    layer,
-                    category,
-                    tags,
-                    metadata,
-                    merge_metadata,
-                    importance,
-                    private,
-                    reason,
-                    expires_at,
-                    no_expiry,
-                    expected_sha256,
+                Change(
+                    content=content,
+                    layer=layer,
+                    category=category,
+                    tags=tags,
+                    metadata=metadata,
+                    merge_metadata=merge_metadata,
+                    importance=importance,
+                    private=private,
+                    reason=reason,
+                    expires_at=expires_at,  # an instant only: a duration names another at each call
+                    no_expiry=no_expiry,
+                    expected_sha256=expected_sha256,
                 ),
                 session=rt.session(ctx, grant),
                 role=grant.role,
@@ -255,19 +223,19 @@ def change_tools(rt: Runtime) -> list[Tool]:
             )
             o = mem.answer_change(
                 memory_id,
-                _change(
-                    content,
-                    layer,
-                    category,
-                    tags,
-                    metadata,
-                    merge_metadata,
-                    importance,
-                    private,
-                    reason,
-                    expires_at,
-                    no_expiry,
-                    expected_sha256,
+                Change(
+                    content=content,
+                    layer=layer,
+                    category=category,
+                    tags=tags,
+                    metadata=metadata,
+                    merge_metadata=merge_metadata,
+                    importance=importance,
+                    private=private,
+                    reason=reason,
+                    expires_at=expires_at,  # an instant only: a duration names another at each call
+                    no_expiry=no_expiry,
+                    expected_sha256=expected_sha256,
                 ),
                 said,
                 session=session,
