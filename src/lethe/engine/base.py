@@ -21,6 +21,7 @@ from lethe.embed import Embedder
 from lethe.engine.workspace import Workspace, touched
 from lethe.errors import ContentChanged, InvalidInput, WorkspaceError
 from lethe.model import Memory
+from lethe.planner.caches import forget_texts
 from lethe.store.base import Store, StoreTx
 
 Clock = Callable[[], datetime]
@@ -127,10 +128,10 @@ class Core:
         self, changed: Sequence[Memory], owed: Sequence[int] = (), *, erased: bool = False
     ) -> bool:
         """Do what a commit owes: after an erasure, the store's cleanup (full-text merge,
-        vector snapshot, WAL); then the workspace files. The database is the truth: a file
-        that cannot be written is reported, never a reason to undo the change, and the owed
-        work stays recorded for the next open. Returns whether an erasure's cleanup finished
-        (True when there was none)."""
+        vector snapshot, WAL) and the planner's caches of texts; then the workspace files.
+        The database is the truth: a file that cannot be written is reported, never a reason
+        to undo the change, and the owed work stays recorded for the next open. Returns
+        whether an erasure's cleanup finished (True when there was none)."""
         owed = list(owed)
         cleaned = True
         if erased and owed:
@@ -143,6 +144,8 @@ class Core:
                 self.store.settle(cleanup)
         elif erased:
             cleaned = self.store.compact()
+        if erased:
+            forget_texts()  # nothing read of an erased text stays in this process either
         if self.workspace is not None and changed:
             try:
                 self.workspace.refresh(changed)
