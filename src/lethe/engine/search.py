@@ -109,7 +109,10 @@ class Search:
 
         The full-text search runs (where the store can) beside the vector search. It is started
         after the query is embedded, not during: the encoder already uses every core of a small
-        machine, and sharing them made recall slower (15.3 -> 18.4 ms p50 on 2 cores).
+        machine, and sharing them made recall slower (15.3 -> 18.4 ms p50 on 2 cores). If its
+        thread has not started by the time the vector search is done, this thread runs it: on
+        a machine busy with other work a woken thread can wait milliseconds for a core, and
+        waiting for it then costs more than the search.
 
         `every_own`: also search every memory's own vector, turns of conversations included.
         Recall ranks a turn by its context, so a turn whose own words match but whose
@@ -125,7 +128,11 @@ class Search:
             finally:
                 context_lexical = context_words.result()
         finally:
-            lexical_ids = lexical.result()
+            started = not lexical.cancel()
+            if started:
+                lexical_ids = lexical.result()
+        if not started:
+            lexical_ids = self.store.lexical_search(text, flt, depth)
         if context_vector is not None and every_own:
             own = dict(vector_hits) | dict(self.store.vector_search(vector, flt, depth))
             vector_hits = sorted(own.items(), key=lambda hit: -hit[1])
