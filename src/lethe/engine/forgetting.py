@@ -415,7 +415,8 @@ class Forgetting:
             missing = [i for i in held if i not in similarity]
             if missing:
                 similarity.update(self.store.similarities(vector, missing))
-            ids += [i for i in held if i not in set(ids)]
+            known = set(ids)
+            ids += [i for i in held if i not in known]
         # ... and inside a run of Japanese or Chinese, which no word of the index splits
         # (「メールの認証コードは５６６５３。」): a scan for its longest group as written.
         naming = [c for c in codes if not YEAR.fullmatch("".join(c))]
@@ -424,7 +425,8 @@ class Forgetting:
             missing = [i for i in inside if i not in similarity]
             if missing:
                 similarity.update(self.store.similarities(vector, missing))
-            ids += [i for i in inside if i not in set(ids)]
+            known = set(ids)
+            ids += [i for i in inside if i not in known]
         if request.scope == "subject":
             # A name glued into Japanese (「Priyaさんは横浜に住んでいる」) is no word of the index.
             extra = self.store.containing(_NAME.findall(request.object), flt, SUBJECT_DEPTH)
@@ -432,7 +434,8 @@ class Forgetting:
             missing = [i for i in extra if i not in similarity]
             if missing:
                 similarity.update(self.store.similarities(vector, missing))
-            ids += [i for i in extra if i not in set(ids)]
+            known = set(ids)
+            ids += [i for i in extra if i not in known]
         live = self.store.get_many(ids)
         candidates = [
             Candidate(live[i], similarity.get(i, 0.0), self._superseded_texts(live[i]))

@@ -315,7 +315,7 @@ def _read(text: str) -> tuple[frozenset[str], bool, frozenset[str]]:
             past |= attrs
         else:
             settled |= attrs
-    for attrs, pattern in _CJK_FRAMES:
+    for attrs, pattern in () if text.isascii() else _CJK_FRAMES:
         held = [m for m in pattern.finditer(text) if not _cjk_negated(text, m)]
         if not held:
             continue
@@ -347,7 +347,7 @@ _CJK_FRAMES: tuple[tuple[frozenset[str], re.Pattern[str]], ...] = tuple(
 )
 """Constructions of Japanese and Chinese text that state an employer or a home, read without
 English grammar: the clause's person comes first, so only a negation before them in the
-clause (不, 没, ない) undoes them."""
+clause (不, 没, ない) undoes them. Each starts with a character beyond ASCII."""
 _CJK_CLAUSE = re.compile(r"[。，、,.;；!?！？]")
 _CJK_NOT = re.compile(r"不|没|ない|ません")
 

@@ -43,6 +43,7 @@ HOLIDAYS = frozenset(
     )
 )
 """Feasts: a time of year, never whose fact it is ("the turkey for Thanksgiving")."""
+_TIMES = CALENDAR | HOLIDAYS
 PAST = "@past"
 PRESENT = "@present"
 NOT = "@not"
@@ -72,13 +73,17 @@ _NOT_NAMES = frozenset(
     there here please forget delete remove erase note careful booked update correction
     fyi actually also and but or so if when where what who which how why""".split()  # noqa: SIM905
 )
-_FIRST_PERSON = re.compile(
-    r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|user|user's)\b|私|僕|俺|自分|ユーザー"
+_FIRST_PERSONS = (
+    r"\b(?:i|i'm|i've|i'd|i'll|my|me|mine|myself|user|user's)\b",
+    r"私|僕|俺|自分|ユーザー",
     # German, French, Spanish, Italian, Portuguese.
-    r"|\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|je|j'|moi|mon|ma|mes|yo|mi|"
+    r"\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|je|j'|moi|mon|ma|mes|yo|mi|"
     r"mis|mio|mia|miei|mie|eu|meu|minha|meus|minhas)\b",
-    re.IGNORECASE,
 )
+_FIRST_PERSON = re.compile("|".join(_FIRST_PERSONS), re.IGNORECASE)
+_FIRST_PERSON_LOWER = re.compile(f"{_FIRST_PERSONS[0]}|{_FIRST_PERSONS[2]}")
+"""`_FIRST_PERSON` for a text in ASCII, in lower case: found where the whole is (its letters
+are all in lower case, and its Japanese words are never in such a text), and faster."""
 _LATIN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|\d+", re.UNICODE)
 # A lower-case word standing alone: not part of an address, a code or a file name.
 _PLAIN_WORD = re.compile(r"(?<![\w@.\-/])[a-z]+(?:'[a-z]+)?(?![\w@\-/]|\.\w)")
@@ -110,15 +115,59 @@ def _alone(char: str, before: str, after: str) -> str:
     return char
 
 
-_NEGATION = re.compile(
+_NEGATION_CJK = r"ない|ません|ず(?:に|、|。|$)|않|안\s|못\s|不|没有|沒有"
+_NEGATIONS = (
     r"\b(?:not|never|no\s+longer|nor|neither|cannot|(?:do|does|did|is|are|was|were|ca|wo|"
-    r"have|has|had|would|should|could)n't|dislikes?|disliked|hates?|hated|detests?|loathes?)\b"
-    r"|ない|ません|ず(?:に|、|。|$)|않|안\s|못\s|不|没有|沒有"
+    r"have|has|had|would|should|could)n't|dislikes?|disliked|hates?|hated|detests?|loathes?)\b",
+    _NEGATION_CJK,
     # German, French, Spanish, Italian, Portuguese.
-    r"|\b(?:nicht|kein(?:e|en|er|em|es)?|nie|niemals|pas|jamais|aucun(?:e)?|nunca|jamás|"
-    r"tampoco|non|mai|não)\b|\bne\s+(?:\S+\s+)?(?:pas|plus|jamais)\b|^\s*no\s",
-    re.IGNORECASE,
+    r"\b(?:nicht|kein(?:e|en|er|em|es)?|nie|niemals|pas|jamais|aucun(?:e)?|nunca|jamás|"
+    r"tampoco|non|mai|não)\b",
+    r"\bne\s+(?:\S+\s+)?(?:pas|plus|jamais)\b",
+    r"^\s*no\s",
 )
+_NEGATION = re.compile("|".join(_NEGATIONS), re.IGNORECASE)
+_NEGATION_EACH = tuple(re.compile(p, re.IGNORECASE) for p in _NEGATIONS)
+"""The alternatives of `_NEGATION` one by one: a text holds a match of the whole when it holds
+a match of one of them, and each alone is searched several times faster than the whole (re
+skips ahead to where it can start; the whole tries every alternative at every character)."""
+_NEGATION_LOWER = tuple(
+    (re.compile(p), needles)
+    for p, needles in zip(
+        _NEGATIONS,
+        (
+            ("no", "never", "neither", "n't", "dislike", "hate", "detest", "loathe"),
+            None,
+            ("nicht", "kein", "nie", "pas", "mai", "aucun", "nunca", "tampoco", "non"),
+            ("ne",),
+            ("no",),
+        ),
+        strict=True,
+    )
+    if needles is not None
+)
+"""... and, for a text in ASCII, matched in lower case without IGNORECASE, which is faster
+still and finds the same: every letter the alternatives write is in lower case or beyond
+ASCII (and none of those matches an ASCII letter in any case); the one in Japanese, Chinese
+and Korean is never in such a text. Each alternative is tried only where the text holds one
+of its needles, of which every word it can match in ASCII holds one ("not", "cannot" and
+"no longer" hold "no"; "jamais" holds "mai")."""
+
+
+def negated(text: str) -> bool:
+    """It says not, never, no longer… (or ない/ません): `_NEGATION` is found in it."""
+    if text.isascii():
+        lower = text.lower()
+        for pattern, needles in _NEGATION_LOWER:
+            for needle in needles:
+                if needle in lower:
+                    if pattern.search(lower):
+                        return True
+                    break
+        return False
+    return any(p.search(text) for p in _NEGATION_EACH)
+
+
 # A relative of the user or of a named person: "my sister's phone", "Frank's brother".
 _RELATION = (
     r"(?:sister|brother|wife|husband|mother|father|mum|mom|dad|son|daughter|partner|"
@@ -149,7 +198,9 @@ _JA_NAME = re.compile(
 # a lead-in that is no part of the fact ("FYI Daniel moved…", "Actually, Hannah got…").
 # A title's full stop ("Dr. Patel") ends no sentence.
 _CLAUSE = re.compile(
-    r"(?:^|(?<!\bdr)(?<!\bmr)(?<!\bmrs)(?<!\bms)(?<!\bprof)(?<!\bst)\.\s*|[;:!?。]\s*|\s[-–—]\s)"
+    # (The title is looked for behind the full stop once one is found, not at every character.)
+    r"(?:^|\.(?<!\bdr\.)(?<!\bmr\.)(?<!\bmrs\.)(?<!\bms\.)(?<!\bprof\.)(?<!\bst\.)\s*|[;:!?。]\s*"
+    r"|\s[-–—]\s)"
     r"(?:(?:fyi|btw|update|actually|correction|note|also|ok|okay|so|oh)\b[,:]?\s+)?"
     r"(?:(?:dr|mr|mrs|ms|prof)\.\s+)?",
     re.IGNORECASE,
@@ -171,6 +222,8 @@ _FINITE = re.compile(
 
 
 def fold(text: str) -> str:
+    if text.isascii():  # already NFC, no full-width form
+        return text.casefold()
     return plain_width(unicodedata.normalize("NFC", text)).casefold()
 
 
@@ -215,27 +268,42 @@ _EMAIL_ADDRESS = re.compile(r"\be-?mail(?:\s+address(?:es)?)?\b")
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
-    folded = _AGE.sub(lambda m: f"{m.group(1) or ''} age ", fold(_NAMING.sub(" ", text)))
-    folded = _EMAIL_ADDRESS.sub("mail", folded)
+    # (Each pattern is tried only on a text holding the word it cannot match without.)
+    folded = fold(_NAMING.sub(" ", text) if "name" in text or "called" in text else text)
+    if "old" in folded or "aged" in folded:
+        folded = _AGE.sub(lambda m: f"{m.group(1) or ''} age ", folded)
+    if "mail" in folded:
+        folded = _EMAIL_ADDRESS.sub("mail", folded)
     out: set[str] = set()
     # Time qualifiers said many ways are one word each: "old", "previous", "used to", "no
     # longer" all say the fact is past; "now", "current", "new" that it is present.
-    if _PAST_WORDS.search(folded):
+    past = _PAST_WORDS.search(folded) is not None
+    present = _PRESENT_WORDS.search(folded) is not None
+    if past:
         out.add(PAST)
-    if _PRESENT_WORDS.search(folded):
+    if present:
         out.add(PRESENT)
     # ... and only that word: "previous" and "old", "used to" and "former" are one word.
     # So is a negation ("never", "does not", "doesn't"): polarity is compared on its own.
-    latin = _CJK.sub(" ", folded)
-    if _NEGATION.search(latin):
+    ascii_only = folded.isascii()
+    latin = folded if ascii_only else _CJK.sub(" ", folded)
+    if negated(latin):
         out.add(NOT)
-    latin = _PRESENT_WORDS.sub(" ", _PAST_WORDS.sub(" ", _NEGATION.sub(" ", latin)))
+        latin = _NEGATION.sub(" ", latin)
+    # (A text unchanged so far holds a qualifier to cut only where it was found above.)
+    if past or latin is not folded:
+        latin = _PAST_WORDS.sub(" ", latin)
+    if present or latin is not folded:
+        latin = _PRESENT_WORDS.sub(" ", latin)
     for token in _LATIN.findall(latin):
         stem = _stem(token)
         if token not in _STOP and stem not in _STOP and len(stem) > 1:
             out.add(_root(stem))
     # In Japanese the kanji and katakana carry the content; hiragana is mostly particles and
-    # inflection, which would make every sentence look alike.
+    # inflection, which would make every sentence look alike. (Every run is of characters
+    # beyond ASCII.)
+    if ascii_only:
+        return frozenset(out)
     japanese = _JA_SELF.sub(" ", folded)
     for m in _JA_RUN.finditer(japanese):
         run = m.group()
@@ -255,23 +323,39 @@ def word_count(text: str, words_of_text: frozenset[str]) -> int:
 def lowercase_words(texts: Iterable[str]) -> frozenset[str]:
     """Every word the texts write in lower case: a capitalised word among them is a common
     word at the start of a sentence, not a name."""
-    out: set[str] = set()
+    tokens: set[str] = set()
     for text in texts:
-        for token in _PLAIN_WORD.findall(text):
-            out.add(_stem(token.casefold()))
-    return frozenset(out)
+        tokens.update(_PLAIN_WORD.findall(text))
+    return frozenset(_stem(token.casefold()) for token in tokens)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """Where a text's clauses start and the capitalised words it writes: found once, for
+    both `named_in` and `read` (the pool reads every candidate with both)."""
+
+    starts: frozenset[int]
+    capitals: tuple[re.Match[str], ...]
+
+
+def scan(text: str) -> Scan:
+    return Scan(frozenset(m.end() for m in _CLAUSE.finditer(text)), tuple(_CAPITAL.finditer(text)))
 
 
 def named_words(texts: Iterable[str]) -> frozenset[str]:
     """Every word the texts write as a name somewhere: capitalised inside a clause, or in the
     possessive ("the Apple recruiter", "Dawn's flight")."""
+    return named_in(scan(text) for text in texts)
+
+
+def named_in(scans: Iterable[Scan]) -> frozenset[str]:
+    """`named_words` of the texts scanned."""
     out: set[str] = set()
-    for text in texts:
-        starts = {m.end() for m in _CLAUSE.finditer(text)}
-        for m in _CAPITAL.finditer(text):
+    for scanned in scans:
+        for m in scanned.capitals:
             token = m.group(1)
             possessive = token.lower().endswith("'s")
-            if possessive or m.start() not in starts:
+            if possessive or m.start() not in scanned.starts:
                 out.add(token.casefold()[:-2] if possessive else token.casefold())
     return frozenset(out)
 
@@ -340,18 +424,29 @@ _COMMAND = re.compile(r"\s+(?:the|a|an|my|your|our|this|that|these|those|down|up
 imperative ("Mark the invoice 3312 as paid", "Mark down the Q3 budget")."""
 
 
-def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset()) -> Reading:
+def read(
+    text: str,
+    common: frozenset[str],
+    named: frozenset[str] = frozenset(),
+    earlier: tuple[str, ...] = (),
+    scanned: Scan | None = None,
+) -> Reading:
     """`common`: the words the texts around it write in lower case; `named`: those they
     also write as a name (`named_words`), which start a clause as a name when a verb
-    follows."""
+    follows; `earlier`: what the memory superseded (`Reading.earlier`); `scanned`: the
+    text's `scan`, when the caller has it."""
     names: list[str] = []
-    starts = {m.end() for m in _CLAUSE.finditer(text)}
+    scanned = scanned or scan(text)
+    starts = scanned.starts
     # Whose fact it is, by how surely the position says so: a possessive ("Sofia's address"),
     # then the subject of a clause before its verb ("Carol is a member of Anytime Fitness" is
     # Carol's), then "of/for NAME" ("Mobile of Hannah"), then a clause's first name.
     owners: dict[int, tuple[str, bool]] = {}
-    for m in _CAPITAL.finditer(text):
+    mine = first_person(text)
+    written: list[str] = []
+    for m in scanned.capitals:
         token = m.group(1)
+        written.append(token)
         possessive = token.lower().endswith("'s")
         # A name keeps its letters: only the possessive is folded (Lucas is not Luca).
         stem = token.casefold()[:-2] if possessive else token.casefold()
@@ -370,49 +465,43 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
             continue
         if stem not in names:
             names.append(stem)
-        after_of = _AFTER_OF.search(text[max(0, m.start() - 5) : m.start()])
+        if mine or stem in _TIMES:
+            continue  # the first person's fact (said below), or a date's word: nobody's
         # A clause's subject is followed by its verb ("Nina reacts"), not by more of a name
         # ("San Francisco").
         # (or, in Japanese or Chinese, by the rest of the sentence: 「Juliaさんは…」, "Julia住在…")
         # — not by a particle that makes it an object: 「Aliceに貸した」 is lent to Alice.)
-        verb = _SUBJECT_NEXT.match(text[m.end() : m.end() + 2])
-        finite = _FINITE.match(text[m.end() : m.end() + 16])
-        rank = (
-            0
-            if possessive
-            else 1
-            if at_start and finite
-            else 2
-            if after_of
-            else 3
-            if at_start and verb
-            else None
-        )
+        if possessive:
+            rank = 0
+        elif at_start and _FINITE.match(text[m.end() : m.end() + 16]):
+            rank = 1
+        elif _AFTER_OF.search(text[max(0, m.start() - 5) : m.start()]):
+            rank = 2
+        elif at_start and _SUBJECT_NEXT.match(text[m.end() : m.end() + 2]):
+            rank = 3
+        else:
+            continue
         # An acronym ("IBAN", "PIN") labels a thing; it is nobody whose fact it is.
         bare = token[:-2] if possessive else token
-        acronym = len(bare) >= 2 and bare.isupper()
-        if rank is not None and rank not in owners and stem not in CALENDAR | HOLIDAYS:
-            if acronym:
-                continue
-            shared = bool(_SHARED.match(text[m.end() : m.end() + 12]))
-            owners[rank] = (stem, shared)
+        if rank in owners or (len(bare) >= 2 and bare.isupper()):
+            continue
+        owners[rank] = (stem, bool(_SHARED.match(text[m.end() : m.end() + 12])))
     owner, shared = owners[min(owners)] if owners else (None, False)
-    for m in _JA_NAME.finditer(text):
+    for m in () if text.isascii() else _JA_NAME.finditer(text):
         name = m.group(1)
         if name not in names:
             names.append(name)
         if owner is None and m.start() == 0:
             owner = name
             shared = text[m.end() : m.end() + 1] in ("と", "や", "&")
-    if _FIRST_PERSON.search(text):
+    if mine:
         owner, shared = USER, False
         # Whose fact "my sister's phone number" is: the sister's, when every first-person
         # word is one of a relative's.
         relatives = _USER_RELATIVE.findall(text) + [
             "".join(m.groups("")) for m in _OTHER_RELATIVE.finditer(text)
         ]
-        plain_mine = len(_FIRST_PERSON.findall(text)) > len(relatives)
-        if relatives and not plain_mine:
+        if relatives and not _first_persons(text) > len(relatives):
             owner = f"{USER}:{relatives[0].casefold()}"
     elif (kin := _OTHER_RELATIVE.search(text)) is not None:
         # 「母の電話番号」: the user's mother's, though no word says "my".
@@ -422,8 +511,7 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
         if relative:
             owner = f"{owner}:{relative}"
     capitals = frozenset(
-        t.casefold()[:-2] if t.lower().endswith("'s") else t.casefold()
-        for t in _CAPITAL.findall(text)
+        t.casefold()[:-2] if t.lower().endswith("'s") else t.casefold() for t in written
     )
     return Reading(
         text=text,
@@ -431,8 +519,9 @@ def read(text: str, common: frozenset[str], named: frozenset[str] = frozenset())
         names=tuple(names),
         owner=owner,
         shared_owner=shared,
-        negated=bool(_NEGATION.search(text)),
+        negated=negated(text),
         capitals=capitals,
+        earlier=earlier,
     )
 
 
@@ -446,13 +535,18 @@ def verb_like(word: str) -> bool:
     return _SUBJECT_VERB.match(" " + word) is not None
 
 
-def negated(text: str) -> bool:
-    return bool(_NEGATION.search(text))
+def _first_persons(text: str) -> int:
+    """How many first-person words the text says."""
+    if text.isascii():
+        return len(_FIRST_PERSON_LOWER.findall(text.lower()))
+    return len(_FIRST_PERSON.findall(text))
 
 
 def first_person(text: str) -> bool:
     """The text speaks of the user (I, my, the user, 私…)."""
-    return bool(_FIRST_PERSON.search(text))
+    if text.isascii():
+        return _FIRST_PERSON_LOWER.search(text.lower()) is not None
+    return _FIRST_PERSON.search(text) is not None
 
 
 def idf(readings: Sequence[Reading]) -> dict[str, float]:
@@ -466,25 +560,38 @@ def idf(readings: Sequence[Reading]) -> dict[str, float]:
     return {w: math.log((n + 1) / (c + 0.5)) for w, c in df.items()}
 
 
-def coverage(request: frozenset[str], memory: frozenset[str], weights: dict[str, float]) -> float:
+def coverage(
+    request: frozenset[str],
+    memory: frozenset[str],
+    weights: dict[str, float],
+    unseen: float | None = None,
+) -> float:
     """The share of the request's words (weighted by how rare they are among the candidates;
-    a word no candidate holds weighs most) that the memory holds."""
-    unseen = max(weights.values(), default=1.0)
+    a word no candidate holds weighs most, `unseen`: the largest weight, when the caller has
+    it) that the memory holds."""
+    if unseen is None:
+        unseen = max(weights.values(), default=1.0)
     total = sum(weights.get(w, unseen) for w in request)
     if total <= 0:
         return 0.0
     return sum(weights.get(w, unseen) for w in request if w in memory) / total
 
 
+_TWO_LATIN = re.compile(r"[A-Za-z]{2}")
+
+
 def sayable(words: Iterable[str], text: str) -> frozenset[str]:
     """The words a text could say in its own script: an English memory cannot say the
     request's 認証 (a kanji pair), a Japanese one cannot say "verification". Markers (@past…)
     belong to every script."""
-    has_cjk = bool(_CONTENT_CJK.search(text))
-    has_latin = bool(re.search(r"[A-Za-z]{2}", _CJK.sub(" ", text)))
+    if text.isascii():  # (no character of Japanese, Chinese or Korean)
+        has_cjk, has_latin = False, _TWO_LATIN.search(text) is not None
+    else:
+        has_cjk = bool(_CONTENT_CJK.search(text))
+        has_latin = bool(_TWO_LATIN.search(_CJK.sub(" ", text)))
     out = set()
     for w in words:
-        cjk = bool(_CONTENT_CJK.search(w))
+        cjk = not w.isascii() and _CONTENT_CJK.search(w) is not None
         if w.startswith("@") or (cjk and has_cjk) or (not cjk and has_latin):
             out.add(w)
     return frozenset(out)
@@ -493,9 +600,15 @@ def sayable(words: Iterable[str], text: str) -> frozenset[str]:
 def holds_names(reading: Reading, names: Iterable[str]) -> bool:
     """Every name is a capitalised word of the memory (possessive folded): "Frank" is not
     "a frank discussion", "Lucas" never holds "Luca"; a name in a script without spaces is
-    found inside the text."""
-    text = fold(reading.text)
-    return all(
-        n in reading.names or n in reading.capitals or (not n.isascii() and n in text)
-        for n in names
-    )
+    found inside the text (folded once, when one is looked for there)."""
+    text = None
+    for n in names:
+        if n in reading.names or n in reading.capitals:
+            continue
+        if n.isascii():
+            return False
+        if text is None:
+            text = fold(reading.text)
+        if n not in text:
+            return False
+    return True

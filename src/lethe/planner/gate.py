@@ -97,7 +97,8 @@ def _shut(ask: Ask, r: Reading) -> tuple[str, str] | None:
     ):
         said = "says it is not so" if r.negated else "says it is so"
         return POLARITY, f"{said}, the request {'the opposite' if r.negated else 'that it is not'}"
-    debt, held = loans.parties(wanted.text), loans.parties(r.text)
+    debt = loans.parties(wanted.text)
+    held = loans.parties(r.text) if debt else None
     if debt and held and rules.on(DEBT):
         # One debt said from either side ("Alice owes Tom" is "Tom lent Alice"): whose
         # sentence it is does not matter, only who lent to whom.

@@ -37,6 +37,8 @@ _FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000:
 
 def plain_width(text: str) -> str:
     """Full-width ASCII forms (and the ideographic space) as plain ones: ４４７１ is 4471."""
+    if text.isascii():  # (every form translated is beyond ASCII)
+        return text
     return text.translate(_FULL_WIDTH)
 
 

@@ -8,7 +8,7 @@ request, and every stage looks words up here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from lethe.planner import evidence
 from lethe.planner.evidence import Reading
@@ -43,9 +43,10 @@ def pool_of(text: str, candidates: Sequence[Candidate]) -> Pool:
     # The request names a person by writing them capitalised, wherever in it ("Charlie on
     # the team"): a memory that starts with that word before a verb ("Charlie joined …") is
     # about them, even when another memory writes the word in lower case (a charlie horse).
-    named = evidence.named_words(texts) | evidence.capitalised(text)
+    scans = [evidence.scan(c.memory.content) for c in candidates]
+    named = evidence.named_in([evidence.scan(text), *scans]) | evidence.capitalised(text)
     readings = {
-        c.memory.id: replace(evidence.read(c.memory.content, common, named), earlier=c.earlier)
-        for c in candidates
+        c.memory.id: evidence.read(c.memory.content, common, named, c.earlier, scanned)
+        for c, scanned in zip(candidates, scans, strict=True)
     }
     return Pool(tuple(candidates), readings, common, evidence.idf(list(readings.values())))

@@ -56,7 +56,8 @@ def unsaid(obj: str, plain: frozenset[str], r: Reading) -> frozenset[str]:
         lacking = _said(BARE_IDENTIFIER, lacking, named)
     if lacking and rules.on(OTHERWISE):
         lacking = _said(OTHERWISE, lacking, wording.said_otherwise(lacking, r.words))
-    if lacking and rules.on(ATTRIBUTE):
+    # (Which attributes the memory states is read only when a lacking word names one.)
+    if lacking and rules.on(ATTRIBUTE) and attributes.named(lacking):
         stated = attributes.stated_ever(r.text) if _of_the_past(obj) else _stated(r)
         found = {w for w in lacking if attributes.named(frozenset({w})) & stated}
         lacking = _said(ATTRIBUTE, lacking, frozenset(found))

@@ -62,13 +62,14 @@ class Ranked:
 
 def score(ask: Ask, pool: Pool, gated: Gated) -> Ranked | None:
     eligible: list[tuple[Judgement, float]] = []
+    unseen = max(pool.weights.values(), default=1.0)
     for c in gated.eligible:
         r = pool.reading(c)
         sayable = evidence.sayable(ask.reading.words, r.text)
         # A word the memory says in another wording is said ("reacts badly to" for
         # "allergic to"): the words decide which memory is meant, not how it is worded.
         worded = (sayable - r.words) - saying.unsaid(ask.text, sayable, r)
-        share = evidence.coverage(sayable, r.words | worded, pool.weights)
+        share = evidence.coverage(sayable, r.words | worded, pool.weights, unseen)
         j = Judgement(c.memory, c.similarity, "skip", 0.0, "")
         j.evidence = _held(ask, share, c.similarity)
         eligible.append((j, c.similarity + share))

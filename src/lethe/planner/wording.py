@@ -200,6 +200,12 @@ def _relations() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _phrase_words() -> frozenset[str]:
+    """Every word a construction's relation says (its group's words and the others)."""
+    return frozenset().union(*(group | more for group, more in _relations().values()))
+
+
 def said_by_phrase(
     request: str, lacking: Iterable[str], memory: str, said: frozenset[str]
 ) -> frozenset[str]:
@@ -208,11 +214,14 @@ def said_by_phrase(
     allergic to peanuts", "Daniel's home address" against "Daniel lives at …", and the other
     way round."""
     relations = _relations()
+    lacking = frozenset(lacking)
+    asked = phrased(request)
+    if not lacking & _phrase_words().union(*asked.values()):
+        return frozenset()  # (no word lacking is one a construction could say)
     in_memory = phrased(memory)
     saying = said.union(*(relations[r][0] for r in in_memory))
-    lacking = frozenset(lacking)
     out: set[str] = set()
-    for relation, used in phrased(request).items():
+    for relation, used in asked.items():
         if relation in in_memory or relations[relation][0] & saying:
             out |= lacking & used
     for relation in in_memory:
@@ -248,11 +257,19 @@ _HAVING = re.compile(
 )
 
 
+_HAVING_VERBS = evidence.words("used had has have kept owned was using")
+"""Every word `_HAVING`'s verbs can say."""
+
+
 def said_by_having(request: str, lacking: Iterable[str]) -> frozenset[str]:
     """ "the e-mail Sofia used in 2023", "the address Emma had in 2017": a verb of a
-    relative clause that only says whose the thing was is said by any memory of theirs."""
+    relative clause that only says whose the thing was is said by any memory of theirs.
+    (The request is read for them only when a lacking word is one of them.)"""
+    unsaid = frozenset(lacking)
+    if not unsaid & _HAVING_VERBS:
+        return frozenset()
     verbs = evidence.words(" ".join(m.group(1) for m in _HAVING.finditer(request)))
-    return frozenset(lacking) & verbs
+    return unsaid & verbs
 
 
 _PHONE_WORDS = frozenset(("phone", "telephone", "mobile", "cell", "cellphone"))
