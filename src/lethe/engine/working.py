@@ -11,7 +11,7 @@ from lethe.config import Settings
 from lethe.embed import Embedder
 from lethe.engine.base import Clock
 from lethe.engine.expiring import Expiry
-from lethe.engine.working_set import Slot, WorkingContext, choose_evictions, context_of
+from lethe.engine.working_set import Entry, Slot, WorkingContext, choose_evictions, context_of
 from lethe.errors import InvalidInput, MemoryNotFound
 from lethe.model import Memory
 from lethe.store.base import Store, StoreTx
@@ -75,13 +75,10 @@ class Working:
         admitted = [i for i in ids if i not in too_large]
         now = self._clock()
         with self.store.transaction() as tx:
-            slots, evicted = self._admit(
-                tx, agent, namespace, {i: tokens[i] for i in admitted}, now, who
-            )
-        gone = {s.memory.id for s in evicted}
-        kept = [s for s in slots if s.memory.id not in gone]
+            evicted = self._admit(tx, agent, namespace, {i: tokens[i] for i in admitted}, now, who)
+            kept = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
         return context_of(
-            agent, namespace, budget, kept, now, evicted=sorted(gone), too_large=too_large
+            agent, namespace, budget, kept, now, evicted=sorted(evicted), too_large=too_large
         )
 
     def _admit(
@@ -92,24 +89,25 @@ class Working:
         tokens: dict[str, int],
         now: datetime,
         actor: str,
-    ) -> tuple[list[Slot], list[Slot]]:
-        """Put memories in, then evict the least valuable until the set fits the budget."""
+    ) -> list[str]:
+        """Put memories in, then evict the least valuable until the set fits the budget.
+        Returns the ids evicted. Reads what eviction weighs of the set, not its memories."""
         budget = self._budget()
         for memory_id, count in tokens.items():
             tx.working_put(agent, namespace, memory_id, count, now)
-        slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
-        evicted = choose_evictions(slots, budget, now)
-        for slot in evicted:
-            tx.working_drop(agent, namespace, slot.memory.id)
+        entries = [Entry(*row) for row in tx.store.working_entries(agent, namespace)]
+        evicted = choose_evictions(entries, budget, now)
+        for entry in evicted:
+            tx.working_drop(agent, namespace, entry.memory_id)
             tx.append_event(
                 op="evict",
                 actor=actor,
                 at=now,
-                memory_id=slot.memory.id,
+                memory_id=entry.memory_id,
                 namespace=namespace,
-                details={"agent": agent, "tokens": slot.tokens, "budget": budget},
+                details={"agent": agent, "tokens": entry.tokens, "budget": budget},
             )
-        return slots, evicted
+        return [e.memory_id for e in evicted]
 
     def entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
         tokens = self.embedder.count_tokens(memory.content)

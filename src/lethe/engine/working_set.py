@@ -20,35 +20,57 @@ RECENCY_HALF_LIFE_H = 24.0
 
 
 @dataclass(frozen=True)
+class Entry:
+    """What eviction weighs of one item of working memory, without its text: admitting a new
+    memory reads these few columns of the set, never every memory in it."""
+
+    memory_id: str
+    tokens: int
+    added_at: datetime
+    importance: float
+    access_count: int
+
+
+@dataclass(frozen=True)
 class Slot:
     memory: Memory
     tokens: int
     added_at: datetime
 
+    @property
+    def entry(self) -> Entry:
+        return Entry(
+            self.memory.id,
+            self.tokens,
+            self.added_at,
+            self.memory.importance,
+            self.memory.access_count,
+        )
 
-def value(slot: Slot, now: datetime) -> float:
+
+def value(entry: Entry, now: datetime) -> float:
     """What keeping a memory in the prompt is worth: importance first, then recency of its
     entry (halving every day), then how often it has been recalled."""
-    hours = max((now - slot.added_at).total_seconds() / 3600.0, 0.0)
+    hours = max((now - entry.added_at).total_seconds() / 3600.0, 0.0)
     recency = math.pow(0.5, hours / RECENCY_HALF_LIFE_H)
-    usage = min(math.log1p(slot.memory.access_count) / 10.0, 0.3)
-    return slot.memory.importance + 0.5 * recency + usage
+    usage = min(math.log1p(entry.access_count) / 10.0, 0.3)
+    return entry.importance + 0.5 * recency + usage
 
 
-def choose_evictions(slots: Sequence[Slot], budget: int, now: datetime) -> list[Slot]:
-    """The slots to evict so the rest fits the budget, least valuable first. A memory that
+def choose_evictions(entries: Sequence[Entry], budget: int, now: datetime) -> list[Entry]:
+    """The entries to evict so the rest fits the budget, least valuable first. A memory that
     has just arrived competes like any other (its recency counts for it): a trivial new note
     does not push out something important."""
-    total = sum(s.tokens for s in slots)
+    total = sum(e.tokens for e in entries)
     if total <= budget:
         return []
-    order = sorted(slots, key=lambda s: (value(s, now), s.added_at, s.memory.id))
+    order = sorted(entries, key=lambda e: (value(e, now), e.added_at, e.memory_id))
     evicted = []
-    for slot in order:
+    for entry in order:
         if total <= budget:
             break
-        evicted.append(slot)
-        total -= slot.tokens
+        evicted.append(entry)
+        total -= entry.tokens
     return evicted
 
 
@@ -97,7 +119,7 @@ def context_of(
     evicted: Sequence[str] = (),
     too_large: Sequence[str] = (),
 ) -> WorkingContext:
-    ranked = sorted(slots, key=lambda s: -value(s, now))
+    ranked = sorted(slots, key=lambda s: -value(s.entry, now))
     return WorkingContext(
         agent=agent,
         namespace=namespace,

@@ -21,7 +21,7 @@ from dataclasses import replace
 from lethe.model import Memory, Supersession
 from lethe.planner import attributes, evidence, loans, wording
 from lethe.planner.evidence import USER, Reading
-from lethe.planner.identifiers import identifiers
+from lethe.planner.identifiers import Identifier, identifiers
 
 SAME_KIND = 0.5
 """Cosine below which two memories are not taken to say the same attribute."""
@@ -46,11 +46,14 @@ def likely_superseded(
     `candidates` are the namespace's closest memories with their cosine to `content`."""
     if not candidates:
         return []
+    said = attributes.stated(content)
+    if not said and all(cosine < SAME_KIND for _, cosine in candidates):
+        return []  # nothing says the same kind of fact, and no attribute could name one
     texts = [content, *(m.content for m, _ in candidates)]
     common = evidence.lowercase_words(texts)
     named = evidence.named_words(texts)
     new = evidence.read(content, common, named)
-    new_codes = set(identifiers(content))
+    new_codes = frozenset(identifiers(content))
     readings = {m.id: evidence.read(m.content, common, named) for m, _ in candidates}
     new = _owned_by_named(new, readings.values())
     weights = evidence.idf(list(readings.values()))
@@ -73,13 +76,14 @@ def likely_superseded(
         old = readings[memory.id]
         if cosine < SAME_KIND or memory.content.strip() == content.strip():
             continue
-        held = loans.parties(memory.content)
+        # Whose debt the stored memory states matters only when the new fact states one.
+        held = loans.parties(memory.content) if debt else None
         if debt and held and debt == held[::-1]:
             # "Alice now owes Tom £300" never replaces "Alice lent Tom £40".
             continue
         if not _same_owner(new, old) and not (debt and debt == held):
             continue
-        changed = _changed(new, old, new_codes, set(identifiers(memory.content)))
+        changed = _changed(new, old, new_codes, memory.content)
         if not changed:
             continue
         lacking = attribute - old.words
@@ -95,8 +99,10 @@ def likely_superseded(
         # A rival that says a word of the new fact this one does not ("personal" in "my new
         # personal e-mail" against "… for work mail") may be the one it replaces. A day or a
         # month is the new value, not a word the old memory should say.
-        said_by_rivals = frozenset().union(*(w for i, w in rivals.items() if i != memory.id))
-        elsewhere = sorted((lacking - _DATE_WORDS) & said_by_rivals)
+        unsaid = lacking - _DATE_WORDS
+        elsewhere = sorted(
+            w for w in unsaid if any(w in theirs for i, theirs in rivals.items() if i != memory.id)
+        )
         if elsewhere:
             why.append(f"does not say {', '.join(elsewhere)}, which another memory of theirs does")
         scored.append((cosine + share, memory, share, why, bool(elsewhere)))
@@ -122,7 +128,7 @@ def likely_superseded(
                 evidence=tuple(why),
             )
         )
-    return _by_attribute(content, new, candidates, readings, out)[:SHOWN]
+    return _by_attribute(content, said, new, candidates, readings, out)[:SHOWN]
 
 
 def _owned_by_named(new: Reading, others: Iterable[Reading]) -> Reading:
@@ -143,14 +149,14 @@ def _same_owner(new: Reading, old: Reading) -> bool:
 
 
 def _changed(
-    new: Reading, old: Reading, new_codes: set[tuple[str, ...]], old_codes: set[tuple[str, ...]]
+    new: Reading, old: Reading, new_codes: frozenset[Identifier], old_text: str
 ) -> str | None:
     """What value differs between the two, if any: an identifier, a number or a name. Other
     words differ between any two sentences; they are not a value ("read a report by a research
     group" is not what "joined a research group" corrects)."""
     # Only a new fact that gives an identifier changes one: "Omar went vegan" says nothing
-    # of the e-mail address Omar's other memory holds.
-    if new_codes and new_codes != old_codes:
+    # of the e-mail address Omar's other memory holds (so the old one's are not even read).
+    if new_codes and new_codes != frozenset(identifiers(old_text)):
         return "a different value (identifier or number)"
     owner = {new.owner, old.owner}
     names_new = set(new.names) - owner
@@ -172,6 +178,7 @@ Stripe"), with another value, and nothing else."""
 
 def _by_attribute(
     content: str,
+    said: frozenset[str],
     new: Reading,
     candidates: Sequence[tuple[Memory, float]],
     readings: dict[str, Reading],
@@ -184,8 +191,7 @@ def _by_attribute(
     they share no word. Two such memories, a memory that also states another attribute (its
     other fact would be replaced with it), or a new fact that could state two attributes
     ("moved to Porto") leave it uncertain. A memory the words name but which states another
-    attribute than the new fact is doubted."""
-    said = attributes.stated(content)
+    attribute than the new fact is doubted. `said`: the attributes the new fact states."""
     if not said:
         return found
     by_id = {m.id: m for m, _ in candidates}

@@ -273,6 +273,13 @@ class Store(Protocol):
 
     def working_set(self, agent: str, namespace: str) -> list[tuple[Memory, int, datetime]]: ...
 
+    def working_entries(
+        self, agent: str, namespace: str
+    ) -> list[tuple[str, int, datetime, float, int]]:
+        """An agent's working memory as eviction weighs it: (id, tokens, added_at,
+        importance, access_count) of each live memory in it, without their text."""
+        ...
+
     def fresh_links_close_in_time(
         self, namespace: str, window_s: float, limit: int
     ) -> list[Link]: ...

@@ -158,6 +158,27 @@ class SqlReads(Connected):
             for r in self._rows(sql, (agent, namespace))
         ]
 
+    def working_entries(
+        self, agent: str, namespace: str
+    ) -> list[tuple[str, int, datetime, float, int]]:
+        """`working_set` without the memories: what admitting one more memory weighs, read
+        without building every memory of the set (their text, tags and metadata)."""
+        sql = """
+            SELECT w.memory_id, w.tokens, w.added_at, m.importance, m.access_count
+            FROM working_set w JOIN memories m ON m.id = w.memory_id
+            WHERE w.agent = ? AND w.namespace = ? AND m.status = 'active'
+            ORDER BY w.added_at"""
+        return [
+            (
+                r["memory_id"],
+                int(r["tokens"]),
+                datetime.fromtimestamp(r["added_at"], UTC),
+                float(r["importance"]),
+                int(r["access_count"]),
+            )
+            for r in self._rows(sql, (agent, namespace))
+        ]
+
     # -- links and episodes -------------------------------------------------------------
 
     def links_of(self, memory_id: str) -> list[Link]:
