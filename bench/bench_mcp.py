@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import http.client
 import json
+import os
 import random
 import shutil
 import sqlite3
@@ -52,6 +53,7 @@ from common import (
     write_json,
 )
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 
 from lethe import Lethe
 from lethe.embed import load_default_embedder
@@ -61,7 +63,12 @@ PARTS = ("start", "recall", "forget", "remember")
 
 
 def params(db: Path) -> StdioServerParameters:
-    return StdioServerParameters(command=LETHE, args=["mcp", "--db", str(db)])
+    """`lethe mcp` on `db`. The SDK hands a server only a few variables of ours; PYTHONPATH goes
+    too, so that a run of another checkout's code (PYTHONPATH=OLD/src) measures its server."""
+    env = get_default_environment()
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return StdioServerParameters(command=LETHE, args=["mcp", "--db", str(db)], env=env)
 
 
 INITIALIZE = {
