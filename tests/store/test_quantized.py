@@ -133,3 +133,34 @@ def test_a_helper_held_up_is_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> 
     got = top_k(matrix, codes, query, 10, np.flatnonzero(none), threads=2)[0].tolist()
     assert time.perf_counter() - start < 1.5
     assert got == want == brute(matrix, query, 10, none)
+
+
+@pytest.mark.parametrize("magnitude", [1e3, 1.6e6, 6.8e7, 5e9])
+def test_large_scores_with_exact_codes_keep_every_row(magnitude: float) -> None:
+    """Rows whose codes are (nearly) exact carry almost no error, so their bounds are about
+    1e-5 wide: less than one float32 step of a score in the thousands. The pre-filter must
+    still let the row that sets the threshold through (a reviewer's case: one row [1.0] and a
+    query [6.8e7] came back empty)."""
+    rng = np.random.default_rng(int(magnitude) % 1000)
+    for dim in (1, 2, 384):
+        eye = np.eye(dim, dtype=np.float32)
+        rows = np.vstack([eye, -eye, rng.standard_normal((5, dim)).astype(np.float32)])
+        query = np.zeros(dim, dtype=np.float32)
+        query[0] = magnitude
+        for k in (1, 2, len(rows)):
+            got, _ = top_k(rows, quantize(rows), query, k, np.zeros(0, np.intp))
+            want = np.argsort(-(rows @ query), kind="stable")[:k]
+            assert len(got) == k
+            assert set((rows @ query)[got]) == set((rows @ query)[want]), (dim, k)
+    m = np.array([[-0.7130680680274963], [0.6210178732872009]], dtype=np.float32)
+    got, _ = top_k(m, quantize(m), np.array([1614373.25], np.float32), 2, np.zeros(0, np.intp))
+    assert got.tolist() == [1, 0]
+
+
+def test_a_query_too_small_for_its_step_is_still_answered() -> None:
+    """A query whose largest component is below ~1.8e-43 has a step that underflows to 0:
+    its codes are zeros and its whole self is the error the bound carries."""
+    rows = np.eye(6, dtype=np.float32)
+    query = np.array([1e-44, 0, 0, 0, 0, 0], dtype=np.float32)
+    got, _ = top_k(rows, quantize(rows), query, 3, np.zeros(0, np.intp))
+    assert got[0] == 0 and len(got) == 3

@@ -52,6 +52,9 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 _ROUNDING = 1e-5
 """Added to every bound: float32 arithmetic in the bound itself and in the exact scores."""
+_RELATIVE = 2.0**-16
+"""The part of a score the pre-filter of `reaching` leaves to float32 rounding (a few hundred
+ulps: the scores there pass through a product and a division)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,10 @@ def quantize(rows: F32) -> Codes:
     for start in range(0, count, _CHUNK):
         part = np.asarray(rows[start : start + _CHUNK], dtype=np.float32)
         peak = np.abs(part).max(axis=1) if part.shape[1] else np.zeros(len(part), np.float32)
-        step = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+        step = (peak / 127.0).astype(np.float32)
+        # A row of nothing, or one so small its step underflows: codes of zeros, and the
+        # whole row is the error its bound carries.
+        step[~(step > 0)] = 1.0
         q = np.clip(np.rint(part / step[:, None]), -127, 127).astype(np.int8)
         end = start + len(part)
         codes[start:end] = q
@@ -288,8 +294,10 @@ class _Bound:
     def reaching(self, piece: _Part, threshold: float) -> Positions:
         """The part's rows (positions in the matrix) whose upper bound reaches `threshold`:
         first those the part's widest bound lets through, then each by its own bound."""
-        # Divided with a margin: a row let through here is only checked once more.
-        floor = (threshold - 2 * piece.widest) / self.q_scale
+        # Divided with a margin: a row let through here is only checked once more. The margin
+        # holds float32 rounding too, which grows with the scores (1e-5 alone is below one
+        # float32 step of a score in the thousands).
+        floor = (threshold - 2 * piece.widest - abs(threshold) * _RELATIVE) / self.q_scale
         near = np.flatnonzero(piece.scaled >= floor)
         where = near + piece.start
         upper = piece.scaled[near] * self.q_scale
