@@ -75,27 +75,27 @@ class Working:
         admitted = [i for i in ids if i not in too_large]
         now = self._clock()
         with self.store.transaction() as tx:
-            evicted = self._admit(tx, agent, namespace, {i: tokens[i] for i in admitted}, now, who)
-            kept = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
+            for memory_id in admitted:
+                tx.working_put(agent, namespace, memory_id, tokens[memory_id], now)
+            # Its answer shows the whole set: read once, and weighed from what was read.
+            slots = [Slot(m, t, at) for m, t, at in tx.store.working_set(agent, namespace)]
+            gone = set(self._evict(tx, agent, namespace, [s.entry for s in slots], now, who))
+        kept = [s for s in slots if s.memory.id not in gone]
         return context_of(
-            agent, namespace, budget, kept, now, evicted=sorted(evicted), too_large=too_large
+            agent, namespace, budget, kept, now, evicted=sorted(gone), too_large=too_large
         )
 
-    def _admit(
+    def _evict(
         self,
         tx: StoreTx,
         agent: str,
         namespace: str,
-        tokens: dict[str, int],
+        entries: Sequence[Entry],
         now: datetime,
         actor: str,
     ) -> list[str]:
-        """Put memories in, then evict the least valuable until the set fits the budget.
-        Returns the ids evicted. Reads what eviction weighs of the set, not its memories."""
+        """Evict the least valuable entries until the set fits the budget; the ids evicted."""
         budget = self._budget()
-        for memory_id, count in tokens.items():
-            tx.working_put(agent, namespace, memory_id, count, now)
-        entries = [Entry(*row) for row in tx.store.working_entries(agent, namespace)]
         evicted = choose_evictions(entries, budget, now)
         for entry in evicted:
             tx.working_drop(agent, namespace, entry.memory_id)
@@ -110,11 +110,15 @@ class Working:
         return [e.memory_id for e in evicted]
 
     def entered(self, tx: StoreTx, memory: Memory, actor: str) -> None:
+        """A new memory enters its agent's working memory. Eviction weighs a few columns of
+        each entry (`working_entries`), never the set's memories: this runs in every remember."""
         tokens = self.embedder.count_tokens(memory.content)
-        if tokens <= self._budget():
-            self._admit(
-                tx, memory.agent, memory.namespace, {memory.id: tokens}, memory.created_at, actor
-            )
+        if tokens > self._budget():
+            return
+        agent, namespace, now = memory.agent, memory.namespace, memory.created_at
+        tx.working_put(agent, namespace, memory.id, tokens, now)
+        entries = [Entry(*row) for row in tx.store.working_entries(agent, namespace)]
+        self._evict(tx, agent, namespace, entries, now, actor)
 
     def bring_back(self, agent: str, namespace: str, memory_ids: Sequence[str]) -> None:
         self.attend(memory_ids, agent=agent, namespace=namespace)
