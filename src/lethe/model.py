@@ -75,8 +75,33 @@ class Memory(_Record):
         return self.importance >= 0.75 or self.category in CURATED_CATEGORIES
 
     def preview(self, limit: int = 80) -> str:
-        text = " ".join(self.content.split())
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return preview(self.content, limit)
+
+
+def preview(content: str, limit: int = 80) -> str:
+    """The text on one line, cut to `limit` characters."""
+    text = " ".join(content.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Gist:
+    """What a forget plan reads of a live memory: its text, and the fields its plan item
+    shows and is guarded by. A description plan reads some ninety candidates and makes an
+    item of most; building each as a whole `Memory` (its tags, metadata and dates parsed and
+    validated) cost more than reading it."""
+
+    id: str
+    namespace: str
+    content: str
+    content_sha256: str
+    layer: str
+    importance: float
+    private: bool
+    version: int
+
+    def preview(self, limit: int = 80) -> str:
+        return preview(self.content, limit)
 
 
 class NearDuplicate(_Record):
@@ -176,8 +201,7 @@ class MemoryVersion(_Record):
         return self.memory_id.startswith("sys_")
 
     def preview(self, limit: int = 80) -> str:
-        text = " ".join(self.content.split())
-        return text if len(text) <= limit else text[: limit - 1] + "…"
+        return preview(self.content, limit)
 
 
 class Link(_Record):

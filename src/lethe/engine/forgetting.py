@@ -59,7 +59,7 @@ from lethe.forget.results import (
     ForgetResult,
     NotFoundItem,
 )
-from lethe.model import Memory, Pending
+from lethe.model import Gist, Memory, Pending
 from lethe.planner.ask import YEAR, RequestReading
 from lethe.planner.identifiers import holds_all, identifiers, needles, shown
 from lethe.planner.judgement import Decision
@@ -436,7 +436,7 @@ class Forgetting:
                 similarity.update(self.store.similarities(vector, missing))
             known = set(ids)
             ids += [i for i in extra if i not in known]
-        live = self.store.get_many(ids)
+        live = self.store.gists(ids)
         candidates = [
             Candidate(live[i], similarity.get(i, 0.0), self._superseded_texts(live[i]))
             for i in dict.fromkeys(ids)
@@ -445,7 +445,7 @@ class Forgetting:
         candidates.sort(key=lambda c: -c.similarity)
         return candidates
 
-    def _superseded_texts(self, memory: Memory) -> tuple[str, ...]:
+    def _superseded_texts(self, memory: Gist) -> tuple[str, ...]:
         """The texts a memory superseded, newest first: each state made by a supersede
         replaced the one before it (an update or a revert may say anything, so the chain
         stops there)."""

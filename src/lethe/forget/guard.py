@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lethe.model import Memory
+from lethe.model import Gist, Memory
 
 PROTECTED_LAYERS = frozenset({"caveat", "goal"})
 PIN_IMPORTANCE = 0.9
@@ -27,7 +27,7 @@ class Protection:
 CONFIRM_HINT = "a change that removes it is confirmed like a forget"
 
 
-def protection(memory: Memory) -> Protection | None:
+def protection(memory: Memory | Gist) -> Protection | None:
     found = protections(memory.id, memory.layer, memory.importance)
     return found[0] if found else None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from lethe.model import Memory
+from lethe.model import Gist
 from lethe.planner.compound import Edit
 from lethe.planner.request import Request
 
@@ -17,7 +17,7 @@ Verdict = Literal["delete", "edit", "skip"]
 
 @dataclass
 class Judgement:
-    memory: Memory
+    memory: Gist
     similarity: float
     verdict: Verdict
     certainty: float

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from lethe.model import Memory
+from lethe.model import Gist
 from lethe.planner.ask import RequestReading
 
 
 @dataclass(frozen=True)
 class Candidate:
-    memory: Memory
+    memory: Gist
     similarity: float
     """Cosine of the request's object to the memory."""
     earlier: tuple[str, ...] = ()

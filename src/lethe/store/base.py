@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from lethe.common.filters import Filters
-from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
+from lethe.model import Episode, Event, Gist, Link, Memory, MemoryVersion, Pending
 from lethe.store.event_query import EventQuery
 from lethe.store.reembed_base import Reembedding
 from lethe.store.rows import Provenance
@@ -188,6 +188,10 @@ class Store(Protocol):
     def get(self, memory_id: str) -> Memory | None: ...
 
     def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]: ...
+
+    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
+        """The live ones of these memories, read lean (`Gist`): a forget plan's candidates."""
+        ...
 
     def vector_of(self, memory_id: str) -> Vector | None: ...
 

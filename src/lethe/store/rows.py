@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
+from lethe.model import Episode, Event, Gist, Link, Memory, MemoryVersion, Pending
 
 
 class Row(Protocol):
@@ -160,6 +160,25 @@ def memory_from_row(row: Row) -> Memory:
         expiry_set_by=row["expiry_set_by"],
         expiry_set_at=dt(row["expiry_set_at"]),
         expiry_held=bool(row["expiry_held"]),
+    )
+
+
+GIST_COLUMNS = (
+    "m.id, m.namespace, m.content, m.content_sha256, m.layer, m.importance, m.private, m.version"
+)
+"""The columns `gist_from_row` reads (the same on both stores)."""
+
+
+def gist_from_row(row: Row) -> Gist:
+    return Gist(
+        row["id"],
+        row["namespace"],
+        row["content"],
+        row["content_sha256"],
+        row["layer"],
+        row["importance"],
+        bool(row["private"]),
+        row["version"],
     )
 
 

@@ -15,14 +15,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lethe.common.filters import Filters
-from lethe.model import Episode, Event, Link, Memory, MemoryVersion, Pending
+from lethe.model import Episode, Event, Gist, Link, Memory, MemoryVersion, Pending
 from lethe.store.dialect import Connected
 from lethe.store.event_query import EventQuery
 from lethe.store.filters import where as filter_where
 from lethe.store.rows import (
+    GIST_COLUMNS,
     VERSION_COLUMNS,
     episode_from_row,
     event_from_row,
+    gist_from_row,
     link_from_row,
     memory_from_row,
     pending_from_row,
@@ -70,6 +72,16 @@ class SqlReads(Connected):
                 sql = f"SELECT {columns} FROM memories m WHERE {which} {status}"
                 for row in self._dialect.run(conn, sql, params).fetchall():
                     found[row["id"]] = memory_from_row(row)
+        return found
+
+    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
+        found: dict[str, Gist] = {}
+        with self._read() as conn:
+            for start in range(0, len(ids), _CHUNK):
+                which, params = self._dialect.any_of("m.id", list(ids[start : start + _CHUNK]))
+                sql = f"SELECT {GIST_COLUMNS} FROM memories m WHERE {which} AND m.status = 'active'"
+                for row in self._dialect.run(conn, sql, params).fetchall():
+                    found[row["id"]] = gist_from_row(row)
         return found
 
     def vector_of(self, memory_id: str) -> Vector | None:
