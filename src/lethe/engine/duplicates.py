@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lethe.model import Draft, Memory, NearDuplicate
+from lethe.model import Draft, Gist, Memory, NearDuplicate
 from lethe.planner.identifiers import plain_width
 
 NEAR_DUPLICATE = "near_duplicate"
@@ -44,7 +44,7 @@ def as_json(value: Any) -> str:
 
 
 def near_items(
-    near: Sequence[tuple[str, float]], found: dict[str, Memory]
+    near: Sequence[tuple[str, float]], found: Mapping[str, Memory | Gist]
 ) -> tuple[NearDuplicate, ...]:
     return tuple(
         NearDuplicate(

@@ -151,7 +151,7 @@ class Memories:
                     return Remembered(**same.model_dump(), existing=True)
             memory, _, near = self.insert(tx, draft, memory_id, vector, neighbours, who)
             self._working.entered(tx, memory, who)
-            found = tx.store.get_many([i for i, _ in closest])
+            found = tx.store.gists([i for i, _ in closest])
             likely = likely_superseded(
                 memory.content, [(found[i], s) for i, s in closest if i in found]
             )

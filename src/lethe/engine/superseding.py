@@ -134,7 +134,7 @@ class Superseding:
                 now,
                 details,
             )
-            found = tx.store.get_many([i for i, _ in near])
+            found = tx.store.gists([i for i, _ in near])
             owed = self._core.owe(tx, [current, new])
         self._core.project([current, new], owed)
         return Remembered(

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from lethe.model import Memory, Supersession
+from lethe.model import Gist, Supersession
 from lethe.planner import attributes, evidence, loans, wording
 from lethe.planner.evidence import USER, Reading
 from lethe.planner.identifiers import Identifier, identifiers
@@ -39,9 +39,7 @@ _DATE_WORDS = evidence.words(" ".join(evidence.CALENDAR))
 """Days and months as `evidence.words` reads them (stems)."""
 
 
-def likely_superseded(
-    content: str, candidates: Sequence[tuple[Memory, float]]
-) -> list[Supersession]:
+def likely_superseded(content: str, candidates: Sequence[tuple[Gist, float]]) -> list[Supersession]:
     """The live memories (best first, at most three) that `content` likely supersedes.
     `candidates` are the namespace's closest memories with their cosine to `content`."""
     if not candidates:
@@ -71,7 +69,7 @@ def likely_superseded(
         if _same_owner(new, r) and evidence.holds_names(r, keys)
     }
     debt = loans.parties(content)
-    scored: list[tuple[float, Memory, float, list[str], bool]] = []
+    scored: list[tuple[float, Gist, float, list[str], bool]] = []
     for memory, cosine in candidates:
         old = readings[memory.id]
         if cosine < SAME_KIND or memory.content.strip() == content.strip():
@@ -180,7 +178,7 @@ def _by_attribute(
     content: str,
     said: frozenset[str],
     new: Reading,
-    candidates: Sequence[tuple[Memory, float]],
+    candidates: Sequence[tuple[Gist, float]],
     readings: dict[str, Reading],
     found: list[Supersession],
 ) -> list[Supersession]:
@@ -196,7 +194,7 @@ def _by_attribute(
         return found
     by_id = {m.id: m for m, _ in candidates}
     marker_words = evidence.words(" ".join(_MARKERS.findall(content)))
-    same: list[Memory] = []
+    same: list[Gist] = []
     for memory, _ in candidates:
         old = readings[memory.id]
         if memory.content.strip() == content.strip() or not _same_owner(new, old):
