@@ -26,6 +26,12 @@ exact duplicate would come back at once, without being written). `--baseline [NA
 e.g. one made with `git archive HEAD src`), on copies of their own; every version of the code
 takes its turn text by text, so a burst of load on the machine hits them alike.
 
+`--stages` also times the stages of (c) in this checkout (never a baseline's: the names are
+this code's), by wrapping them in the worker: the neighbour search, the correction reader,
+working-memory admission, the read of the closest memories, the insert, and the rest (the
+write transaction's commit, the audit, the owed work, checking the input). Their p50s show
+what the ratio is made of, and the floor: the exact search and the write.
+
     python bench/bench_remember.py                         # the shared 100k store
     python bench/bench_remember.py --db /tmp/s10k.db -n 100 --baseline head=/tmp/remember_base/src
 """
@@ -107,7 +113,7 @@ class Worker:
     in two processes: what one remember read and kept (the correction reader keeps the
     readings of texts it has seen) must not make the other's remember of that text cheaper."""
 
-    def __init__(self, db: Path, vectors_file: Path | None) -> None:
+    def __init__(self, db: Path, vectors_file: Path | None, stages: bool = False) -> None:
         import lethe
         from lethe import Lethe
 
@@ -122,6 +128,7 @@ class Worker:
         self.mem = Lethe.open(db, embedder=self.cached or self.encoder)
         self.existing = 0
         self.working = fill_working(self.mem)
+        self.stages = Stages() if stages else None
 
     def step(self, name: str, text: str) -> tuple[float, float]:
         """The step's wall time and this process's CPU time in it (every thread's), seconds."""
@@ -131,7 +138,11 @@ class Worker:
         elif (name == "remember_no_embed") != (self.cached is not None):
             raise SystemExit(f"step {name} asked of the wrong worker")
         else:
+            if self.stages is not None:
+                self.stages.begin()
             self.existing += self.mem.remember(text).existing
+            if self.stages is not None:
+                self.stages.end(time.perf_counter() - start)
         return time.perf_counter() - start, time.process_time() - cpu
 
     def close(self) -> dict[str, Any]:
@@ -141,7 +152,52 @@ class Worker:
             "existing": self.existing,
             "cache_misses": self.cached.misses if self.cached else 0,
             "working_at_start": self.working,
+            "stages": self.stages.p50s() if self.stages else None,
         }
+
+
+class Stages:
+    """The stages of one `remember`, timed by wrapping them where the engine finds them (the
+    module attribute or the method it calls), each call's sum per stage."""
+
+    WRAPPED = (
+        ("neighbour search", "lethe.store.sqlite", "SQLiteStore", "vector_search"),
+        ("correction reader", "lethe.engine.memories", None, "likely_superseded"),
+        ("working memory", "lethe.engine.working", "Working", "entered"),
+        ("closest memories read", "lethe.store.sql_reads", "SqlReads", "gists"),
+        ("insert", "lethe.engine.memories", "Memories", "insert"),
+    )
+
+    def __init__(self) -> None:
+        import importlib
+
+        self.calls: list[dict[str, float]] = []
+        self.current: dict[str, float] = {}
+        for name, module_name, owner_name, attribute in self.WRAPPED:
+            module = importlib.import_module(module_name)
+            owner = getattr(module, owner_name) if owner_name else module
+            setattr(owner, attribute, self._wrap(name, getattr(owner, attribute)))
+
+    def _wrap(self, name: str, fn: Any) -> Any:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.current[name] = self.current.get(name, 0.0) + time.perf_counter() - start
+
+        return timed
+
+    def begin(self) -> None:
+        self.current = {}
+
+    def end(self, total: float) -> None:
+        self.current["the rest"] = total - sum(self.current.values())
+        self.calls.append(self.current)
+
+    def p50s(self) -> dict[str, float]:
+        names = [w[0] for w in self.WRAPPED] + ["the rest"]
+        return {n: float(np.median([c.get(n, 0.0) for c in self.calls])) * 1000 for n in names}
 
 
 def fill_working(mem: Any) -> dict[str, int]:
@@ -159,7 +215,7 @@ def fill_working(mem: Any) -> dict[str, int]:
 
 def serve(args: argparse.Namespace) -> None:
     """Answer the parent's commands, one JSON line each way: {"step", "text"} -> seconds."""
-    worker = Worker(args.worker_db, args.vectors)
+    worker = Worker(args.worker_db, args.vectors, stages=args.stages and args.vectors is not None)
     out = sys.stdout
     out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
@@ -180,7 +236,9 @@ def serve(args: argparse.Namespace) -> None:
 class Process:
     """A worker process and the pipe to it."""
 
-    def __init__(self, name: str, src: Path | None, db: Path, vectors: Path | None) -> None:
+    def __init__(
+        self, name: str, src: Path | None, db: Path, vectors: Path | None, stages: bool = False
+    ) -> None:
         self.name = name
         env = {k: v for k, v in os.environ.items() if not k.startswith("LETHE_")}
         env["LETHE_CONFIG"] = os.devnull  # the user's own settings stay out of the measurement
@@ -189,6 +247,8 @@ class Process:
         command = [sys.executable, __file__, "--worker-db", str(db)]
         if vectors is not None:
             command += ["--vectors", str(vectors)]
+        if stages:
+            command.append("--stages")
         self.process = subprocess.Popen(
             command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -213,7 +273,9 @@ class Side:
     """One version of the code (this checkout's, or a baseline's): two worker processes, each
     on its own copy of the store, and their answers."""
 
-    def __init__(self, name: str, src: Path | None, db: Path, vectors: Path, tmp: Path) -> None:
+    def __init__(
+        self, name: str, src: Path | None, db: Path, vectors: Path, tmp: Path, stages: bool
+    ) -> None:
         self.name = name
         self.src = src
         self.times: dict[str, list[float]] = {s: [] for s in STEPS}
@@ -221,7 +283,7 @@ class Side:
         real = copy_store(db, tmp / name / "real.db")
         cached = copy_store(db, tmp / name / "no_embed.db")
         self.real = Process(f"{name} (encoder)", src, real, None)
-        self.no_embed = Process(f"{name} (no encoder)", src, cached, vectors)
+        self.no_embed = Process(f"{name} (no encoder)", src, cached, vectors, stages)
 
     def ready(self) -> None:
         self.real.read()  # the stores are open and their working memory full
@@ -250,6 +312,7 @@ class Side:
         encoder, outside = (result["cpu"][s]["p50_ms"] for s in ("encoder", "remember_no_embed"))
         result["cpu_ratio_outside_to_encoder"] = round(outside / encoder, 3)
         result["lethe"] = infos[0]["lethe"]
+        result["stages"] = infos[1]["stages"]
         result["working_at_start"] = infos[0]["working_at_start"]
         return result
 
@@ -284,6 +347,12 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"{label:34s}" + "".join(f"{result[s]['cpu'][step]['p50_ms']:14.2f}" for s in sides))
     ratio = "".join(f"{result[s]['cpu_ratio_outside_to_encoder']:14.3f}" for s in sides)
     print(f"{'CPU ratio (c)/(a)':34s}" + ratio)
+    stages = result["new"].get("stages")
+    if stages:
+        encoder = result["new"]["encoder"]["p50_ms"]
+        print("stages of (c) in this checkout, p50 ms (and / the encoder's p50)")
+        for stage, ms in stages.items():
+            print(f"  {stage:32s}{ms:14.2f}{ms / encoder:14.3f}")
     new = result["new"]["remember_no_embed"]["p50_ms"]
     for name in sides[1:]:
         change = new / result[name]["remember_no_embed"]["p50_ms"]
@@ -316,6 +385,9 @@ def main() -> None:
         help="another checkout's src, measured too (repeatable)",
     )
     parser.add_argument("--tmp", type=Path, help="folder for the copies (a temporary one)")
+    parser.add_argument(
+        "--stages", action="store_true", help="time the stages of (c) in this checkout too"
+    )
     parser.add_argument("--worker-db", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--vectors", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -335,7 +407,10 @@ def main() -> None:
         np.savez(vectors, texts=np.array(texts), vectors=load_default_embedder().embed(texts))
         log(f"copying the store twice per side ({len(others) + 1}) and opening the copies")
         sources: dict[str, Path | None] = {"new": None, **others}
-        sides = [Side(name, src, args.db, vectors, Path(tmp)) for name, src in sources.items()]
+        sides = [
+            Side(name, src, args.db, vectors, Path(tmp), args.stages and src is None)
+            for name, src in sources.items()
+        ]
         for side in sides:
             side.ready()
         run(texts, sides, args.warmup)
