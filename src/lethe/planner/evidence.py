@@ -227,6 +227,7 @@ def fold(text: str) -> str:
     return plain_width(unicodedata.normalize("NFC", text)).casefold()
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
