@@ -110,13 +110,25 @@ def test_two_sessions_of_a_long_named_token_cannot_confirm_each_other(
 
 # -- an HTTP session belongs to its token --------------------------------------------------
 
+PATIENCE = 60.0
+"""Seconds a request may take: the client's default (5) was once too short for a call under
+the load of a full test run on two cores."""
+
+
+def _post(url: str, **kwargs: Any) -> httpx2.Response:
+    return httpx2.post(url, **{"timeout": PATIENCE, **kwargs})
+
+
+def _delete(url: str, **kwargs: Any) -> httpx2.Response:
+    return httpx2.delete(url, **{"timeout": PATIENCE, **kwargs})
+
 
 def _open_session(url: str, token: str) -> str:
     auth = {"authorization": f"Bearer {token}"}
-    opened = httpx2.post(url, json=INITIALIZE, headers={**HEADERS, **auth})
+    opened = _post(url, json=INITIALIZE, headers={**HEADERS, **auth})
     assert opened.status_code == 200, opened.text
     session: str = opened.headers["mcp-session-id"]
-    notified = httpx2.post(
+    notified = _post(
         url,
         json={"jsonrpc": "2.0", "method": "notifications/initialized"},
         headers={**HEADERS, **auth, "mcp-session-id": session},
@@ -132,7 +144,7 @@ def _remember(url: str, headers: dict[str, str], content: str) -> None:
         "method": "tools/call",
         "params": {"name": "remember", "arguments": {"content": content}},
     }
-    done = httpx2.post(
+    done = _post(
         url,
         json=body,
         headers={**HEADERS, **headers, "mcp-protocol-version": "2025-06-18"},
@@ -149,7 +161,7 @@ def test_another_token_cannot_end_or_use_a_session(served: tuple[str, str]) -> N
     _remember(url, mine, "User lives in Lisbon")  # the store is open
     before = snapshot(db)
 
-    ended = httpx2.delete(url, headers={**HEADERS, **theirs})
+    ended = _delete(url, headers={**HEADERS, **theirs})
     assert ended.status_code == 403
     assert "not opened with your token" in ended.json()["error"]["message"]
     remember = {
@@ -158,18 +170,18 @@ def test_another_token_cannot_end_or_use_a_session(served: tuple[str, str]) -> N
         "method": "tools/call",
         "params": {"name": "remember", "arguments": {"content": "planted"}},
     }
-    planted = httpx2.post(url, json=remember, headers={**HEADERS, **theirs})
+    planted = _post(url, json=remember, headers={**HEADERS, **theirs})
     assert planted.status_code == 403
     assert snapshot(db) == before
 
-    listed = httpx2.post(
+    listed = _post(
         url,
         json={"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}},
         headers={**HEADERS, **mine, "mcp-protocol-version": "2025-06-18"},
     )
     assert listed.status_code == 200 and '"remember"' in listed.text, "the session lives on"
-    assert httpx2.delete(url, headers={**HEADERS, **mine}).status_code in (200, 204)
-    gone = httpx2.post(url, json=remember, headers={**HEADERS, **mine})
+    assert _delete(url, headers={**HEADERS, **mine}).status_code in (200, 204)
+    gone = _post(url, json=remember, headers={**HEADERS, **mine})
     assert gone.status_code == 404, "ended by its own token"
 
 
@@ -283,13 +295,13 @@ def test_http_answers_text_that_is_not_text_with_a_clear_error(served: tuple[str
     }
     _remember(url, mine, "User lives in Lisbon")  # the store is open
     before = snapshot(db)
-    surrogate = httpx2.post(
+    surrogate = _post(
         url, content=_tool_call(8, "remember", '{"content": "\\udbff!"}'), headers=mine
     )
     assert surrogate.status_code == 400
     body = surrogate.json()
     assert body["id"] == 8 and "lone surrogate (\\udbff)" in body["error"]["message"]
-    bad_bytes = httpx2.post(
+    bad_bytes = _post(
         url, content=_tool_call(9, "remember", '{"content": "\udcc3("}'), headers=mine
     )
     assert bad_bytes.status_code == 400
