@@ -61,6 +61,7 @@ from lethe.forget.results import (
 )
 from lethe.model import Gist, Memory, Pending
 from lethe.planner.ask import YEAR, RequestReading
+from lethe.planner.caches import reads_texts
 from lethe.planner.identifiers import holds_all, identifiers, needles, shown
 from lethe.planner.judgement import Decision
 from lethe.planner.pipeline import plan
@@ -214,6 +215,7 @@ class Forgetting:
             raise InvalidInput(f"at most {MAX_IDS} ids per request, got {len(ids)}")
         return tuple(dict.fromkeys(validate.memory_id(i) for i in ids))
 
+    @reads_texts
     def make_plan(
         self,
         operation: Operation,
@@ -563,6 +565,7 @@ class Forgetting:
             )
         return self._execute_forget(plan, actor=actor, via=validate.label(via, "via"))
 
+    @reads_texts
     def _execute_forget(self, plan: ForgetPlan, *, actor: str | None, via: str) -> ForgetResult:
         who = validate.label(actor, "actor") if actor else plan.actor
         self._expiry.expire_due()  # a target whose expiry came since the preview is gone already
@@ -723,6 +726,7 @@ class Forgetting:
             plan.operation, source, plan.namespace, actor=actor, reason=plan.reason
         )
 
+    @reads_texts
     def carry_out(
         self,
         tx: StoreTx,

@@ -21,6 +21,7 @@ from lethe.engine.working import Working
 from lethe.errors import InvalidInput
 from lethe.forget.corrections import CANDIDATES, likely_superseded
 from lethe.model import Draft, ImportReport, Link, Memory, Note, Remembered
+from lethe.planner.caches import reads_texts
 from lethe.store.base import StoreTx
 from lethe.store.rows import Provenance
 
@@ -39,6 +40,7 @@ class Memories:
         self._superseding = superseding
         self._working = working
 
+    @reads_texts
     def remember(
         self,
         note: Note,

@@ -5,13 +5,21 @@ whose debt it states), keyed by the text itself: a store's memories come back as
 for one request after another. A purge promises that nothing of an erased text is left, in
 the files and in the process that erased it, so the engine empties these caches once a purge
 has committed.
+
+A reader running beside the purge, in another thread, may have read an erased memory before
+the purge committed and cache what it read of it after the caches were emptied. So every
+engine call that reads memories through these readers is marked (`reads_texts`): one that
+saw a purge empty the caches while it ran empties them again as it ends.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Iterator
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ParamSpec, TypeVar
 
 _HOLDERS = ("lethe.planner.", "lethe.forget.")
 """The packages whose caches may hold a memory's text or what was read of it."""
@@ -28,7 +36,45 @@ def text_caches() -> Iterator[Any]:
                 yield value
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_lock = threading.Lock()
+_purges = 0
+"""How many purges have emptied the caches in this process."""
+
+
 def forget_texts() -> None:
     """Empty every cache that may hold a text: called after a purge."""
+    global _purges
+    with _lock:
+        _purges += 1
+    _empty()
+
+
+@contextmanager
+def reading_texts() -> Iterator[None]:
+    """Around a read of memories through the cached readers: when a purge emptied the caches
+    meanwhile, they are emptied again at the end (what was read before the purge committed
+    may have been cached after)."""
+    start = _purges
+    try:
+        yield
+    finally:
+        if _purges != start:
+            _empty()
+
+
+def reads_texts(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """`reading_texts` around every call of `fn`."""
+
+    @functools.wraps(fn)
+    def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with reading_texts():
+            return fn(*args, **kwargs)
+
+    return guarded
+
+
+def _empty() -> None:
     for cache in text_caches():
         cache.cache_clear()
