@@ -85,3 +85,23 @@ def test_every_alternative_is_tried_where_a_text_may_hold_it() -> None:
         for word in WORDS:
             if pattern.search(word) or pattern.search(f"{word} plus"):
                 assert any(n in f"{word} plus" for n in needles), (pattern.pattern, word)
+
+
+REWRITTEN = (
+    "The user is called Not Anna",
+    "Bob named the cat Never",
+    "Her name is Nora and she is not here",
+    "He is no longer 30 years old",
+    "aged 4, not yet at school",
+    "My e-mail address is not bob@example.com",
+    "not my old email",
+    "NAME: none",
+    "Nobody CALLED",
+)
+
+
+def test_a_reading_says_not_where_negated_does() -> None:
+    """`read` takes the negation from `words` when they read the text unchanged."""
+    texts = [*CASES, *REWRITTEN]
+    wrong = [t for t in texts if evidence._says_not(t, evidence.words(t)) != evidence.negated(t)]
+    assert wrong == []
