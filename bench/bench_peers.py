@@ -57,7 +57,6 @@ import argparse
 import asyncio
 import importlib
 import random
-import shutil
 import sqlite3
 import tempfile
 import time
@@ -70,7 +69,7 @@ from typing import Any
 import mcp.types as types
 import numpy as np
 from bench_mcp import fresh_memories, params
-from common import log, machine, memory_count, stats_ms, store_for, write_json
+from common import copy_store, log, machine, memory_count, stats_ms, store_for, write_json
 from mcp import Client
 
 from lethe.embed import Embedder, load_default_embedder
@@ -247,15 +246,6 @@ def the_store(db: Path | None, size: int) -> Iterator[Path]:
         db = shared
     with store_for(db, size) as found:
         yield found
-
-
-def copy_store(source: Path, target: Path) -> Path:
-    """A copy a server may write to (with the -wal file, should the source have one)."""
-    shutil.copyfile(source, target)
-    wal = source.with_name(source.name + "-wal")
-    if wal.exists():
-        shutil.copyfile(wal, target.with_name(target.name + "-wal"))
-    return target
 
 
 def filesystem(folder: Path) -> str:

@@ -41,7 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -52,7 +51,7 @@ from typing import IO, Any
 
 import corpus
 import numpy as np
-from common import CachedEmbedder, log, machine, stats_ms, write_json
+from common import CachedEmbedder, copy_store, log, machine, stats_ms, write_json
 
 from lethe.embed import load_default_embedder
 
@@ -60,18 +59,6 @@ DEFAULT_DB = Path("/tmp/lethe-bench/lethe-100000.db")
 STEPS = ("encoder", "remember", "remember_no_embed")
 WARMUP = 10
 ATTEND_BATCH = 100  # Working.attend's most per call
-
-
-def copy_store(db: Path, to: Path) -> Path:
-    """A copy of the store and its index snapshot under another name; the original is only
-    read (SQLite's -shm is rebuilt by the first open)."""
-    to.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(db, to)
-    for path in db.parent.glob(f"{db.name}*"):
-        tail = path.name[len(db.name) :]
-        if tail and tail != "-shm":
-            shutil.copyfile(path, to.with_name(to.name + tail))
-    return to
 
 
 def read_only(db: Path) -> sqlite3.Connection:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import shutil
 import socket
 import sys
 import tempfile
@@ -218,6 +219,18 @@ def store_for(db: Path | None, size: int, seed: int = 0) -> Iterator[Path]:
         built = Path(tmp) / "store.db"
         build_db(built, size, seed, load_default_embedder())
         yield built
+
+
+def copy_store(db: Path, to: Path) -> Path:
+    """A copy of the store and its index snapshot under another name; the original is only
+    read (SQLite's -shm is rebuilt by the first open)."""
+    to.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(db, to)
+    for path in db.parent.glob(f"{db.name}*"):
+        tail = path.name[len(db.name) :]
+        if tail and tail != "-shm":
+            shutil.copyfile(path, to.with_name(to.name + tail))
+    return to
 
 
 def memory_count(path: Path) -> int:

@@ -414,30 +414,18 @@ class Forgetting:
         ]
         if groups:
             held = self.store.lexical_search(" ".join(dict.fromkeys(groups)), flt, QUERY_DEPTH)
-            missing = [i for i in held if i not in similarity]
-            if missing:
-                similarity.update(self.store.similarities(vector, missing))
-            known = set(ids)
-            ids += [i for i in held if i not in known]
+            self._add_found(ids, similarity, vector, held)
         # ... and inside a run of Japanese or Chinese, which no word of the index splits
         # (「メールの認証コードは５６６５３。」): a scan for its longest group as written.
         naming = [c for c in codes if not YEAR.fullmatch("".join(c))]
         if naming:
             inside = self.store.containing(needles(naming), flt, QUERY_DEPTH)
-            missing = [i for i in inside if i not in similarity]
-            if missing:
-                similarity.update(self.store.similarities(vector, missing))
-            known = set(ids)
-            ids += [i for i in inside if i not in known]
+            self._add_found(ids, similarity, vector, inside)
         if request.scope == "subject":
             # A name glued into Japanese (「Priyaさんは横浜に住んでいる」) is no word of the index.
             extra = self.store.containing(_NAME.findall(request.object), flt, SUBJECT_DEPTH)
             extra += self.store.lexical_search(request.object, flt, SUBJECT_DEPTH)
-            missing = [i for i in extra if i not in similarity]
-            if missing:
-                similarity.update(self.store.similarities(vector, missing))
-            known = set(ids)
-            ids += [i for i in extra if i not in known]
+            self._add_found(ids, similarity, vector, extra)
         live = self.store.gists(ids)
         candidates = [
             Candidate(live[i], similarity.get(i, 0.0), self._superseded_texts(live[i]))
@@ -446,6 +434,17 @@ class Forgetting:
         ]
         candidates.sort(key=lambda c: -c.similarity)
         return candidates
+
+    def _add_found(
+        self, ids: list[str], similarity: dict[str, float], vector: Vector, found: list[str]
+    ) -> None:
+        """Memories another search found join the candidates (`ids`, in place), with their
+        cosine to the request (`similarity`, in place)."""
+        missing = [i for i in found if i not in similarity]
+        if missing:
+            similarity.update(self.store.similarities(vector, missing))
+        known = set(ids)
+        ids += [i for i in found if i not in known]
 
     def _superseded_texts(self, memory: Gist) -> tuple[str, ...]:
         """The texts a memory superseded, newest first: each state made by a supersede

@@ -18,7 +18,6 @@ import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any, ParamSpec, TypeVar
 
 _HOLDERS = ("lethe.planner.", "lethe.forget.")
@@ -51,26 +50,19 @@ def forget_texts() -> None:
     _empty()
 
 
-@contextmanager
-def reading_texts() -> Iterator[None]:
-    """Around a read of memories through the cached readers: when a purge emptied the caches
-    meanwhile, they are emptied again at the end (what was read before the purge committed
-    may have been cached after)."""
-    start = _purges
-    try:
-        yield
-    finally:
-        if _purges != start:
-            _empty()
-
-
 def reads_texts(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """`reading_texts` around every call of `fn`."""
+    """Marks an engine call that reads memories through the cached readers: when a purge
+    emptied the caches while it ran, they are emptied again as it ends (what it read before
+    the purge committed may have been cached after)."""
 
     @functools.wraps(fn)
     def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with reading_texts():
+        start = _purges
+        try:
             return fn(*args, **kwargs)
+        finally:
+            if _purges != start:
+                _empty()
 
     return guarded
 

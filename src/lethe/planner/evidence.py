@@ -266,11 +266,18 @@ _AGE = re.compile(r"\b(\d+)[\s-]*(?:years?|yrs?)[\s-]*old\b|\baged\s+(?=\d)")
 _EMAIL_ADDRESS = re.compile(r"\be-?mail(?:\s+address(?:es)?)?\b")
 
 
+_NAMING_NEEDLES = ("name", "called")
+"""`_NAMING` is tried only on a text holding one of these (as written)."""
+_REWRITE_NEEDLES = ("old", "aged", "mail")
+"""`_AGE` and `_EMAIL_ADDRESS` are tried only on a folded text holding one of these."""
+
+
 @lru_cache(maxsize=65536)
 def words(text: str) -> frozenset[str]:
     """Content words (folded, stemmed) and, for text without spaces, its character pairs."""
     # (Each pattern is tried only on a text holding the word it cannot match without.)
-    folded = fold(_NAMING.sub(" ", text) if "name" in text or "called" in text else text)
+    named = any(n in text for n in _NAMING_NEEDLES)
+    folded = fold(_NAMING.sub(" ", text) if named else text)
     if "old" in folded or "aged" in folded:
         folded = _AGE.sub(lambda m: f"{m.group(1) or ''} age ", folded)
     if "mail" in folded:
@@ -531,9 +538,9 @@ def _says_not(text: str, said: frozenset[str]) -> bool:
     """`negated(text)`, taken from the text's `words` where they read it unchanged: an ASCII
     text none of whose rewrites (a name, an age, an e-mail address) applied was read for
     negation as it is, in lower case, as `negated` reads it."""
-    if text.isascii() and "name" not in text and "called" not in text:
+    if text.isascii() and not any(n in text for n in _NAMING_NEEDLES):
         lower = text.lower()
-        if "old" not in lower and "aged" not in lower and "mail" not in lower:
+        if not any(n in lower for n in _REWRITE_NEEDLES):
             return NOT in said
     return negated(text)
 

@@ -9,10 +9,10 @@ the decay columns, id prefixes and compaction stay in `sqlite.py` and `postgres.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from lethe.common.filters import Filters
 from lethe.model import Episode, Event, Gist, Link, Memory, MemoryVersion, Pending
@@ -36,6 +36,7 @@ from lethe.store.vectors import Vector
 
 _CHUNK = 500
 _PAST_CHUNK = 400
+_Read = TypeVar("_Read")
 
 
 class SqlReads(Connected):
@@ -63,25 +64,30 @@ class SqlReads(Connected):
 
     def get_many(self, ids: Sequence[str], *, active_only: bool = True) -> dict[str, Memory]:
         """Memories by id; with `active_only` this is the live re-check of search results."""
-        found: dict[str, Memory] = {}
-        status = "AND m.status = 'active'" if active_only else ""
         columns = self._dialect.memory_columns
+        return self._by_ids(ids, columns, memory_from_row, active_only=active_only)
+
+    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
+        return self._by_ids(ids, GIST_COLUMNS, gist_from_row, active_only=True)
+
+    def _by_ids(
+        self,
+        ids: Sequence[str],
+        columns: str,
+        build: Callable[[Any], _Read],
+        *,
+        active_only: bool,
+    ) -> dict[str, _Read]:
+        """`columns` of the memories with these ids, each row built by `build`, by id; a few
+        hundred ids a statement."""
+        found: dict[str, _Read] = {}
+        status = "AND m.status = 'active'" if active_only else ""
         with self._read() as conn:
             for start in range(0, len(ids), _CHUNK):
                 which, params = self._dialect.any_of("m.id", list(ids[start : start + _CHUNK]))
                 sql = f"SELECT {columns} FROM memories m WHERE {which} {status}"
                 for row in self._dialect.run(conn, sql, params).fetchall():
-                    found[row["id"]] = memory_from_row(row)
-        return found
-
-    def gists(self, ids: Sequence[str]) -> dict[str, Gist]:
-        found: dict[str, Gist] = {}
-        with self._read() as conn:
-            for start in range(0, len(ids), _CHUNK):
-                which, params = self._dialect.any_of("m.id", list(ids[start : start + _CHUNK]))
-                sql = f"SELECT {GIST_COLUMNS} FROM memories m WHERE {which} AND m.status = 'active'"
-                for row in self._dialect.run(conn, sql, params).fetchall():
-                    found[row["id"]] = gist_from_row(row)
+                    found[row["id"]] = build(row)
         return found
 
     def vector_of(self, memory_id: str) -> Vector | None:
